@@ -1,0 +1,35 @@
+# Two commands do all set-up on a fresh machine with only python3 and make:
+#   make demo   score the bundled example cases
+#   make test   run the whole test suite
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Stamps re-run the install when the packaging changes.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed
+
+demo: $(VENV)/.installed
+	$(BIN)/agentmetrics list
+	@echo
+	$(BIN)/agentmetrics evaluate
+
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest
+
+bench: $(VENV)/.installed
+	$(BIN)/python benchmarks/bench_startup.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,5 @@
+import sys
+
+from agentmetrics.cli import main
+
+sys.exit(main())

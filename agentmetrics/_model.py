@@ -1,0 +1,200 @@
+"""The data a metric reads and writes: tool calls, test cases, scores."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from agentmetrics.errors import InvalidCaseError
+
+__all__ = ["AgentTestCase", "EvalScore", "ToolCall", "ToolCallLike"]
+
+
+def _describe(value: object) -> str:
+    """A short 'type value' rendering for error messages, never a huge dump."""
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def _check_name(instance: object, attribute: attrs.Attribute, value: object) -> None:
+    if not isinstance(value, str):
+        raise InvalidCaseError(
+            f"ToolCall.name: expected a non-empty str, got {_describe(value)}. "
+            f"Fix: pass the tool's name as a string, e.g. ToolCall('GetOrder')."
+        )
+    if not value:
+        raise InvalidCaseError(
+            "ToolCall.name: expected a non-empty str, got ''. "
+            "Fix: give every tool call the name of the tool that was called."
+        )
+
+
+def _to_arguments(value: object) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidCaseError(
+            f"ToolCall.arguments: expected a mapping of argument names to values, "
+            f"got {_describe(value)}. Fix: pass a dict such as {{'order_id': 42}}; "
+            f"decode JSON-string arguments with json.loads first."
+        )
+    for key in value:
+        if not isinstance(key, str):
+            raise InvalidCaseError(
+                f"ToolCall.arguments: expected str keys, got key {_describe(key)}. "
+                f"Fix: use argument names (strings) as keys."
+            )
+    return dict(value)
+
+
+def _check_optional_str(instance: object, attribute: attrs.Attribute, value: object) -> None:
+    if value is not None and not isinstance(value, str):
+        raise InvalidCaseError(
+            f"ToolCall.{attribute.name}: expected a str or None, got {_describe(value)}."
+        )
+
+
+@attrs.frozen(slots=True)
+class ToolCall:
+    """One call an agent made (or was expected to make) to a tool.
+
+    ``arguments`` is copied into a new dict. Two calls are equal when name,
+    arguments, id and output are equal; the hash uses only ``name`` and ``id``
+    so that calls with unhashable argument values can still live in sets.
+    """
+
+    name: str = attrs.field(validator=_check_name)
+    arguments: dict[str, Any] = attrs.field(factory=dict, converter=_to_arguments, hash=False)
+    id: str | None = attrs.field(default=None, kw_only=True, validator=_check_optional_str)
+    output: Any = attrs.field(default=None, kw_only=True, hash=False)
+
+
+ToolCallLike = ToolCall | str | Mapping[str, Any]
+_MAPPING_KEYS = frozenset({"name", "arguments", "id", "output"})
+
+
+def _to_tool_call(item: object, field: str, index: int) -> ToolCall:
+    if isinstance(item, ToolCall):
+        return item
+    if isinstance(item, str):
+        try:
+            return ToolCall(item)
+        except InvalidCaseError as error:
+            raise InvalidCaseError(f"{field}[{index}]: {error}") from None
+    if isinstance(item, Mapping):
+        unknown = sorted(str(key) for key in item if key not in _MAPPING_KEYS)
+        if "name" not in item or unknown:
+            problem = (
+                f"unknown keys {unknown}" if unknown else "no 'name' key"
+            )
+            raise InvalidCaseError(
+                f"{field}[{index}]: expected a mapping with 'name' and optionally "
+                f"'arguments', 'id', 'output'; got {problem} in {_describe(item)}. "
+                f"Fix: convert provider-specific shapes to {{'name': ..., 'arguments': {{...}}}}."
+            )
+        try:
+            return ToolCall(
+                item["name"],
+                item.get("arguments"),
+                id=item.get("id"),
+                output=item.get("output"),
+            )
+        except InvalidCaseError as error:
+            raise InvalidCaseError(f"{field}[{index}]: {error}") from None
+    raise InvalidCaseError(
+        f"{field}[{index}]: expected a ToolCall, a tool name (str) or a mapping "
+        f"with 'name'; got {_describe(item)}."
+    )
+
+
+def _call_list_converter(field: str):  # type: ignore[no-untyped-def]
+    def convert(value: object) -> tuple[ToolCall, ...] | None:
+        if value is None:
+            return None
+        # A bare string or mapping is iterable, and iterating it would score
+        # its characters or keys as tool names: refuse it instead.
+        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+            raise InvalidCaseError(
+                f"AgentTestCase.{field}: expected a list of tool calls (ToolCall, "
+                f"names or mappings) or None, got {_describe(value)}. "
+                f"Fix: wrap a single call in a list, e.g. {field}=['GetOrder']."
+            )
+        return tuple(_to_tool_call(item, field, index) for index, item in enumerate(value))
+
+    return convert
+
+
+def _to_metadata(value: object) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidCaseError(
+            f"AgentTestCase.metadata: expected a mapping, got {_describe(value)}."
+        )
+    return dict(value)
+
+
+@attrs.frozen(slots=True)
+class AgentTestCase:
+    """One agent run to score: what it was asked, what it did, what was expected.
+
+    ``tool_calls`` and ``expected_tool_calls`` accept ToolCall objects, tool
+    names or mappings with ``name`` (and optionally ``arguments``, ``id``,
+    ``output``) and are stored as tuples of ToolCall. ``None`` means "not
+    given", which differs from ``[]`` ("no calls").
+    """
+
+    input: Any = None
+    actual_output: Any = None
+    tool_calls: tuple[ToolCall, ...] | None = attrs.field(
+        default=None, converter=_call_list_converter("tool_calls")
+    )
+    expected_tool_calls: tuple[ToolCall, ...] | None = attrs.field(
+        default=None, converter=_call_list_converter("expected_tool_calls")
+    )
+    metadata: dict[str, Any] = attrs.field(
+        factory=dict, kw_only=True, converter=_to_metadata, hash=False
+    )
+
+    @property
+    def tool_names(self) -> tuple[str, ...] | None:
+        """Names of the tools called, in call order (``None`` if not given)."""
+        return None if self.tool_calls is None else tuple(c.name for c in self.tool_calls)
+
+    @property
+    def expected_tool_names(self) -> tuple[str, ...] | None:
+        """Names of the tools expected, in order (``None`` if not given)."""
+        if self.expected_tool_calls is None:
+            return None
+        return tuple(c.name for c in self.expected_tool_calls)
+
+
+def _short_float(value: float) -> str:
+    return "nan" if math.isnan(value) else f"{value:.2f}"
+
+
+@attrs.frozen(slots=True, repr=False)
+class EvalScore:
+    """The result of one metric on one test case.
+
+    ``value`` is in [0, 1]; ``passed`` compares it with ``threshold`` (at or
+    above for higher-is-better metrics); ``reason`` says why, in words.
+    """
+
+    value: float
+    passed: bool
+    reason: str
+    metric: str
+    threshold: float
+
+    def __repr__(self) -> str:
+        return (
+            f"EvalScore(value={_short_float(self.value)}, passed={self.passed}, "
+            f"reason={self.reason!r}, metric={self.metric!r}, "
+            f"threshold={self.threshold!r})"
+        )

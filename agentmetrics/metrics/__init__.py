@@ -1,0 +1,29 @@
+"""Metric classes.
+
+The built-in ones are importable directly; any other installed metric is
+importable here by its class name, which loads just that plugin::
+
+    from agentmetrics.metrics import ToolSelectionAccuracy
+    from agentmetrics.metrics import TrajectoryMatch  # from an installed plugin
+"""
+
+from __future__ import annotations
+
+from agentmetrics.metrics._tool_selection import ToolSelectionAccuracy
+
+__all__ = ["ToolSelectionAccuracy"]
+
+
+def __getattr__(attribute: str) -> type:
+    # Only CapWords names can be metric classes; anything else (tools probing
+    # for pytest_plugins, __path__, ...) must not trigger an entry-point scan.
+    if attribute[:1].isupper():
+        from agentmetrics.registry import _find_by_class_name
+
+        found = _find_by_class_name(attribute)
+        if found is not None:
+            return found
+    raise AttributeError(
+        f"module 'agentmetrics.metrics' has no attribute {attribute!r}; no installed "
+        f"metric has that class name (run `agentmetrics list`)."
+    )

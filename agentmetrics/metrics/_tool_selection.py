@@ -1,0 +1,111 @@
+"""ToolSelectionAccuracy: did the agent pick the tools it was expected to pick?"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from typing import ClassVar
+
+from agentmetrics._metric import Metric, validate_flag
+from agentmetrics._model import AgentTestCase
+
+__all__ = ["ToolSelectionAccuracy", "first_call_order", "longest_increasing_run"]
+
+
+def first_call_order(names: Iterable[str]) -> tuple[str, ...]:
+    """Distinct names in the order of their first appearance."""
+    return tuple(dict.fromkeys(names))
+
+
+def longest_increasing_run(positions: Sequence[int]) -> int:
+    """Length of the longest strictly increasing subsequence (patience sorting).
+
+    With repeats dropped, the LCS of two sequences of distinct tools equals the
+    longest increasing subsequence of the shared tools' expected positions,
+    taken in called order: O(k log k) instead of the O(k^2) LCS table.
+    """
+    tails: list[int] = []
+    for position in positions:
+        slot = bisect_left(tails, position)
+        if slot == len(tails):
+            tails.append(position)
+        else:
+            tails[slot] = position
+    return len(tails)
+
+
+def _named(label: str, names: Sequence[str]) -> str:
+    plural = "s" if len(names) > 1 else ""
+    return f"{label}{plural}: {', '.join(names)}"
+
+
+class ToolSelectionAccuracy(Metric):
+    """Intersection over union of the tools called and the tools expected.
+
+    Unordered (default): ``|A & E| / |A | E|`` over the *sets* of names, so
+    repeated calls and call order do not matter; both empty scores 1.0.
+
+    ``order_matters=True``: both lists are reduced to the order of each tool's
+    first call; the value is the length of their longest common subsequence
+    over ``|A | E|``. It never exceeds the unordered value and equals it when
+    the shared tools were first called in the expected order.
+    """
+
+    name: ClassVar[str] = "tool_selection_accuracy"
+    required_fields: ClassVar[tuple[str, ...]] = ("tool_calls", "expected_tool_calls")
+    requires_llm_judge: ClassVar[bool] = False
+    higher_is_better: ClassVar[bool] = True
+    description: ClassVar[str] = (
+        "Intersection over union of tool names called and expected, optionally order-aware."
+    )
+    default_threshold: ClassVar[float] = 0.8
+
+    def __init__(self, threshold: float = 0.8, order_matters: bool = False) -> None:
+        super().__init__(threshold)
+        self.order_matters = validate_flag(
+            order_matters, metric=self.name, parameter="order_matters"
+        )
+
+    def measure(self, case: AgentTestCase) -> tuple[float, str]:
+        assert case.tool_calls is not None and case.expected_tool_calls is not None
+        return self.measure_names(
+            [call.name for call in case.tool_calls],
+            [call.name for call in case.expected_tool_calls],
+        )
+
+    def measure_names(
+        self, called_names: Iterable[str], expected_names: Iterable[str]
+    ) -> tuple[float, str]:
+        """``(value, reason)`` from two sequences of tool names, in call order."""
+        called = first_call_order(called_names)
+        expected = first_call_order(expected_names)
+        if not called and not expected:
+            return 1.0, "No tools expected and none called"
+
+        expected_position = {name: index for index, name in enumerate(expected)}
+        called_set = set(called)
+        union = len(called_set.union(expected_position))
+        shared_in_called = [name for name in called if name in expected_position]
+        if self.order_matters:
+            matched = longest_increasing_run([expected_position[n] for n in shared_in_called])
+        else:
+            matched = len(shared_in_called)
+
+        parts = []
+        missing = [name for name in expected if name not in called_set]
+        if missing:
+            parts.append(_named("Missing expected tool", missing))
+        unexpected = [name for name in called if name not in expected_position]
+        if unexpected:
+            parts.append(_named("Unexpected tool", unexpected))
+        if self.order_matters and matched < len(shared_in_called):
+            shared_in_expected = [name for name in expected if name in called_set]
+            parts.append(
+                "Out of expected order: expected "
+                + " -> ".join(shared_in_expected)
+                + ", called "
+                + " -> ".join(shared_in_called)
+            )
+        if not parts:
+            parts.append("All expected tools called: " + ", ".join(expected))
+        return matched / union, "; ".join(parts)

@@ -1,0 +1,421 @@
+"""Finding metrics by name: installed plugins and in-process registrations.
+
+Installed metrics are entry points of the group ``agentmetrics.metrics``
+(name = the metric's registry name, object = a Metric subclass); the built-in
+metrics are registered there by agentmetrics' own packaging, exactly like a
+third-party plugin. The scan is lazy, happens once, and imports nothing:
+a plugin module is imported only when its metric is asked for.
+
+Names resolve in this order: ``"distribution/name"`` (picks one of several
+distributions claiming a name), a name registered in this process, an
+installed registry name, then a class name.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar, overload
+
+import attrs
+
+from agentmetrics._discovery import (
+    ENTRY_POINT_GROUP,
+    EntryPointSpec,
+    normalize_distribution,
+    scan,
+)
+from agentmetrics._metric import METRIC_NAME_PATTERN, Metric
+from agentmetrics.errors import (
+    DuplicateMetricError,
+    InvalidParameterError,
+    MetricLoadError,
+    MetricNotFoundError,
+)
+
+__all__ = [
+    "DISABLE_AUTOLOAD_ENV",
+    "ENTRY_POINT_GROUP",
+    "MetricInfo",
+    "get_metric",
+    "get_metric_class",
+    "list_metrics",
+    "refresh",
+    "register_metric",
+    "unregister_metric",
+]
+
+#: Set to 1 to ignore every third-party entry point (built-ins stay).
+DISABLE_AUTOLOAD_ENV = "AGENTMETRICS_DISABLE_PLUGIN_AUTOLOAD"
+_OWN_DISTRIBUTION = "agentmetrics"
+# Used only when agentmetrics runs from a source tree without being installed,
+# so that its own entry points cannot be found; tests check it matches pyproject.
+_BUILTIN_TARGETS = {
+    "tool_selection_accuracy": "agentmetrics.metrics._tool_selection:ToolSelectionAccuracy",
+}
+
+M = TypeVar("M", bound=type[Metric])
+
+
+@attrs.frozen(slots=True)
+class MetricInfo:
+    """What the registry knows about a metric without importing it.
+
+    ``distribution`` and ``version`` are ``None`` for a metric registered in
+    this process with :func:`register_metric`. ``error`` holds why the metric
+    cannot be used, once known (a malformed entry point, or a failed load).
+    """
+
+    name: str
+    target: str
+    distribution: str | None
+    version: str | None
+    error: str | None = None
+
+    @property
+    def class_name(self) -> str:
+        return self.target.partition(":")[2].rpartition(".")[2]
+
+    @property
+    def qualified_name(self) -> str:
+        """``distribution/name``, the spelling that picks this one among duplicates."""
+        return f"{self.distribution}/{self.name}" if self.distribution else self.name
+
+
+def _autoload_disabled() -> bool:
+    value = os.environ.get(DISABLE_AUTOLOAD_ENV, "").strip().lower()
+    return value not in ("", "0", "false", "no", "off")
+
+
+def _is_builtin(spec: EntryPointSpec) -> bool:
+    return spec.distribution is not None and (
+        normalize_distribution(spec.distribution) == _OWN_DISTRIBUTION
+    )
+
+
+def _describe_source(spec: EntryPointSpec) -> str:
+    version = f" {spec.version}" if spec.version else ""
+    return f"distribution {spec.distribution}{version} (entry point {spec.name} = {spec.target})"
+
+
+class _Registry:
+    """The process-wide state behind the module functions."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._specs: list[EntryPointSpec] | None = None
+        self._classes: dict[EntryPointSpec, type[Metric]] = {}
+        self._errors: dict[EntryPointSpec, str] = {}
+        self._local: dict[str, type[Metric]] = {}
+
+    # -- discovery ---------------------------------------------------------
+
+    def specs(self) -> list[EntryPointSpec]:
+        with self._lock:
+            if self._specs is None:
+                found = scan()
+                if not any(_is_builtin(spec) for spec in found):
+                    from agentmetrics import __version__
+
+                    found += [
+                        EntryPointSpec(name, target, _OWN_DISTRIBUTION, __version__)
+                        for name, target in _BUILTIN_TARGETS.items()
+                    ]
+                if _autoload_disabled():
+                    found = [spec for spec in found if _is_builtin(spec)]
+                self._specs = found
+            return self._specs
+
+    def refresh(self) -> None:
+        with self._lock:
+            self._specs = None
+            self._classes.clear()
+            self._errors.clear()
+
+    # -- in-process registrations -------------------------------------------
+
+    def register(self, cls: type[Metric], replace: bool) -> None:
+        if not (isinstance(cls, type) and issubclass(cls, Metric)):
+            raise TypeError(
+                f"register_metric expects a Metric subclass, got {cls!r}. "
+                f"Fix: subclass agentmetrics.Metric and decorate the class."
+            )
+        name = getattr(cls, "name", None)
+        if not isinstance(name, str) or not METRIC_NAME_PATTERN.match(name):
+            raise InvalidParameterError(
+                f"register_metric: {cls.__qualname__}.name must match "
+                f"{METRIC_NAME_PATTERN.pattern}, got {name!r}. "
+                f"Fix: declare e.g. name = 'my_metric' on the class."
+            )
+        with self._lock:
+            if not replace:
+                if name in self._local and self._local[name] is not cls:
+                    taken_by = f"{self._local[name].__module__}.{self._local[name].__qualname__}"
+                    raise DuplicateMetricError(
+                        f"metric name {name!r} is already registered in this process "
+                        f"by {taken_by}. Fix: pick another name, or pass replace=True."
+                    )
+                installed = [spec for spec in self.specs() if spec.name == name]
+                if installed and name not in self._local:
+                    raise DuplicateMetricError(
+                        f"metric name {name!r} is already provided by "
+                        f"{_describe_source(installed[0])}. Fix: pick another name, "
+                        f"or pass replace=True to shadow it in this process."
+                    )
+            self._local[name] = cls
+
+    def unregister(self, name: str) -> None:
+        with self._lock:
+            if self._local.pop(name, None) is None:
+                raise MetricNotFoundError(
+                    f"no metric named {name!r} was registered in this process with "
+                    f"register_metric; installed metrics cannot be unregistered."
+                )
+
+    # -- lookup --------------------------------------------------------------
+
+    def infos(self) -> list[MetricInfo]:
+        with self._lock:
+            infos = [
+                MetricInfo(
+                    name=spec.name,
+                    target=spec.target,
+                    distribution=spec.distribution,
+                    version=spec.version,
+                    error=spec.problem or self._errors.get(spec),
+                )
+                for spec in self.specs()
+                if spec.name not in self._local
+            ]
+            infos += [
+                MetricInfo(name, f"{cls.__module__}:{cls.__qualname__}", None, None)
+                for name, cls in self._local.items()
+            ]
+        return sorted(infos, key=lambda info: (info.name, info.distribution or ""))
+
+    def find(self, name: str) -> type[Metric]:
+        if not isinstance(name, str):
+            raise TypeError(
+                f"a metric name must be a str, got {type(name).__name__} {name!r}."
+            )
+        with self._lock:
+            if "/" in name:
+                return self._find_qualified(name)
+            if name in self._local:
+                return self._local[name]
+            specs = self.specs()
+            by_name = [spec for spec in specs if spec.name == name]
+            if by_name:
+                return self._load_one(name, by_name)
+            by_class = [
+                spec for spec in specs
+                if spec.class_name == name and spec.name not in self._local
+            ]
+            local_by_class = [cls for cls in self._local.values() if cls.__name__ == name]
+            registry_names = sorted({spec.name for spec in by_class} | {
+                cls.name for cls in local_by_class
+            })
+            if len(registry_names) > 1:
+                raise DuplicateMetricError(
+                    f"class name {name!r} is ambiguous: metrics {registry_names} all use "
+                    f"it. Fix: ask for one of them by its registry name instead."
+                )
+            if local_by_class:
+                return local_by_class[0]
+            if by_class:
+                return self._load_one(name, by_class)
+            raise self._not_found(name)
+
+    def find_class_name(self, class_name: str) -> type[Metric] | None:
+        """Load the metric whose class is called ``class_name``, if any."""
+        with self._lock:
+            candidates = [spec for spec in self.specs() if spec.class_name == class_name]
+            local = [cls for cls in self._local.values() if cls.__name__ == class_name]
+            if not candidates and not local:
+                return None
+            return self.find(class_name)
+
+    def _find_qualified(self, qualified: str) -> type[Metric]:
+        distribution, _, name = qualified.partition("/")
+        wanted = normalize_distribution(distribution)
+        specs = [
+            spec
+            for spec in self.specs()
+            if spec.name == name
+            and spec.distribution is not None
+            and normalize_distribution(spec.distribution) == wanted
+        ]
+        if not specs:
+            raise self._not_found(qualified)
+        return self._load_one(qualified, specs)
+
+    def _load_one(self, asked: str, specs: list[EntryPointSpec]) -> type[Metric]:
+        distributions = {normalize_distribution(s.distribution or "") for s in specs}
+        if len(distributions) > 1:
+            listed = "; ".join(_describe_source(spec) for spec in specs)
+            choices = " or ".join(
+                repr(MetricInfo(s.name, s.target, s.distribution, s.version).qualified_name)
+                for s in specs
+            )
+            raise DuplicateMetricError(
+                f"metric {asked!r} is provided by more than one distribution: {listed}. "
+                f"Fix: ask for {choices}, or uninstall one of them."
+            )
+        return self._load(specs[0])
+
+    def _load(self, spec: EntryPointSpec) -> type[Metric]:
+        if spec in self._classes:
+            return self._classes[spec]
+        source = _describe_source(spec)
+        fix = (
+            f"Fix: reinstall or upgrade {spec.distribution}, or uninstall it; "
+            f"other metrics are unaffected."
+        )
+        if spec.problem:
+            raise MetricLoadError(f"cannot load metric {spec.name!r} from {source}: {spec.problem}. {fix}")
+        if not METRIC_NAME_PATTERN.match(spec.name):
+            problem = f"its name does not match {METRIC_NAME_PATTERN.pattern}"
+            self._errors[spec] = problem
+            raise MetricLoadError(f"cannot load metric {spec.name!r} from {source}: {problem}. {fix}")
+        import importlib
+
+        try:
+            loaded: object = importlib.import_module(spec.module)
+            for part in spec.attribute.split("."):
+                loaded = getattr(loaded, part)
+        except Exception as error:
+            problem = f"importing it raised {type(error).__name__}: {error}"
+            self._errors[spec] = problem
+            raise MetricLoadError(
+                f"cannot load metric {spec.name!r} from {source}: {problem}. {fix}"
+            ) from error
+        problem = None
+        if not (isinstance(loaded, type) and issubclass(loaded, Metric)):
+            problem = f"it points to {loaded!r}, which is not a subclass of agentmetrics.Metric"
+        elif getattr(loaded, "name", None) != spec.name:
+            problem = (
+                f"the class declares name = {getattr(loaded, 'name', None)!r}, but the entry "
+                f"point registers it as {spec.name!r}; the two must be equal"
+            )
+        if problem:
+            self._errors[spec] = problem
+            raise MetricLoadError(f"cannot load metric {spec.name!r} from {source}: {problem}. {fix}")
+        self._classes[spec] = loaded  # type: ignore[assignment]
+        return loaded  # type: ignore[return-value]
+
+    def _not_found(self, name: str) -> MetricNotFoundError:
+        import difflib
+
+        # Map every spelling (registry and class name, lower-cased) to the
+        # registry name, so a metric is suggested once, by the name to use.
+        known: dict[str, str] = {}
+        for spec in self.specs():
+            known.setdefault(spec.name.lower(), spec.name)
+            if spec.class_name:
+                known.setdefault(spec.class_name.lower(), spec.name)
+        for local_name, cls in self._local.items():
+            known[local_name.lower()] = local_name
+            known.setdefault(cls.__name__.lower(), local_name)
+        close = difflib.get_close_matches(name.lower(), list(known), n=6, cutoff=0.6)
+        suggestions = list(dict.fromkeys(known[c] for c in close))[:3]
+        hint = f" Did you mean {', '.join(map(repr, suggestions))}?" if suggestions else ""
+        disabled = (
+            f" Third-party plugins are disabled by {DISABLE_AUTOLOAD_ENV}."
+            if _autoload_disabled()
+            else ""
+        )
+        return MetricNotFoundError(
+            f"no metric named {name!r}.{hint}{disabled} Run `agentmetrics list` to see "
+            f"the installed metrics, or install the package that provides it."
+        )
+
+
+_registry = _Registry()
+
+
+def list_metrics() -> list[MetricInfo]:
+    """Every known metric, sorted by name, without importing any plugin."""
+    return _registry.infos()
+
+
+def get_metric_class(name: str) -> type[Metric]:
+    """The Metric subclass for a registry name, class name or ``distribution/name``.
+
+    Imports only the plugin that provides it. Raises MetricNotFoundError
+    (with close matches), DuplicateMetricError or MetricLoadError.
+    """
+    return _registry.find(name)
+
+
+def get_metric(name: str, /, **params: Any) -> Metric:
+    """A configured instance of the metric called ``name``.
+
+    >>> get_metric("tool_selection_accuracy", threshold=0.9)
+    ToolSelectionAccuracy(threshold=0.9, order_matters=False)
+    """
+    cls = get_metric_class(name)
+    try:
+        return cls(**params)
+    except TypeError as error:
+        import inspect
+
+        try:
+            inspect.signature(cls).bind(**params)
+        except TypeError:
+            import difflib
+
+            accepted = [p for p in inspect.signature(cls).parameters if p != "self"]
+            unknown = [key for key in params if key not in accepted]
+            hints = [
+                f"{key!r} -> {close[0]!r}"
+                for key in unknown
+                for close in [difflib.get_close_matches(key, accepted, n=1)]
+                if close
+            ]
+            hint = f" Did you mean {', '.join(hints)}?" if hints else ""
+            raise InvalidParameterError(
+                f"metric {cls.name!r} got bad parameters {sorted(params)}: {error}."
+                f"{hint} It takes: {', '.join(accepted) or 'no parameters'}."
+            ) from None
+        raise
+
+
+@overload
+def register_metric(cls: M, /, *, replace: bool = False) -> M: ...
+@overload
+def register_metric(*, replace: bool = False) -> Callable[[M], M]: ...
+
+
+def register_metric(cls: M | None = None, /, *, replace: bool = False) -> M | Callable[[M], M]:
+    """Make a Metric subclass available by its ``name`` in this process.
+
+    Use it as ``@register_metric``, ``@register_metric(replace=True)`` or
+    ``register_metric(MyMetric)``. A name that is already taken raises
+    DuplicateMetricError unless ``replace=True``, which shadows the other.
+    """
+
+    def decorate(metric_cls: M) -> M:
+        _registry.register(metric_cls, replace)
+        return metric_cls
+
+    return decorate if cls is None else decorate(cls)
+
+
+def unregister_metric(name: str) -> None:
+    """Remove a metric registered in this process (installed ones stay)."""
+    _registry.unregister(name)
+
+
+def refresh() -> None:
+    """Forget the scan and loaded classes; the next lookup rescans entry points.
+
+    Call it after installing a plugin in a running process. In-process
+    registrations are kept.
+    """
+    _registry.refresh()
+
+
+def _find_by_class_name(class_name: str) -> type[Metric] | None:
+    return _registry.find_class_name(class_name)
+
