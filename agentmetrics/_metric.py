@@ -78,6 +78,7 @@ class Metric(abc.ABC):
     ``default_threshold``
         The threshold used when none is given.
 
+    ``threshold=None`` means the class's ``default_threshold``.
     Constructor parameters are stored as attributes of the same name, which
     is what :meth:`get_params`, ``repr``, equality and pickling rely on.
     """

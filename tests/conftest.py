@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import agentmetrics
+from agentmetrics import registry
+
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+#: Read-only material beside the repository; CI has it, a user's clone does not.
+SHARED = REPO.parent / "shared"
+
+
+def load_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_registry():
+    """Every test starts and ends with a rescanned, registration-free registry."""
+    registry.refresh()
+    local = dict(registry._registry._local)
+    yield
+    registry._registry._local.clear()
+    registry._registry._local.update(local)
+    registry.refresh()
+
+
+@pytest.fixture
+def examples_path() -> Path:
+    return Path(agentmetrics.__file__).parent / "examples" / "tau2_airline.jsonl"
