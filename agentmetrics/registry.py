@@ -253,6 +253,7 @@ class _Registry:
     def _load_one(self, asked: str, specs: list[EntryPointSpec]) -> type[Metric]:
         distributions = {normalize_distribution(s.distribution or "") for s in specs}
         if len(distributions) > 1:
+            specs = sorted(specs, key=lambda spec: normalize_distribution(spec.distribution or ""))
             listed = "; ".join(_describe_source(spec) for spec in specs)
             choices = " or ".join(
                 repr(MetricInfo(s.name, s.target, s.distribution, s.version).qualified_name)
