@@ -16,7 +16,7 @@ from typing import IO, Any
 from agentmetrics._dataset import read_cases
 from agentmetrics._metric import Metric
 from agentmetrics._model import AgentTestCase, EvalScore
-from agentmetrics.errors import AgentMetricsError, InvalidParameterError
+from agentmetrics.errors import AgentMetricsError, InvalidCaseError, InvalidParameterError
 from agentmetrics.registry import get_metric, list_metrics
 
 __all__ = ["main", "parse_metric_spec"]
@@ -63,7 +63,9 @@ def _score_all(
         try:
             rows.append([metric.evaluate(case) for metric in metrics])
         except AgentMetricsError as error:
-            raise type(error)(f"case {index} (id {_case_label(index, case)!r}): {error}") from None
+            raise InvalidCaseError(
+                f"case {index} (id {_case_label(index, case)!r}): {error}"
+            ) from error
     return rows
 
 

@@ -1,0 +1,150 @@
+"""The agentmetrics command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from agentmetrics import InvalidParameterError
+from agentmetrics.cli import main, parse_metric_spec
+from conftest import TESTS
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+CONFORMANCE = TESTS / "data" / "tool_selection_accuracy.jsonl"
+
+
+@pytest.fixture
+def cases_file(tmp_path):
+    path = tmp_path / "cases.jsonl"
+    path.write_text(
+        '{"id": "good", "tool_calls": ["A", "B"], "expected_tool_calls": ["A", "B"]}\n'
+        '{"id": "bad", "tool_calls": ["B", "A", "C"], "expected_tool_calls": ["A", "B"]}\n'
+        '{"tool_calls": [], "expected_tool_calls": ["A"]}\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_evaluate_prints_a_row_per_case_and_a_summary(capsys, cases_file):
+    status, out, err = run(capsys, "evaluate", str(cases_file))
+    assert status == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == f"Scored 3 cases from {cases_file}"
+    rows = [line.split(None, 4) for line in lines[3:6]]
+    assert rows == [
+        ["good", "tool_selection_accuracy", "1.00", "PASS", "All expected tools called: A, B"],
+        ["bad", "tool_selection_accuracy", "0.67", "FAIL", "Unexpected tool: C"],
+        ["2", "tool_selection_accuracy", "0.00", "FAIL", "Missing expected tool: A"],
+    ]
+    summary = out.split("Summary\n")[1].splitlines()
+    assert summary[1].split() == [
+        "ToolSelectionAccuracy(threshold=0.8,", "order_matters=False)",
+        "3", "0.556", "0.00", "1.00", "1/3", "33.3%", "0.8"]
+
+
+def test_several_metrics_with_parameters(capsys, cases_file):
+    status, out, _ = run(capsys, "evaluate", str(cases_file),
+                         "--metric", "tool_selection_accuracy",
+                         "--metric", "tool_selection_accuracy:order_matters=true,threshold=0.5")
+    assert status == 0
+    bad_rows = [line for line in out.splitlines() if line.startswith("bad ")]
+    assert [row.split(None, 4)[2] for row in bad_rows] == ["0.67", "0.33"]
+    assert "Out of expected order: expected A -> B, called B -> A" in bad_rows[1]
+
+
+def test_fail_under_sets_the_exit_status(capsys, cases_file):
+    assert run(capsys, "evaluate", str(cases_file), "--fail-under", "0.3")[0] == 0
+    status, out, _ = run(capsys, "evaluate", str(cases_file), "--fail-under", "0.5")
+    assert status == 1 and "FAILED: a pass rate is below --fail-under 0.5" in out
+
+
+def test_evaluate_reads_stdin(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO('{"tool_calls": ["A"], "expected_tool_calls": ["A"]}\n'))
+    status, out, _ = run(capsys, "evaluate", "-")
+    assert status == 0 and "Scored 1 cases from <stdin>" in out
+
+
+def test_evaluate_without_a_file_scores_the_bundled_example(capsys):
+    status, out, _ = run(capsys, "evaluate")
+    assert status == 0
+    assert "Scored 50 cases from bundled example: tau2_airline.jsonl" in out
+    assert "airline-39" in out and "50" in out.split("Summary\n")[1]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["evaluate", "missing.jsonl"], "No such file"),
+        (["evaluate", "--metric", "tool_selection_acuracy"], "Did you mean 'tool_selection_accuracy'"),
+        (["evaluate", "--metric", "tool_selection_accuracy:threshold=80"], "between 0 and 1"),
+        (["evaluate", "--metric", "tool_selection_accuracy:oops"], "expected key=value"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(capsys, argv, message):
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == ""
+    assert err.startswith("agentmetrics: error: ") and message in err
+
+
+def test_a_case_without_a_required_field_is_named(capsys, tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"id": "x", "tool_calls": ["A"], "expected_tool_calls": []}\n{"id": "y", "tool_calls": ["A"]}\n')
+    status, _, err = run(capsys, "evaluate", str(path))
+    assert status == 2
+    assert "case 1 (id 'y'): metric 'tool_selection_accuracy' requires the test case field 'expected_tool_calls'" in err
+
+
+def test_usage_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["evaluate", "--fail-under", "2"])
+    assert info.value.code == 2
+    assert "expected a number between 0 and 1" in capsys.readouterr().err
+
+
+def test_parse_metric_spec():
+    assert parse_metric_spec("m") == ("m", {})
+    assert parse_metric_spec("m:mode=strict, n=3") == ("m", {"mode": "strict", "n": 3})
+    with pytest.raises(InvalidParameterError):
+        parse_metric_spec("m:=3")
+
+
+def test_list_shows_the_builtin(capsys):
+    status, out, _ = run(capsys, "list")
+    header, row = out.splitlines()[:2]
+    assert header.split() == ["name", "class", "distribution", "version", "status"]
+    assert row.split() == ["tool_selection_accuracy", "ToolSelectionAccuracy", "agentmetrics", "0.1.0", "ok"]
+    status, out, _ = run(capsys, "list", "--json")
+    assert json.loads(out)[0] == {
+        "name": "tool_selection_accuracy", "class": "ToolSelectionAccuracy",
+        "target": "agentmetrics.metrics._tool_selection:ToolSelectionAccuracy",
+        "distribution": "agentmetrics", "version": "0.1.0", "error": None}
+
+
+def test_console_script_and_module_entry_points_are_installed():
+    script = subprocess.run(["agentmetrics", "--version"], capture_output=True, text=True,
+                            check=True, env=None) if _on_path() else None
+    module = subprocess.run([sys.executable, "-m", "agentmetrics", "evaluate", str(CONFORMANCE)],
+                            capture_output=True, text=True)
+    if script is not None:
+        assert script.stdout.strip() == "agentmetrics 0.1.0"
+    # The conformance file has keys the case schema does not know: a clear refusal.
+    assert module.returncode == 2 and "unknown keys" in module.stderr and ":1:" in module.stderr
+
+
+def _on_path():
+    import shutil
+    from pathlib import Path
+
+    found = shutil.which("agentmetrics")
+    return found is not None and Path(found).parent == Path(sys.executable).parent
