@@ -1,0 +1,83 @@
+"""Every example in README.md and docs/ runs, so the docs cannot drift from the code.
+
+Python examples are doctests (``>>>``); console examples are ``$ agentmetrics ...``
+lines in ```console blocks, run in docs/ against the CLI, with the expected
+output below them and an optional ``[exit N]`` line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import doctest
+import importlib
+import io
+import re
+import shlex
+
+import pytest
+
+from agentmetrics.cli import main
+from conftest import REPO
+
+DOCS = REPO / "docs"
+PAGES = sorted(DOCS.rglob("*.md")) + [REPO / "README.md"]
+PAGE_IDS = [str(page.relative_to(REPO)) for page in PAGES]
+FLAGS = doctest.ELLIPSIS
+
+
+def _run_doctests(text: str, name: str) -> tuple[int, str]:
+    test = doctest.DocTestParser().get_doctest(text, {"__name__": name}, name, name, 0)
+    output = io.StringIO()
+    runner = doctest.DocTestRunner(optionflags=FLAGS)
+    runner.run(test, out=output.write)
+    return len(test.examples), output.getvalue()
+
+
+def _console_examples(text: str) -> list[tuple[str, str, int]]:
+    examples = []
+    for block in re.findall(r"```console\n(.*?)```", text, flags=re.S):
+        for chunk in re.split(r"^(?=\$ )", block, flags=re.M):
+            if not chunk.startswith("$ agentmetrics "):
+                continue
+            command, _, expected = chunk.partition("\n")
+            status = 0
+            match = re.search(r"^\[exit (\d+)\]\n?\Z", expected, flags=re.M)
+            if match:
+                status = int(match.group(1))
+                expected = expected[: match.start()]
+            examples.append((command[2:], expected, status))
+    return examples
+
+
+@pytest.mark.parametrize("page", PAGES, ids=PAGE_IDS)
+def test_python_examples(page):
+    count, report = _run_doctests(page.read_text(encoding="utf-8"), page.name)
+    assert not report, report
+
+
+@pytest.mark.parametrize("page", PAGES, ids=PAGE_IDS)
+def test_console_examples(page, monkeypatch):
+    monkeypatch.chdir(DOCS)
+    for command, expected, status in _console_examples(page.read_text(encoding="utf-8")):
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
+            actual_status = main(shlex.split(command)[1:])
+        assert (command, buffer.getvalue()) == (command, expected)
+        assert actual_status == status, command
+
+
+@pytest.mark.parametrize("page", PAGES, ids=PAGE_IDS)
+def test_every_page_has_an_executed_example(page):
+    text = page.read_text(encoding="utf-8")
+    assert "\n>>> " in text or _console_examples(text), f"{page} shows nothing that the tests run"
+
+
+@pytest.mark.parametrize("module", ["agentmetrics", "agentmetrics.registry", "agentmetrics.cli"])
+def test_docstring_examples(module):
+    failures, attempted = doctest.testmod(importlib.import_module(module), optionflags=FLAGS)
+    assert attempted and not failures
+
+
+def test_readme_keeps_the_two_commands_at_the_top():
+    head = (REPO / "README.md").read_text(encoding="utf-8")[:600]
+    assert "make demo" in head and "make test" in head
