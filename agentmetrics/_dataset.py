@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from typing import IO, Any
@@ -65,6 +64,8 @@ def read_cases(source: str | os.PathLike[str] | IO[str]) -> Iterator[AgentTestCa
 
 
 def _read(handle: IO[str], label: str) -> Iterator[AgentTestCase]:
+    import json  # deferred: keeps `import agentmetrics` light
+
     for number, line in enumerate(handle, start=1):
         if not line.strip():
             continue
