@@ -188,7 +188,7 @@ class Metric(abc.ABC):
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self.get_params() == other.get_params()  # type: ignore[attr-defined]
+        return self.get_params() == other.get_params()
 
     def __hash__(self) -> int:
         return hash((type(self), self._threshold))

@@ -21,7 +21,7 @@ def _describe(value: object) -> str:
     return f"{type(value).__name__} {text}"
 
 
-def _check_name(instance: object, attribute: attrs.Attribute, value: object) -> None:
+def _check_name(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if not isinstance(value, str):
         raise InvalidCaseError(
             f"ToolCall.name: expected a non-empty str, got {_describe(value)}. "
@@ -52,7 +52,7 @@ def _to_arguments(value: object) -> dict[str, Any]:
     return dict(value)
 
 
-def _check_optional_str(instance: object, attribute: attrs.Attribute, value: object) -> None:
+def _check_optional_str(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if value is not None and not isinstance(value, str):
         raise InvalidCaseError(
             f"ToolCall.{attribute.name}: expected a str or None, got {_describe(value)}."
@@ -112,21 +112,26 @@ def _to_tool_call(item: object, field: str, index: int) -> ToolCall:
     )
 
 
-def _call_list_converter(field: str):  # type: ignore[no-untyped-def]
-    def convert(value: object) -> tuple[ToolCall, ...] | None:
-        if value is None:
-            return None
-        # A bare string or mapping is iterable, and iterating it would score
-        # its characters or keys as tool names: refuse it instead.
-        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-            raise InvalidCaseError(
-                f"AgentTestCase.{field}: expected a list of tool calls (ToolCall, "
-                f"names or mappings) or None, got {_describe(value)}. "
-                f"Fix: wrap a single call in a list, e.g. {field}=['GetOrder']."
-            )
-        return tuple(_to_tool_call(item, field, index) for index, item in enumerate(value))
+def _to_call_tuple(value: object, field: str) -> tuple[ToolCall, ...] | None:
+    if value is None:
+        return None
+    # A bare string or mapping is iterable, and iterating it would score
+    # its characters or keys as tool names: refuse it instead.
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise InvalidCaseError(
+            f"AgentTestCase.{field}: expected a list of tool calls (ToolCall, "
+            f"names or mappings) or None, got {_describe(value)}. "
+            f"Fix: wrap a single call in a list, e.g. {field}=['GetOrder']."
+        )
+    return tuple(_to_tool_call(item, field, index) for index, item in enumerate(value))
 
-    return convert
+
+def _to_tool_calls(value: object) -> tuple[ToolCall, ...] | None:
+    return _to_call_tuple(value, "tool_calls")
+
+
+def _to_expected_tool_calls(value: object) -> tuple[ToolCall, ...] | None:
+    return _to_call_tuple(value, "expected_tool_calls")
 
 
 def _to_metadata(value: object) -> dict[str, Any]:
@@ -152,10 +157,10 @@ class AgentTestCase:
     input: Any = None
     actual_output: Any = None
     tool_calls: tuple[ToolCall, ...] | None = attrs.field(
-        default=None, converter=_call_list_converter("tool_calls")
+        default=None, converter=_to_tool_calls
     )
     expected_tool_calls: tuple[ToolCall, ...] | None = attrs.field(
-        default=None, converter=_call_list_converter("expected_tool_calls")
+        default=None, converter=_to_expected_tool_calls
     )
     metadata: dict[str, Any] = attrs.field(
         factory=dict, kw_only=True, converter=_to_metadata, hash=False

@@ -291,17 +291,17 @@ class _Registry:
             raise MetricLoadError(
                 f"cannot load metric {spec.name!r} from {source}: {problem}. {fix}"
             ) from error
-        problem = None
+        mismatch = None
         if not (isinstance(loaded, type) and issubclass(loaded, Metric)):
-            problem = f"it points to {loaded!r}, which is not a subclass of agentmetrics.Metric"
+            mismatch = f"it points to {loaded!r}, which is not a subclass of agentmetrics.Metric"
         elif getattr(loaded, "name", None) != spec.name:
-            problem = (
+            mismatch = (
                 f"the class declares name = {getattr(loaded, 'name', None)!r}, but the entry "
                 f"point registers it as {spec.name!r}; the two must be equal"
             )
-        if problem:
-            self._errors[spec] = problem
-            raise MetricLoadError(f"cannot load metric {spec.name!r} from {source}: {problem}. {fix}")
+        if mismatch:
+            self._errors[spec] = mismatch
+            raise MetricLoadError(f"cannot load metric {spec.name!r} from {source}: {mismatch}. {fix}")
         self._classes[spec] = loaded  # type: ignore[assignment]
         return loaded  # type: ignore[return-value]
 

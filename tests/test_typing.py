@@ -1,0 +1,25 @@
+"""The package is fully typed: mypy --strict passes and py.typed ships."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import agentmetrics
+from conftest import REPO
+
+
+def test_py_typed_marker_ships_with_the_package():
+    assert (Path(agentmetrics.__file__).parent / "py.typed").is_file()
+
+
+def test_mypy_strict_passes():
+    pytest.importorskip("mypy")
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "agentmetrics"],
+        cwd=REPO, capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
