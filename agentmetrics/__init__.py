@@ -11,6 +11,8 @@ EvalScore(value=0.67, passed=False, reason='Missing expected tool: IssueRefund',
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from agentmetrics._dataset import read_cases
 from agentmetrics._metric import Metric
 from agentmetrics._model import AgentTestCase, EvalScore, ToolCall
@@ -23,6 +25,8 @@ from agentmetrics.errors import (
     MetricLoadError,
     MetricNotFoundError,
     MissingFieldError,
+    CaseEvaluationError,
+    MissingDependencyError,
 )
 from agentmetrics.metrics import ToolSelectionAccuracy
 from agentmetrics.registry import (
@@ -35,13 +39,47 @@ from agentmetrics.registry import (
     unregister_metric,
 )
 
+if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._batch import ToolCallBatch
+    from agentmetrics._evaluate import evaluate
+    from agentmetrics._results import EvaluationResult, MetricResult
+    from agentmetrics._table import Table
+
 __version__ = "0.1.0"
+
+# Batch evaluation needs numpy; importing it lazily keeps `import agentmetrics`
+# light for code (and pytest runs) that only score single cases.
+_LAZY = {
+    "ToolCallBatch": "agentmetrics._batch",
+    "evaluate": "agentmetrics._evaluate",
+    "EvaluationResult": "agentmetrics._results",
+    "MetricResult": "agentmetrics._results",
+    "Table": "agentmetrics._table",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentmetrics' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "AgentMetricsError",
     "AgentTestCase",
+    "CaseEvaluationError",
     "DuplicateMetricError",
     "EvalScore",
+    "EvaluationResult",
     "InvalidCaseError",
     "InvalidMetricError",
     "InvalidParameterError",
@@ -49,10 +87,15 @@ __all__ = [
     "MetricInfo",
     "MetricLoadError",
     "MetricNotFoundError",
+    "MetricResult",
+    "MissingDependencyError",
     "MissingFieldError",
+    "Table",
     "ToolCall",
+    "ToolCallBatch",
     "ToolSelectionAccuracy",
     "__version__",
+    "evaluate",
     "get_metric",
     "get_metric_class",
     "list_metrics",

@@ -55,7 +55,7 @@ def scan(path: Sequence[str] | None = None) -> list[EntryPointSpec]:
     A distribution found twice on the path is read once, from its first
     location, as the import system would use it.
     """
-    import entrypoints  # type: ignore[import-untyped]  # deferred: import stays light
+    import entrypoints  # deferred: importing agentmetrics must stay light
 
     found: list[EntryPointSpec] = []
     for config, distro in entrypoints.iter_files_distros(path=list(path) if path else None):

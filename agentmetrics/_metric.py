@@ -6,7 +6,7 @@ import abc
 import math
 import numbers
 import re
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentmetrics._model import AgentTestCase, EvalScore, _describe
 from agentmetrics.errors import (
@@ -15,6 +15,10 @@ from agentmetrics.errors import (
     InvalidParameterError,
     MissingFieldError,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._batch import ToolCallBatch
+    from agentmetrics._results import MetricResult
 
 __all__ = ["METRIC_NAME_PATTERN", "Metric", "validate_threshold"]
 
@@ -139,6 +143,22 @@ class Metric(abc.ABC):
                 f"{type(reason).__name__}; expected str. This is a bug in the metric."
             )
         return EvalScore(value, self.passes(value), reason, self.name, self._threshold)
+
+    def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
+        """Score every case of a ToolCallBatch.
+
+        This default calls :meth:`evaluate` on each case, so every metric works
+        in batch unchanged; metrics that can, override it with array code that
+        gives the same values, passed flags and reasons.
+
+        ``errors="raise"`` raises CaseEvaluationError at the first case that
+        cannot be scored; ``errors="record"`` gives it NaN, passed False and
+        its error message, and goes on.
+        """
+        from agentmetrics._batch import check_errors_mode
+        from agentmetrics._results import loop_evaluate
+
+        return loop_evaluate(self, batch, check_errors_mode(errors))
 
     def check_required_fields(self, case: AgentTestCase) -> None:
         """Raise MissingFieldError for the first required field that is ``None``."""

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 __all__ = [
     "AgentMetricsError",
+    "CaseEvaluationError",
     "DuplicateMetricError",
     "InvalidCaseError",
     "InvalidMetricError",
     "InvalidParameterError",
     "MetricLoadError",
     "MetricNotFoundError",
+    "MissingDependencyError",
     "MissingFieldError",
     "RegistryError",
 ]
@@ -49,6 +51,31 @@ class MissingFieldError(AgentMetricsError, ValueError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.metric, self.field))
+
+
+class CaseEvaluationError(AgentMetricsError, ValueError):
+    """One case of a batch could not be scored (``errors="raise"``).
+
+    ``index`` and ``case_id`` say which case; the original error is chained
+    as ``__cause__``.
+    """
+
+    def __init__(self, index: int, case_id: object, metric: str, message: str) -> None:
+        self.index = index
+        self.case_id = case_id
+        self.metric = metric
+        self.message = message
+        super().__init__(
+            f"case {index} (id {case_id!r}) could not be scored by {metric!r}: {message} "
+            f"Fix the case, or pass errors='record' to score the rest and report it."
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.index, self.case_id, self.metric, self.message))
+
+
+class MissingDependencyError(AgentMetricsError, ImportError):
+    """An optional dependency (pandas, pyarrow, tqdm, matplotlib) is needed."""
 
 
 class InvalidMetricError(AgentMetricsError, TypeError):

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from agentmetrics._metric import Metric, validate_flag
 from agentmetrics._model import AgentTestCase
+
+if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._batch import ToolCallBatch
+    from agentmetrics._results import MetricResult
 
 __all__ = ["ToolSelectionAccuracy", "first_call_order", "longest_increasing_run"]
 
@@ -72,6 +76,42 @@ class ToolSelectionAccuracy(Metric):
             [call.name for call in case.tool_calls],
             [call.name for call in case.expected_tool_calls],
         )
+
+    def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
+        """Vectorized evaluate: the same values (bit for bit), passed flags and
+        reasons as :meth:`evaluate` on each case, computed with numpy."""
+        import numpy as np
+
+        from agentmetrics import _kernels
+        from agentmetrics._batch import check_errors_mode
+        from agentmetrics._results import MetricResult, batch_errors, passes
+
+        failed = batch_errors(self, batch, check_errors_mode(errors))
+        arrays = (
+            batch.called_ids,
+            batch.called_offsets,
+            batch.expected_ids,
+            batch.expected_offsets,
+            len(batch.vocabulary),
+        )
+        if self.order_matters:
+            counts, matched = _kernels.ordered_matches(*arrays)
+        else:
+            counts = _kernels.set_counts(*arrays)
+            matched = counts.shared
+        union = counts.called + counts.expected - counts.shared
+        values = np.ones(len(batch))
+        # int64 / int64 in float64 rounds exactly as Python's int / int does.
+        np.divide(matched, union, out=values, where=union > 0)
+        if failed:
+            values[list(failed)] = np.nan
+
+        def explain(row: int) -> str:
+            called, expected = batch.called_names(row), batch.expected_names(row)
+            assert called is not None and expected is not None
+            return self.measure_names(called, expected)[1]
+
+        return MetricResult(self, values, passes(self, values), failed, explain)
 
     def measure_names(
         self, called_names: Iterable[str], expected_names: Iterable[str]

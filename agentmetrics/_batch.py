@@ -1,0 +1,510 @@
+"""ToolCallBatch: many test cases as columns of integer tool ids.
+
+Tool names are dictionary-encoded once (``vocabulary[i]`` is the name of id
+``i``) and each side is a flat int32 array of ids plus int64 offsets, so a
+batch holds no Python object per call. Every metric in one evaluation shares
+the same batch.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+from agentmetrics._model import AgentTestCase, ToolCall, _describe
+from agentmetrics.errors import InvalidCaseError, InvalidParameterError, MissingDependencyError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    import pyarrow as pa
+
+__all__ = ["ToolCallBatch", "check_errors_mode"]
+
+IntArray = npt.NDArray[np.int64]
+IdArray = npt.NDArray[np.int32]
+BoolArray = npt.NDArray[np.bool_]
+
+
+def check_errors_mode(errors: str) -> str:
+    if errors not in ("raise", "record"):
+        raise InvalidParameterError(
+            f"errors must be 'raise' or 'record', got {errors!r}. 'record' keeps going "
+            f"and reports each case that cannot be scored; 'raise' stops at the first."
+        )
+    return errors
+
+
+def _is_missing(value: object) -> bool:
+    """``None`` and float NaN (pandas' empty cell) mean "not given"."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _row_names(row: object, field: str) -> list[str]:
+    """The names in one row given as names, ToolCalls or mappings (the slow path)."""
+    if isinstance(row, (str, bytes, Mapping)) or not isinstance(row, (Iterable, np.ndarray)):
+        raise InvalidCaseError(
+            f"{field}: expected a list of tool names, got {_describe(row)}. "
+            f"Fix: wrap a single name in a list, e.g. ['GetOrder']."
+        )
+    names = []
+    for position, item in enumerate(row):
+        if isinstance(item, ToolCall):
+            names.append(item.name)
+        elif isinstance(item, str) and item:
+            names.append(item)
+        elif isinstance(item, Mapping) and isinstance(item.get("name"), str) and item["name"]:
+            names.append(item["name"])
+        else:
+            raise InvalidCaseError(
+                f"{field}[{position}]: expected a non-empty tool name, a ToolCall or a "
+                f"mapping with 'name', got {_describe(item)}."
+            )
+    return names
+
+
+class _Encoder:
+    """Builds one shared vocabulary while encoding the rows of both sides."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def encode(
+        self, rows: Sequence[Any], field: str, errors: str, invalid: dict[int, str]
+    ) -> tuple[IdArray, IntArray, BoolArray]:
+        n = len(rows)
+        lengths = np.zeros(n, dtype=np.int64)
+        given = np.ones(n, dtype=bool)
+        flat: list[Any] = []
+        extend = flat.extend
+        for row_number, row in enumerate(rows):
+            if _is_missing(row):
+                given[row_number] = False
+            elif type(row) is list or type(row) is tuple or type(row) is np.ndarray:
+                extend(row)
+                lengths[row_number] = len(row)
+            else:
+                self._reject(row_number, row, field, errors, invalid, given)
+        try:
+            new_names = dict.fromkeys(flat)
+            fast = all(type(name) is str and name for name in new_names)
+        except TypeError:  # an unhashable item, such as a dict
+            fast = False
+        if not fast:
+            return self._encode_slowly(rows, field, errors, invalid)
+        index = self.index
+        for name in new_names:
+            index.setdefault(name, len(index))
+        ids = np.fromiter(map(index.__getitem__, flat), dtype=np.int32, count=len(flat))
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        return ids, offsets, given
+
+    def _encode_slowly(
+        self, rows: Sequence[Any], field: str, errors: str, invalid: dict[int, str]
+    ) -> tuple[IdArray, IntArray, BoolArray]:
+        # Rows holding ToolCalls, mappings or bad items: normalise row by row.
+        n = len(rows)
+        lengths = np.zeros(n, dtype=np.int64)
+        given = np.ones(n, dtype=bool)
+        ids: list[int] = []
+        index = self.index
+        for row_number, row in enumerate(rows):
+            if _is_missing(row):
+                given[row_number] = False
+                continue
+            try:
+                names = _row_names(row, field)
+            except InvalidCaseError as error:
+                self._reject(row_number, row, field, errors, invalid, given, str(error))
+                continue
+            ids.extend(index.setdefault(name, len(index)) for name in names)
+            lengths[row_number] = len(names)
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        return np.asarray(ids, dtype=np.int32), offsets, given
+
+    @staticmethod
+    def _reject(
+        row_number: int,
+        row: object,
+        field: str,
+        errors: str,
+        invalid: dict[int, str],
+        given: BoolArray,
+        message: str | None = None,
+    ) -> None:
+        if message is None:
+            try:
+                _row_names(row, field)
+            except InvalidCaseError as error:
+                message = str(error)
+        message = message or f"{field}: invalid value {_describe(row)}"
+        if errors == "raise":
+            raise InvalidCaseError(f"row {row_number}: {message}")
+        given[row_number] = False
+        invalid.setdefault(row_number, message)
+
+
+def _offsets_from_lengths(lengths: IntArray) -> IntArray:
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets
+
+
+@attrs.frozen(slots=True, eq=False, repr=False)
+class ToolCallBatch:
+    """Test cases in columnar form, built once and shared by every metric.
+
+    ``called_ids[called_offsets[i]:called_offsets[i + 1]]`` are the ids of
+    the tools case ``i`` called, in call order (likewise ``expected_*``);
+    ``vocabulary[id]`` is a tool's name. ``called_given[i]`` is False where
+    the case's ``tool_calls`` is ``None`` (not given). ``invalid`` maps the
+    rows that could not be read (``errors="record"``) to why. ``case_ids``
+    holds each case's id, or ``None`` to use positions. ``cases`` keeps the
+    original AgentTestCase objects when the batch was built from them, for
+    metrics that need more than tool names.
+    """
+
+    vocabulary: tuple[str, ...]
+    called_ids: IdArray
+    called_offsets: IntArray
+    expected_ids: IdArray
+    expected_offsets: IntArray
+    called_given: BoolArray
+    expected_given: BoolArray
+    case_ids: tuple[Any, ...] | None = None
+    cases: tuple[AgentTestCase, ...] | None = None
+    invalid: Mapping[int, str] = attrs.field(factory=dict)
+
+    # -- constructors ----------------------------------------------------------
+
+    @classmethod
+    def from_cases(
+        cls,
+        cases: Iterable[AgentTestCase],
+        *,
+        errors: str = "raise",
+        on_progress: Callable[[int], None] | None = None,
+    ) -> ToolCallBatch:
+        """Encode AgentTestCase objects; ``metadata["id"]`` becomes the case id.
+
+        ``on_progress``, if given, is called with the number of cases read so
+        far every 65,536 cases.
+        """
+        check_errors_mode(errors)
+        kept = cases if isinstance(cases, (list, tuple)) else list(cases)
+        invalid: dict[int, str] = {}
+        called: list[Any] = []
+        expected: list[Any] = []
+        case_ids: list[Any] = []
+        any_id = False
+        for row_number, case in enumerate(kept):
+            if on_progress is not None and row_number and not row_number & 0xFFFF:
+                on_progress(0x10000)
+            if not isinstance(case, AgentTestCase):
+                message = (
+                    f"expected an AgentTestCase, got {_describe(case)}. Fix: build "
+                    f"AgentTestCase(tool_calls=[...], expected_tool_calls=[...])."
+                )
+                if errors == "raise":
+                    raise InvalidCaseError(f"case {row_number}: {message}")
+                invalid[row_number] = message
+                called.append(None)
+                expected.append(None)
+                case_ids.append(None)
+                continue
+            calls = case.tool_calls
+            called.append(None if calls is None else [call.name for call in calls])
+            calls = case.expected_tool_calls
+            expected.append(None if calls is None else [call.name for call in calls])
+            case_id = case.metadata.get("id")
+            any_id = any_id or case_id is not None
+            case_ids.append(case_id)
+        if on_progress is not None and len(kept) & 0xFFFF:
+            on_progress(len(kept) & 0xFFFF)
+        batch = cls._encode(called, expected, errors, invalid, tuple(case_ids) if any_id else None)
+        return attrs.evolve(batch, cases=tuple(kept))
+
+    @classmethod
+    def from_columns(
+        cls,
+        *,
+        tool_calls: Sequence[Any],
+        expected_tool_calls: Sequence[Any],
+        ids: Sequence[Any] | None = None,
+        errors: str = "raise",
+    ) -> ToolCallBatch:
+        """Encode two parallel columns of name lists (``None`` = not given).
+
+        Rows may also hold ToolCall objects or ``{"name": ...}`` mappings.
+        With ``errors="record"``, an unreadable row is kept and reported by
+        every metric instead of stopping the build.
+        """
+        check_errors_mode(errors)
+        if len(tool_calls) != len(expected_tool_calls):
+            raise InvalidCaseError(
+                f"from_columns: tool_calls has {len(tool_calls)} rows but "
+                f"expected_tool_calls has {len(expected_tool_calls)}; they must be parallel."
+            )
+        if ids is not None and len(ids) != len(tool_calls):
+            raise InvalidCaseError(
+                f"from_columns: ids has {len(ids)} rows but the call columns have "
+                f"{len(tool_calls)}."
+            )
+        return cls._encode(
+            tool_calls, expected_tool_calls, errors, {}, None if ids is None else tuple(ids)
+        )
+
+    @classmethod
+    def _encode(
+        cls,
+        called: Sequence[Any],
+        expected: Sequence[Any],
+        errors: str,
+        invalid: dict[int, str],
+        case_ids: tuple[Any, ...] | None,
+    ) -> ToolCallBatch:
+        encoder = _Encoder()
+        called_ids, called_offsets, called_given = encoder.encode(
+            called, "tool_calls", errors, invalid
+        )
+        expected_ids, expected_offsets, expected_given = encoder.encode(
+            expected, "expected_tool_calls", errors, invalid
+        )
+        for row_number in invalid:  # a row bad on one side is unreadable on both
+            called_given[row_number] = expected_given[row_number] = False
+        return cls(
+            vocabulary=tuple(encoder.index),
+            called_ids=called_ids,
+            called_offsets=called_offsets,
+            expected_ids=expected_ids,
+            expected_offsets=expected_offsets,
+            called_given=called_given,
+            expected_given=expected_given,
+            case_ids=case_ids,
+            invalid=dict(sorted(invalid.items())),
+        )
+
+    @classmethod
+    def from_pandas(
+        cls,
+        frame: pd.DataFrame,
+        *,
+        tool_calls: str = "tool_calls",
+        expected_tool_calls: str = "expected_tool_calls",
+        id: str | None = None,
+        errors: str = "raise",
+    ) -> ToolCallBatch:
+        """Encode two list columns of a DataFrame (needs pandas).
+
+        ``id`` names a column of case ids; by default the index is used when
+        it is not a plain 0..n-1 range. Arrow-backed list columns take the
+        Arrow path.
+        """
+        pd = _require("pandas", "pandas")
+        if not isinstance(frame, pd.DataFrame):
+            raise InvalidCaseError(f"from_pandas: expected a pandas DataFrame, got {_describe(frame)}.")
+        missing = [c for c in (tool_calls, expected_tool_calls, id) if c and c not in frame.columns]
+        if missing:
+            raise InvalidCaseError(
+                f"from_pandas: no column {missing[0]!r}; the DataFrame has "
+                f"{list(frame.columns)}. Fix: pass tool_calls=... and "
+                f"expected_tool_calls=... naming your columns."
+            )
+        if id is not None:
+            case_ids: tuple[Any, ...] | None = tuple(frame[id].tolist())
+        elif isinstance(frame.index, pd.RangeIndex) and frame.index.start == 0 and frame.index.step == 1:
+            case_ids = None
+        else:
+            case_ids = tuple(frame.index.tolist())
+        called, expected = frame[tool_calls], frame[expected_tool_calls]
+        if _is_arrow_list(called) and _is_arrow_list(expected):
+            pa = _require("pyarrow", "arrow")
+            batch = cls.from_arrow(
+                tool_calls=pa.array(called.array),
+                expected_tool_calls=pa.array(expected.array),
+                errors=errors,
+            )
+            return attrs.evolve(batch, case_ids=case_ids)
+        return cls.from_columns(
+            tool_calls=called.tolist(),
+            expected_tool_calls=expected.tolist(),
+            ids=case_ids,
+            errors=errors,
+        )
+
+    @classmethod
+    def from_arrow(
+        cls,
+        *,
+        tool_calls: pa.Array | pa.ChunkedArray,
+        expected_tool_calls: pa.Array | pa.ChunkedArray,
+        ids: Sequence[Any] | pa.Array | pa.ChunkedArray | None = None,
+        errors: str = "raise",
+    ) -> ToolCallBatch:
+        """Encode two ``list<string>`` Arrow columns with Arrow compute (needs pyarrow).
+
+        Names are dictionary-encoded by Arrow; no Python object is made per
+        name. A null list means "not given"; a null or empty name is an
+        invalid row.
+        """
+        check_errors_mode(errors)
+        pa = _require("pyarrow", "arrow")
+        columns = [_arrow_list(tool_calls, "tool_calls"), _arrow_list(expected_tool_calls, "expected_tool_calls")]
+        if len(columns[0]) != len(columns[1]):
+            raise InvalidCaseError(
+                f"from_arrow: tool_calls has {len(columns[0])} rows but "
+                f"expected_tool_calls has {len(columns[1])}; they must be parallel."
+            )
+        n = len(columns[0])
+        import pyarrow.compute as pc
+
+        flat = [pc.list_flatten(column).combine_chunks() for column in columns]
+        encoded = pa.concat_arrays(flat).dictionary_encode()
+        vocabulary = tuple(encoded.dictionary.to_pylist())
+        all_ids = encoded.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(
+            np.int32, copy=False
+        )
+        split = len(flat[0])
+        sides = []
+        invalid: dict[int, str] = {}
+        for side, (column, field) in enumerate(zip(columns, ("tool_calls", "expected_tool_calls"))):
+            lengths = pc.list_value_length(column).fill_null(0).to_numpy(zero_copy_only=False)
+            offsets = _offsets_from_lengths(lengths.astype(np.int64))
+            given = pc.is_valid(column).to_numpy(zero_copy_only=False).astype(bool)
+            ids_side = all_ids[:split] if side == 0 else all_ids[split:]
+            # A null name encodes as a null index: find the rows that hold one.
+            validity = pc.is_valid(flat[side]).to_numpy(zero_copy_only=False).astype(bool)
+            bad_positions = np.flatnonzero(~validity)
+            if "" in vocabulary:
+                bad_positions = np.union1d(bad_positions, np.flatnonzero(ids_side == vocabulary.index("")))
+            for position in bad_positions:
+                row = int(np.searchsorted(offsets, position, side="right") - 1)
+                message = (
+                    f"{field}[{int(position - offsets[row])}]: expected a non-empty tool "
+                    f"name, got {'null' if not validity[position] else repr('')}."
+                )
+                if errors == "raise":
+                    raise InvalidCaseError(f"row {row}: {message}")
+                invalid.setdefault(row, message)
+            sides.append((np.ascontiguousarray(ids_side), offsets, given))
+        for row in invalid:
+            sides[0][2][row] = sides[1][2][row] = False
+        if ids is not None and not isinstance(ids, (list, tuple)):
+            ids = ids.to_pylist()  # type: ignore[union-attr]
+        case_ids = None if ids is None else tuple(ids)
+        if case_ids is not None and len(case_ids) != n:
+            raise InvalidCaseError(f"from_arrow: ids has {len(case_ids)} rows, the columns {n}.")
+        return cls(
+            vocabulary=vocabulary,
+            called_ids=sides[0][0],
+            called_offsets=sides[0][1],
+            expected_ids=sides[1][0],
+            expected_offsets=sides[1][1],
+            called_given=sides[0][2],
+            expected_given=sides[1][2],
+            case_ids=case_ids,
+            invalid=dict(sorted(invalid.items())),
+        )
+
+    # -- reading ---------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.called_given)
+
+    def __repr__(self) -> str:
+        return (
+            f"ToolCallBatch({len(self)} cases, {len(self.called_ids)} calls, "
+            f"{len(self.expected_ids)} expected calls, {len(self.vocabulary)} distinct tools)"
+        )
+
+    def case_id(self, row: int) -> Any:
+        """The case's id, or its position when the batch has no ids."""
+        return row if self.case_ids is None else self.case_ids[row]
+
+    def called_names(self, row: int) -> tuple[str, ...] | None:
+        if not self.called_given[row]:
+            return None
+        start, stop = self.called_offsets[row], self.called_offsets[row + 1]
+        return tuple(self.vocabulary[i] for i in self.called_ids[start:stop].tolist())
+
+    def expected_names(self, row: int) -> tuple[str, ...] | None:
+        if not self.expected_given[row]:
+            return None
+        start, stop = self.expected_offsets[row], self.expected_offsets[row + 1]
+        return tuple(self.vocabulary[i] for i in self.expected_ids[start:stop].tolist())
+
+    def case(self, row: int) -> AgentTestCase:
+        """The row as an AgentTestCase (the original one when built from cases)."""
+        if self.cases is not None:
+            return self.cases[row]
+        metadata = {} if self.case_ids is None else {"id": self.case_ids[row]}
+        return AgentTestCase(
+            tool_calls=self.called_names(row),
+            expected_tool_calls=self.expected_names(row),
+            metadata=metadata,
+        )
+
+    def slice(self, start: int, stop: int) -> ToolCallBatch:
+        """Rows ``start:stop`` as a batch sharing this one's arrays and vocabulary."""
+        c0, c1 = self.called_offsets[start], self.called_offsets[stop]
+        e0, e1 = self.expected_offsets[start], self.expected_offsets[stop]
+        return ToolCallBatch(
+            vocabulary=self.vocabulary,
+            called_ids=self.called_ids[c0:c1],
+            called_offsets=self.called_offsets[start : stop + 1] - c0,
+            expected_ids=self.expected_ids[e0:e1],
+            expected_offsets=self.expected_offsets[start : stop + 1] - e0,
+            called_given=self.called_given[start:stop],
+            expected_given=self.expected_given[start:stop],
+            case_ids=None if self.case_ids is None else self.case_ids[start:stop],
+            cases=None if self.cases is None else self.cases[start:stop],
+            invalid={r - start: m for r, m in self.invalid.items() if start <= r < stop},
+        )
+
+
+def _require(module: str, extra: str) -> Any:
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise MissingDependencyError(
+            f"this needs the optional dependency {module!r}, which is not installed. "
+            f"Fix: pip install 'agentmetrics[{extra}]'."
+        ) from error
+
+
+def _is_arrow_list(series: Any) -> bool:
+    dtype = series.dtype
+    pyarrow_dtype = getattr(dtype, "pyarrow_dtype", None)
+    if pyarrow_dtype is None:
+        return False
+    import pyarrow as pa
+
+    return bool(pa.types.is_list(pyarrow_dtype) or pa.types.is_large_list(pyarrow_dtype))
+
+
+def _arrow_list(column: Any, field: str) -> Any:
+    import pyarrow as pa
+
+    if isinstance(column, pa.Array):
+        column = pa.chunked_array([column])
+    if not isinstance(column, pa.ChunkedArray):
+        raise InvalidCaseError(
+            f"from_arrow: {field} must be a pyarrow Array or ChunkedArray, got {_describe(column)}."
+        )
+    if not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
+        raise InvalidCaseError(
+            f"from_arrow: {field} must be list<string>, got {column.type}. Fix: cast it, "
+            f"e.g. column.cast(pa.list_(pa.string()))."
+        )
+    value_type = column.type.value_type
+    if not (pa.types.is_string(value_type) or pa.types.is_large_string(value_type)):
+        raise InvalidCaseError(f"from_arrow: {field} must be list<string>, got {column.type}.")
+    return column.cast(pa.list_(pa.string())) if column.type != pa.list_(pa.string()) else column

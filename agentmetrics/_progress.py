@@ -1,0 +1,67 @@
+"""A progress bar on stderr: tqdm's when installed, a plain one otherwise."""
+
+from __future__ import annotations
+
+import sys
+import time
+from types import TracebackType
+from typing import Any
+
+__all__ = ["AUTO_PROGRESS_MIN_CASES", "Progress"]
+
+#: With progress=None, runs of at least this many cases show a bar.
+AUTO_PROGRESS_MIN_CASES = 200_000
+
+
+class Progress:
+    """Counts work done out of ``total``; draws nothing when disabled."""
+
+    def __init__(self, total: int, enabled: bool, description: str = "agentmetrics") -> None:
+        self.total = total
+        self.done = 0
+        self._tqdm: Any = None
+        self._plain = False
+        self._description = description
+        self._last_draw = 0.0
+        if not enabled or total <= 0:
+            return
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            self._plain = True
+        else:
+            self._tqdm = tqdm(total=total, desc=description, unit="case", file=sys.stderr,
+                              leave=False, unit_scale=True)
+
+    def update(self, amount: int) -> None:
+        self.done += amount
+        if self._tqdm is not None:
+            self._tqdm.update(amount)
+        elif self._plain:
+            now = time.monotonic()
+            if now - self._last_draw >= 0.2 or self.done >= self.total:
+                self._last_draw = now
+                share = self.done / self.total
+                sys.stderr.write(
+                    f"\r{self._description}: {share:4.0%} ({self.done:,}/{self.total:,} cases)"
+                )
+                sys.stderr.flush()
+
+    def close(self) -> None:
+        if self._tqdm is not None:
+            self._tqdm.close()
+            self._tqdm = None
+        elif self._plain:
+            sys.stderr.write("\n")
+            self._plain = False
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()

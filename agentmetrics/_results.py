@@ -1,0 +1,376 @@
+"""Results of batch evaluation: arrays per metric, tables to read, exports, plots."""
+
+from __future__ import annotations
+
+import bisect
+import html
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, overload
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+from agentmetrics._batch import ToolCallBatch, _require
+from agentmetrics._model import EvalScore
+from agentmetrics._table import Table
+from agentmetrics.errors import CaseEvaluationError, InvalidMetricError, MissingFieldError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._metric import Metric
+
+__all__ = ["EvaluationResult", "MetricResult", "Reasons", "batch_errors", "loop_evaluate"]
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+class Reasons(Sequence[str]):
+    """Each case's reason, computed when asked for, not stored."""
+
+    __slots__ = ("_result",)
+
+    def __init__(self, result: MetricResult) -> None:
+        self._result = result
+
+    def __len__(self) -> int:
+        return len(self._result)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self._result.reason(i) for i in range(*index.indices(len(self)))]
+        return self._result.reason(index)
+
+    def __iter__(self) -> Iterator[str]:
+        return (self._result.reason(i) for i in range(len(self)))
+
+
+@attrs.frozen(slots=True, eq=False, repr=False)
+class MetricResult:
+    """One metric over a batch: ``values`` (float64, NaN where the case could
+    not be scored), ``passed`` (bool) and ``errors`` (case position -> message).
+    Reasons are computed per case on request (:meth:`reason`, :attr:`reasons`).
+    """
+
+    metric: Metric
+    values: FloatArray
+    passed: BoolArray
+    errors: Mapping[int, str]
+    explain: Callable[[int], str]
+
+    def __attrs_post_init__(self) -> None:
+        if self.values.shape != self.passed.shape or self.values.ndim != 1:
+            raise InvalidMetricError(
+                f"{type(self.metric).__qualname__}.evaluate_batch returned values of shape "
+                f"{self.values.shape} and passed of shape {self.passed.shape}; expected "
+                f"two 1-D arrays with one entry per case."
+            )
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __repr__(self) -> str:
+        return f"MetricResult({self.metric!r}, {len(self)} cases, {len(self.errors)} errors)"
+
+    def reason(self, index: int) -> str:
+        """Why case ``index`` scored as it did (its error message, if any)."""
+        if not -len(self) <= index < len(self):
+            raise IndexError(f"case {index} is out of range for {len(self)} cases")
+        index %= len(self)
+        message = self.errors.get(index)
+        return message if message is not None else self.explain(index)
+
+    @property
+    def reasons(self) -> Reasons:
+        return Reasons(self)
+
+    @property
+    def error_mask(self) -> BoolArray:
+        mask = np.zeros(len(self), dtype=bool)
+        mask[list(self.errors)] = True
+        return mask
+
+    def score(self, index: int) -> EvalScore:
+        """Case ``index`` as the EvalScore that ``metric.evaluate`` returns."""
+        if index in self.errors:
+            raise CaseEvaluationError(index, None, self.metric.name, self.errors[index])
+        return EvalScore(
+            float(self.values[index]),
+            bool(self.passed[index]),
+            self.reason(index),
+            self.metric.name,
+            self.metric.threshold,
+        )
+
+    @classmethod
+    def concat(cls, parts: Sequence[MetricResult]) -> MetricResult:
+        """Join results of consecutive slices of one batch."""
+        if len(parts) == 1:
+            return parts[0]
+        starts = np.cumsum([0] + [len(part) for part in parts]).tolist()
+        errors = {
+            start + row: message
+            for start, part in zip(starts, parts)
+            for row, message in part.errors.items()
+        }
+
+        def explain(index: int) -> str:
+            part = bisect.bisect_right(starts, index) - 1
+            return parts[part].explain(index - starts[part])
+
+        return cls(
+            metric=parts[0].metric,
+            values=np.concatenate([part.values for part in parts]),
+            passed=np.concatenate([part.passed for part in parts]),
+            errors=errors,
+            explain=explain,
+        )
+
+
+def passes(metric: Metric, values: FloatArray) -> BoolArray:
+    """The vectorized ``metric.passes``; NaN never passes."""
+    if metric.higher_is_better:
+        return values >= metric.threshold
+    return values <= metric.threshold
+
+
+def batch_errors(metric: Metric, batch: ToolCallBatch, errors: str) -> dict[int, str]:
+    """Unreadable rows and rows missing a required call list, as messages.
+
+    With ``errors="raise"`` the first one is raised as CaseEvaluationError
+    (chaining MissingFieldError where a field is missing).
+    """
+    found: dict[int, str] = dict(batch.invalid)
+    given = {"tool_calls": batch.called_given, "expected_tool_calls": batch.expected_given}
+    missing_rows: dict[int, MissingFieldError] = {}
+    for field in reversed(metric.required_fields):  # the first field named wins
+        if field in given:
+            for row in np.flatnonzero(~given[field]).tolist():
+                if row not in batch.invalid:
+                    missing_rows[row] = MissingFieldError(metric.name, field)
+    for row, error in missing_rows.items():
+        found[row] = str(error)
+    if found and errors == "raise":
+        row = min(found)
+        raise CaseEvaluationError(
+            row, batch.case_id(row), metric.name, found[row]
+        ) from missing_rows.get(row)
+    return dict(sorted(found.items()))
+
+
+def loop_evaluate(metric: Metric, batch: ToolCallBatch, errors: str) -> MetricResult:
+    """The generic evaluate_batch: ``metric.evaluate`` on every case in turn."""
+    n = len(batch)
+    values = np.full(n, np.nan)
+    passed = np.zeros(n, dtype=bool)
+    reasons: list[str] = [""] * n
+    failed: dict[int, str] = {}
+    for row in range(n):
+        if row in batch.invalid:
+            message = batch.invalid[row]
+            if errors == "raise":
+                raise CaseEvaluationError(row, batch.case_id(row), metric.name, message)
+            failed[row] = message
+            continue
+        try:
+            score = metric.evaluate(batch.case(row))
+        except Exception as error:
+            if errors == "raise":
+                raise CaseEvaluationError(
+                    row, batch.case_id(row), metric.name, str(error)
+                ) from error
+            failed[row] = str(error)
+            continue
+        values[row] = score.value
+        passed[row] = score.passed
+        reasons[row] = score.reason
+    return MetricResult(metric, values, passed, failed, reasons.__getitem__)
+
+
+def _nan_stats(values: FloatArray) -> tuple[float, float, float, float]:
+    scored = values[~np.isnan(values)]
+    if not len(scored):
+        return (float("nan"),) * 4
+    return float(scored.mean()), float(scored.std()), float(scored.min()), float(scored.max())
+
+
+class EvaluationResult:
+    """Every metric's result over one batch.
+
+    ``result[label]`` is a MetricResult; labels are the metrics' registry
+    names (with their non-default parameters where two share a name).
+    """
+
+    __slots__ = ("batch", "results")
+
+    def __init__(self, batch: ToolCallBatch, results: Mapping[str, MetricResult]) -> None:
+        self.batch = batch
+        self.results = dict(results)
+
+    # -- access ------------------------------------------------------------------
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return tuple(self.results)
+
+    def __len__(self) -> int:
+        return len(self.batch)
+
+    def __getitem__(self, label: str) -> MetricResult:
+        try:
+            return self.results[label]
+        except KeyError:
+            raise KeyError(f"no metric {label!r} in this result; it has {list(self.results)}") from None
+
+    def _select(self, metric: str | None) -> list[str]:
+        if metric is None:
+            return list(self.results)
+        self[metric]  # raises a helpful KeyError
+        return [metric]
+
+    # -- tables ------------------------------------------------------------------
+
+    def summary(self) -> Table:
+        """Per metric: n, mean, std, min, max (over scored cases), pass rate, errors.
+
+        ``pass_rate`` is ``passed / n``: a case that could not be scored did not pass.
+        """
+        rows = []
+        for label, result in self.results.items():
+            n = len(result)
+            passed = int(result.passed.sum())
+            mean, std, low, high = _nan_stats(result.values)
+            rows.append((
+                label, n, mean, std, low, high,
+                passed / n if n else float("nan"), passed, len(result.errors),
+                result.metric.threshold,
+            ))
+        columns = ("metric", "n", "mean", "std", "min", "max", "pass_rate", "passed", "errors", "threshold")
+        return Table(columns, rows, title="Summary")
+
+    def failures(self, metric: str | None = None, *, limit: int | None = None) -> Table:
+        """The cases that did not pass (errors included), with their reasons."""
+        rows: list[tuple[Any, ...]] = []
+        for label in self._select(metric):
+            result = self.results[label]
+            failing = np.flatnonzero(~result.passed)[:limit].tolist()
+            rows.extend(
+                (row, self.batch.case_id(row), label, float(result.values[row]),
+                 result.metric.threshold, result.reason(row))
+                for row in failing
+            )
+        rows.sort(key=lambda r: (r[0], self.metrics.index(r[2])))
+        if limit is not None:
+            rows = rows[:limit]
+        return Table(("case", "id", "metric", "value", "threshold", "reason"), rows, title="Failures")
+
+    def per_tool(self) -> Table:
+        """Per tool name, over the cases with both call lists: in how many cases
+        it was expected, called, missed (expected, not called) and unexpected
+        (called, not expected), with precision and recall. Sorted by misses."""
+        from agentmetrics._kernels import unique_keys
+
+        batch = self.batch
+        width = max(len(batch.vocabulary), 1)
+        usable = batch.called_given & batch.expected_given
+        called_keys = unique_keys(batch.called_ids, batch.called_offsets, width)
+        expected_keys = unique_keys(batch.expected_ids, batch.expected_offsets, width)
+        called_keys = called_keys[usable[called_keys // width]]
+        expected_keys = expected_keys[usable[expected_keys // width]]
+        both = np.sort(np.concatenate([called_keys, expected_keys]), kind="stable")
+        hit_keys = both[1:][both[1:] == both[:-1]]
+        size = len(batch.vocabulary)
+        called = np.bincount(called_keys % width, minlength=size)
+        expected = np.bincount(expected_keys % width, minlength=size)
+        hits = np.bincount(hit_keys % width, minlength=size)
+        rows: list[tuple[Any, ...]] = []
+        for tool in np.flatnonzero((called > 0) | (expected > 0)).tolist():
+            c, e, h = int(called[tool]), int(expected[tool]), int(hits[tool])
+            rows.append((
+                batch.vocabulary[tool], e, c, e - h, c - h,
+                h / c if c else float("nan"), h / e if e else float("nan"),
+            ))
+        rows.sort(key=lambda r: (-r[3], -r[4], r[0]))
+        columns = ("tool", "expected", "called", "missed", "unexpected", "precision", "recall")
+        return Table(columns, rows, title="Per tool")
+
+    # -- exports -----------------------------------------------------------------
+
+    def _columns(self, reasons: bool) -> dict[str, Any]:
+        columns: dict[str, Any] = {}
+        if self.batch.case_ids is not None:
+            columns["id"] = list(self.batch.case_ids)
+        for label, result in self.results.items():
+            columns[label] = result.values
+            columns[f"{label}_passed"] = result.passed
+            if reasons:
+                columns[f"{label}_reason"] = list(result.reasons)
+            if result.errors:
+                error_column: list[str | None] = [None] * len(result)
+                for row, message in result.errors.items():
+                    error_column[row] = message
+                columns[f"{label}_error"] = error_column
+        return columns
+
+    def to_pandas(self, *, reasons: bool = True) -> Any:
+        """One row per case: id, then per metric its value, passed, reason and error."""
+        pd = _require("pandas", "pandas")
+        frame = pd.DataFrame(self._columns(reasons))
+        frame.index.name = "case"
+        return frame
+
+    def to_dicts(self, *, reasons: bool = True) -> list[dict[str, Any]]:
+        """One dict per case, with the same fields as :meth:`to_pandas`."""
+        columns = self._columns(reasons)
+        lists = {
+            name: column.tolist() if isinstance(column, np.ndarray) else column
+            for name, column in columns.items()
+        }
+        return [
+            {"case": row, **{name: values[row] for name, values in lists.items()}}
+            for row in range(len(self))
+        ]
+
+    # -- display -----------------------------------------------------------------
+
+    def plot(self, metric: str | None = None, *, bins: int = 20, ax: Any = None) -> Any:
+        """Histogram of each metric's scores with its threshold line (needs matplotlib).
+
+        Returns the matplotlib Axes (a list of them for several metrics).
+        """
+        _require("matplotlib", "plot")
+        import matplotlib.pyplot as plt
+
+        labels = self._select(metric)
+        if ax is None:
+            _, axes = plt.subplots(1, len(labels), figsize=(5 * len(labels), 3.5), squeeze=False)
+            axes_list = list(axes[0])
+        else:
+            axes_list = list(ax) if isinstance(ax, (list, tuple, np.ndarray)) else [ax]
+        for label, axis in zip(labels, axes_list):
+            result = self.results[label]
+            scored = result.values[~np.isnan(result.values)]
+            axis.hist(scored, bins=bins, range=(0.0, 1.0), color="#4c72b0", edgecolor="white")
+            axis.axvline(result.metric.threshold, color="#c44e52", linestyle="--",
+                         label=f"threshold {result.metric.threshold:g}")
+            rate = result.passed.mean() if len(result) else float("nan")
+            axis.set_title(f"{label}: pass rate {rate:.1%}")
+            axis.set_xlabel("score")
+            axis.set_ylabel("cases")
+            axis.legend()
+        return axes_list[0] if len(labels) == 1 else axes_list
+
+    def __repr__(self) -> str:
+        head = f"EvaluationResult({len(self)} cases, metrics: {', '.join(self.metrics)})"
+        return head + "\n" + self.summary().render()
+
+    def _repr_html_(self) -> str:
+        head = html.escape(f"EvaluationResult: {len(self)} cases")
+        failed = sum(int((~r.passed).sum()) for r in self.results.values())
+        tail = html.escape(f"{failed} failing case-metric pairs; see .failures() and .per_tool()")
+        return f"<p><b>{head}</b></p>{self.summary()._repr_html_()}<p>{tail}</p>"
