@@ -147,7 +147,7 @@ def lis_lengths(values: IntArray, offsets: IntArray) -> IntArray:
             break
         lower, width = width, width * 2
     for row in np.flatnonzero(lengths > LIS_VECTOR_LIMIT):
-        result[row] = longest_increasing_run(values[starts[row] : starts[row + 1]].tolist())
+        result[row] = longest_increasing_run(values[offsets[row] : offsets[row + 1]].tolist())
     return result
 
 

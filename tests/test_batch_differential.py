@@ -1,0 +1,130 @@
+"""evaluate_batch equals evaluate: values bit for bit, passed, reasons, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentmetrics import AgentTestCase, ToolCallBatch, ToolSelectionAccuracy, evaluate
+from agentmetrics import _kernels
+from conftest import TESTS, load_jsonl
+
+UNICODE = ["検索", "résumé", "emoji🙂", "Ω", "tool with space", "GetOrder", "getorder"]
+
+
+@pytest.fixture(params=["bitsets", "sorting"])
+def kernel_path(request, monkeypatch):
+    """Run each test through both set kernels and both LIS paths."""
+    if request.param == "sorting":
+        monkeypatch.setattr(_kernels, "BITSET_LIMIT", 0)
+        monkeypatch.setattr(_kernels, "LIS_VECTOR_LIMIT", 2)  # long rows take the scalar LIS
+    return request.param
+
+
+def names_strategy(vocabulary_size):
+    pool = [f"t{i}" for i in range(vocabulary_size)] + UNICODE
+    return st.lists(st.sampled_from(pool), max_size=10)
+
+
+@st.composite
+def case_lists(draw):
+    size = draw(st.sampled_from([1, 2, 3, 8, 40, 64, 65, 300]))
+    names = names_strategy(size)
+    maybe = st.one_of(names, names, names, names, st.none())
+    rows = draw(st.lists(st.tuples(maybe, maybe), min_size=0, max_size=40))
+    return rows
+
+
+def assert_batch_equals_scalar(metric, cases, result):
+    assert len(result) == len(cases)
+    for row, case in enumerate(cases):
+        try:
+            expected = metric.evaluate(case)
+        except Exception as error:  # the batch must report the same problem
+            assert row in result.errors and result.errors[row] == str(error)
+            assert np.isnan(result.values[row]) and not result.passed[row]
+            continue
+        assert row not in result.errors
+        value = result.values[row]
+        assert np.float64(expected.value).tobytes() == value.tobytes(), (row, expected, value)
+        assert bool(result.passed[row]) is expected.passed
+        assert result.reason(row) == expected.reason
+        assert result.score(row) == expected
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=case_lists(), order_matters=st.booleans(), threshold=st.sampled_from([0.0, 0.5, 0.8, 1.0]))
+def test_batch_equals_scalar_on_random_cases(kernel_path, rows, order_matters, threshold):
+    cases = [AgentTestCase(tool_calls=c, expected_tool_calls=e) for c, e in rows]
+    metric = ToolSelectionAccuracy(threshold, order_matters=order_matters)
+    result = metric.evaluate_batch(ToolCallBatch.from_cases(cases), errors="record")
+    assert_batch_equals_scalar(metric, cases, result)
+    columns = ToolCallBatch.from_columns(
+        tool_calls=[c for c, _ in rows], expected_tool_calls=[e for _, e in rows], errors="record")
+    again = metric.evaluate_batch(columns, errors="record")
+    assert np.array_equal(again.values, result.values, equal_nan=True)
+    assert list(again.reasons) == list(result.reasons)
+
+
+@pytest.mark.parametrize("vocabulary_size", [1, 40, 2000, 5000])
+@pytest.mark.parametrize("order_matters", [False, True])
+def test_batch_equals_scalar_on_large_seeded_batches(kernel_path, vocabulary_size, order_matters):
+    rng = np.random.default_rng(vocabulary_size)
+    names = [f"tool_{i}" for i in range(vocabulary_size)]
+    cases = []
+    for _ in range(3000):
+        called = [names[i] for i in rng.integers(0, vocabulary_size, rng.integers(0, 9))]
+        expected = [names[i] for i in rng.integers(0, vocabulary_size, rng.integers(0, 9))]
+        if rng.random() < 0.5:  # share tools, in and out of order
+            expected = called[::-1] if rng.random() < 0.5 else called + expected
+        cases.append(AgentTestCase(tool_calls=called, expected_tool_calls=expected))
+    # Long rows exercise the wide LIS buckets and the scalar fallback.
+    for length in (17, 40, 70, 130):
+        order = rng.permutation(min(length, vocabulary_size))
+        cases.append(AgentTestCase(tool_calls=[names[i] for i in order],
+                                   expected_tool_calls=[names[i] for i in sorted(order)]))
+    metric = ToolSelectionAccuracy(order_matters=order_matters)
+    result = metric.evaluate_batch(ToolCallBatch.from_cases(cases))
+    assert_batch_equals_scalar(metric, cases, result)
+
+
+CONTRACT = load_jsonl(TESTS / "data" / "tool_selection_accuracy.jsonl")
+
+
+@pytest.mark.parametrize("order_matters", [False, True])
+def test_batch_meets_the_contract_cases(kernel_path, order_matters):
+    cases = [case for case in CONTRACT if case["order_matters"] == order_matters]
+    batch = ToolCallBatch.from_columns(
+        tool_calls=[case["tool_calls"] for case in cases],
+        expected_tool_calls=[case["expected_tool_calls"] for case in cases],
+        ids=[case["id"] for case in cases],
+    )
+    for row, case in enumerate(cases):
+        metric = ToolSelectionAccuracy(case["threshold"], order_matters=order_matters)
+        result = metric.evaluate_batch(batch)
+        assert result.values[row] == case["value"], case["id"]
+        assert bool(result.passed[row]) is case["passed"], case["id"]
+        assert result.reason(row) == case["reason"], case["id"]
+
+
+def test_lis_lengths_against_the_scalar_routine():
+    from agentmetrics.metrics._tool_selection import longest_increasing_run
+
+    rng = np.random.default_rng(7)
+    rows = [rng.permutation(k).tolist() for k in rng.integers(0, 150, 400)]
+    offsets = np.cumsum([0] + [len(r) for r in rows])
+    values = np.array([v for r in rows for v in r], dtype=np.int64)
+    result = _kernels.lis_lengths(values, offsets)
+    assert result.tolist() == [longest_increasing_run(r) for r in rows]
+
+
+def test_evaluate_agrees_with_a_loop_of_evaluate(examples_path):
+    from agentmetrics import read_cases
+
+    cases = list(read_cases(examples_path))
+    for order_matters in (False, True):
+        metric = ToolSelectionAccuracy(order_matters=order_matters)
+        result = evaluate(cases, metric)[metric.name]
+        assert_batch_equals_scalar(metric, cases, result)
