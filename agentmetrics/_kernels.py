@@ -8,6 +8,9 @@ np.unique ~4 s, so everything here is built on stable sorts of keys
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import attrs
 import numpy as np
 import numpy.typing as npt
@@ -54,6 +57,14 @@ class SetCounts:
     shared: IntArray
 
 
+#: Rows handled per block: small enough that a block's temporaries stay in
+#: cache and freed memory is reused (a fresh 30 MB array costs page faults),
+#: large enough that numpy's per-call overhead does not matter.
+BLOCK_ROWS = 1 << 15
+
+_POWERS = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
+
+
 def _popcount(masks: npt.NDArray[np.uint64]) -> IntArray:
     if hasattr(np, "bitwise_count"):
         return np.bitwise_count(masks).astype(np.int64)
@@ -62,16 +73,87 @@ def _popcount(masks: npt.NDArray[np.uint64]) -> IntArray:
     return counts
 
 
-def _row_masks(ids: IdArray, offsets: IntArray) -> npt.NDArray[np.uint64]:
-    masks = np.zeros(len(offsets) - 1, dtype=np.uint64)
-    lengths = np.diff(offsets)
+def _row_masks(ids: IdArray, lengths: IntArray, starts: IntArray) -> npt.NDArray[np.uint64]:
+    masks = np.zeros(len(lengths), dtype=np.uint64)
     nonempty = lengths > 0
-    if nonempty.any():
-        bits = np.left_shift(np.uint64(1), ids.astype(np.uint64))
+    if len(ids):
         # reduceat over the starts of non-empty rows only: an empty row's start
         # would repeat its neighbour's and reduceat would return a lone element.
-        masks[nonempty] = np.bitwise_or.reduceat(bits, offsets[:-1][nonempty])
+        masks[nonempty] = np.bitwise_or.reduceat(_POWERS[ids], starts[nonempty])
     return masks
+
+
+class _Side:
+    """One side (called or expected) of a block of rows."""
+
+    __slots__ = ("ids", "lengths", "starts")
+
+    def __init__(self, ids: IdArray, offsets: IntArray, start: int, stop: int) -> None:
+        first = offsets[start]
+        self.ids = ids[first : offsets[stop]]
+        self.starts = offsets[start:stop] - first
+        self.lengths = np.diff(offsets[start : stop + 1])
+
+
+def _blocks(
+    called_ids: IdArray, called_offsets: IntArray, expected_ids: IdArray, expected_offsets: IntArray
+) -> Iterator[tuple[int, int, _Side, _Side]]:
+    rows = len(called_offsets) - 1
+    for start in range(0, rows, BLOCK_ROWS):
+        stop = min(start + BLOCK_ROWS, rows)
+        yield (
+            start,
+            stop,
+            _Side(called_ids, called_offsets, start, stop),
+            _Side(expected_ids, expected_offsets, start, stop),
+        )
+
+
+def _key_dtype(width: int) -> type[np.signedinteger[Any]]:
+    return np.int32 if BLOCK_ROWS * width < 2**31 else np.int64
+
+
+def _row_keys(side: _Side, width: int, dtype: type[np.signedinteger[Any]]) -> npt.NDArray[Any]:
+    """``row * width + id`` for every call of the block, in call order."""
+    base = np.arange(len(side.lengths), dtype=dtype) * dtype(width)
+    keys = np.repeat(base, side.lengths)
+    keys += side.ids
+    return keys
+
+
+def _running_count(flags: npt.NDArray[np.bool_]) -> npt.NDArray[np.int32]:
+    """``out[i]`` = number of True flags before position ``i`` (length len + 1).
+
+    An explicit int32 accumulator: numpy's default bool -> int64 cumsum is
+    about 15x slower.
+    """
+    out = np.zeros(len(flags) + 1, dtype=np.int32)
+    np.cumsum(flags, dtype=np.int32, out=out[1:])
+    return out
+
+
+def _per_row_totals(flags: npt.NDArray[np.bool_], lengths: IntArray) -> IntArray:
+    """How many flags are set within each row's segment."""
+    seen = _running_count(flags)
+    ends = np.cumsum(lengths)
+    totals: IntArray = (seen[ends] - seen[ends - lengths]).astype(np.int64)
+    return totals
+
+
+def _distinct_sorted(keys: npt.NDArray[Any], lengths: IntArray) -> tuple[npt.NDArray[Any], IntArray]:
+    """Sort keys in place; return the distinct ones and how many each row has."""
+    keys.sort(kind="stable")  # per-row runs: timsort merges them cheaply
+    starts = _group_starts(keys)
+    counts = _per_row_totals(starts, lengths)
+    return keys[starts], counts
+
+
+def _shared_keys(first: npt.NDArray[Any], second: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Keys in both of two sorted distinct-key arrays."""
+    both = np.concatenate([first, second])
+    both.sort(kind="stable")  # two sorted runs: a merge
+    shared: npt.NDArray[Any] = both[1:][both[1:] == both[:-1]]
+    return shared
 
 
 def set_counts(
@@ -83,36 +165,42 @@ def set_counts(
 ) -> SetCounts:
     """Distinct-tool counts per row, by bitsets for small vocabularies, else by sorting."""
     rows = len(called_offsets) - 1
-    if vocabulary_size <= BITSET_LIMIT:
-        called = _row_masks(called_ids, called_offsets)
-        expected = _row_masks(expected_ids, expected_offsets)
-        return SetCounts(_popcount(called), _popcount(expected), _popcount(called & expected))
+    out = SetCounts(*(np.zeros(rows, dtype=np.int64) for _ in range(3)))
     width = max(vocabulary_size, 1)
-    called_keys = unique_keys(called_ids, called_offsets, width)
-    expected_keys = unique_keys(expected_ids, expected_offsets, width)
-    both = np.concatenate([called_keys, expected_keys])
-    both.sort(kind="stable")  # two sorted runs: a merge
-    shared_keys = both[1:][both[1:] == both[:-1]]
-    return SetCounts(
-        np.bincount(called_keys // width, minlength=rows),
-        np.bincount(expected_keys // width, minlength=rows),
-        np.bincount(shared_keys // width, minlength=rows),
-    )
+    dtype = _key_dtype(width)
+    for start, stop, called, expected in _blocks(
+        called_ids, called_offsets, expected_ids, expected_offsets
+    ):
+        if vocabulary_size <= BITSET_LIMIT:
+            called_masks = _row_masks(called.ids, called.lengths, called.starts)
+            expected_masks = _row_masks(expected.ids, expected.lengths, expected.starts)
+            out.called[start:stop] = _popcount(called_masks)
+            out.expected[start:stop] = _popcount(expected_masks)
+            out.shared[start:stop] = _popcount(called_masks & expected_masks)
+            continue
+        called_keys, out.called[start:stop] = _distinct_sorted(
+            _row_keys(called, width, dtype), called.lengths
+        )
+        expected_keys, out.expected[start:stop] = _distinct_sorted(
+            _row_keys(expected, width, dtype), expected.lengths
+        )
+        shared = _shared_keys(called_keys, expected_keys)
+        out.shared[start:stop] = np.bincount(shared // width, minlength=stop - start)
+    return out
 
 
-def _first_occurrences(ids: IdArray, offsets: IntArray, width: int) -> tuple[
-    npt.NDArray[np.bool_], IntArray, IntArray
-]:
-    """Mask of each row's first call of each tool; the distinct keys, sorted;
-    and the flat position of each distinct key's first call."""
-    keys = case_index(offsets) * width + ids
+def _first_calls(
+    side: _Side, width: int, dtype: type[np.signedinteger[Any]]
+) -> tuple[npt.NDArray[Any], IntArray, IntArray]:
+    """Each row's distinct keys (sorted), the block position of each one's
+    first call, and each row's number of distinct tools."""
+    keys = _row_keys(side, width, dtype)
     order = np.argsort(keys, kind="stable")  # equal keys keep call order
     sorted_keys = keys[order]
     starts = _group_starts(sorted_keys)
-    first_positions = order[starts]
-    keep = np.zeros(len(keys), dtype=bool)
-    keep[first_positions] = True
-    return keep, sorted_keys[starts], first_positions
+    counts = _per_row_totals(starts, side.lengths)
+    first_positions: IntArray = order[starts]
+    return sorted_keys[starts], first_positions, counts
 
 
 def lis_lengths(values: IntArray, offsets: IntArray) -> IntArray:
@@ -164,35 +252,40 @@ def ordered_matches(
     tools' positions in the expected first-call order, taken in called order.
     """
     rows = len(called_offsets) - 1
+    out = SetCounts(*(np.zeros(rows, dtype=np.int64) for _ in range(3)))
+    matched = np.zeros(rows, dtype=np.int64)
     width = max(vocabulary_size, 1)
-    _, called_keys, called_first = _first_occurrences(called_ids, called_offsets, width)
-    keep_expected, expected_keys, expected_first = _first_occurrences(
-        expected_ids, expected_offsets, width
-    )
-    # Rank of each expected first call within its row's first-call sequence.
-    seen = np.cumsum(keep_expected)
-    seen_before_row = np.concatenate([[0], seen])[expected_offsets[:-1]]
-    rank_at = seen - 1 - np.repeat(seen_before_row, np.diff(expected_offsets))
-    expected_rank = rank_at[expected_first]
-
-    # Merge the two sorted distinct-key lists; equal neighbours are shared
-    # tools, expected one first (a stable sort keeps the concatenation order).
-    both = np.concatenate([expected_keys, called_keys])
-    order = np.argsort(both, kind="stable")
-    merged = both[order]
-    pair = np.flatnonzero(merged[1:] == merged[:-1])
-    expected_index = order[pair]
-    called_index = order[pair + 1] - len(expected_keys)
-
-    shared_rows = called_keys[called_index] // width
-    counts = SetCounts(
-        np.bincount(called_keys // width, minlength=rows),
-        np.bincount(expected_keys // width, minlength=rows),
-        np.bincount(shared_rows, minlength=rows),
-    )
-    # The shared tools in called order: sort by the flat position of the call.
-    by_call = np.argsort(called_first[called_index], kind="stable")
-    sequence = expected_rank[expected_index][by_call]
-    sequence_offsets = np.zeros(rows + 1, dtype=np.int64)
-    np.cumsum(counts.shared, out=sequence_offsets[1:])
-    return counts, lis_lengths(sequence, sequence_offsets)
+    dtype = _key_dtype(width)
+    for start, stop, called, expected in _blocks(
+        called_ids, called_offsets, expected_ids, expected_offsets
+    ):
+        block_rows = stop - start
+        called_keys, called_first, out.called[start:stop] = _first_calls(called, width, dtype)
+        expected_keys, expected_first, out.expected[start:stop] = _first_calls(
+            expected, width, dtype
+        )
+        # Rank of each distinct expected tool in its row's first-call order:
+        # how many first calls of that row come before its own.
+        is_first = np.zeros(len(expected.ids), dtype=bool)
+        is_first[expected_first] = True
+        firsts_before = _running_count(is_first)
+        expected_rows = expected_keys // width
+        expected_rank = (
+            firsts_before[expected_first] - firsts_before[expected.starts[expected_rows]]
+        )
+        # Merge the two sorted distinct-key lists; equal neighbours are shared
+        # tools, expected first (a stable sort keeps the concatenation order).
+        both = np.concatenate([expected_keys, called_keys])
+        order = np.argsort(both, kind="stable")
+        pair = np.flatnonzero(both[order[1:]] == both[order[:-1]])
+        expected_index = order[pair]
+        called_index = order[pair + 1] - len(expected_keys)
+        shared_counts = np.bincount(expected_rows[expected_index], minlength=block_rows)
+        out.shared[start:stop] = shared_counts
+        # The shared tools in called order: sort by the position of the call.
+        by_call = np.argsort(called_first[called_index], kind="stable")
+        sequence = expected_rank[expected_index[by_call]]
+        sequence_offsets = np.zeros(block_rows + 1, dtype=np.int64)
+        np.cumsum(shared_counts, out=sequence_offsets[1:])
+        matched[start:stop] = lis_lengths(sequence, sequence_offsets)
+    return out, matched

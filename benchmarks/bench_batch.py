@@ -1,0 +1,212 @@
+"""Batch evaluation against one-case-at-a-time baselines, measured side by side.
+
+    python benchmarks/bench_batch.py [--sizes 10000 100000 1000000] [--repeats 3]
+
+For each N, vocabulary size (40 and 2,000 distinct tool names) and mode
+(unordered, ordered), seeded synthetic cases with 0 to 8 calls a side are
+scored by:
+
+  (a) a loop of metric.evaluate over AgentTestCase objects
+  (b) a plain-Python set loop over name lists: the floor for any
+      one-case-at-a-time code (ordered: first-call order and an LIS)
+  (c) sklearn.metrics.jaccard_score(average="samples") on sparse multilabel
+      indicator matrices (unordered only; when scikit-learn is installed)
+  (d) agentmetrics.evaluate() from AgentTestCase objects
+  (e) ToolCallBatch.from_columns on name lists + evaluate_batch
+  (f) evaluate_batch on a built ToolCallBatch
+  (g) ToolCallBatch.from_arrow on list<string> columns + evaluate_batch
+      (when pyarrow is installed)
+
+Each is timed `--repeats` times, interleaved, and the median is printed with
+its speed-up over (b). Then the peak memory of evaluate() on the largest N,
+beyond its input, is measured in a fresh process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from bisect import bisect_left
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from agentmetrics import AgentTestCase, ToolCall, ToolCallBatch, ToolSelectionAccuracy, evaluate
+
+
+def make_columns(n: int, vocabulary: int, seed: int = 0) -> tuple[list[list[str]], list[list[str]]]:
+    rng = np.random.default_rng(seed)
+    names = [f"tool_{i:04d}" for i in range(vocabulary)]
+    columns = []
+    for _ in range(2):
+        lengths = rng.integers(0, 9, n)
+        ids = rng.integers(0, vocabulary, int(lengths.sum())).tolist()
+        flat = [names[i] for i in ids]
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).tolist()
+        columns.append([flat[offsets[i] : offsets[i + 1]] for i in range(n)])
+    return columns[0], columns[1]
+
+
+def make_cases(called: list[list[str]], expected: list[list[str]]) -> list[AgentTestCase]:
+    shared: dict[str, ToolCall] = {}  # ToolCall is immutable: one object per name
+
+    def calls(names: list[str]) -> list[ToolCall]:
+        return [shared.get(n) or shared.setdefault(n, ToolCall(n)) for n in names]
+
+    return [AgentTestCase(tool_calls=calls(c), expected_tool_calls=calls(e)) for c, e in zip(called, expected)]
+
+
+def python_unordered(called: list[list[str]], expected: list[list[str]]) -> list[float]:
+    out = []
+    for c, e in zip(called, expected):
+        a, b = set(c), set(e)
+        union = len(a | b)
+        out.append(len(a & b) / union if union else 1.0)
+    return out
+
+
+def python_ordered(called: list[list[str]], expected: list[list[str]]) -> list[float]:
+    out = []
+    for c, e in zip(called, expected):
+        first_c, first_e = list(dict.fromkeys(c)), {n: i for i, n in enumerate(dict.fromkeys(e))}
+        union = len(first_e.keys() | first_c)
+        tails: list[int] = []
+        for name in first_c:
+            if name in first_e:
+                p = first_e[name]
+                k = bisect_left(tails, p)
+                tails[k : k + 1] = [p]
+        out.append(len(tails) / union if union else 1.0)
+    return out
+
+
+def sklearn_jaccard(batch: ToolCallBatch) -> Callable[[], Any] | None:
+    try:
+        from scipy.sparse import csr_matrix
+        from sklearn.metrics import jaccard_score
+    except ImportError:
+        return None
+    shape = (len(batch), max(len(batch.vocabulary), 1))
+
+    def indicator(ids: np.ndarray, offsets: np.ndarray) -> Any:
+        matrix = csr_matrix((np.ones(len(ids), dtype=np.int8), ids, offsets), shape=shape)
+        matrix.sum_duplicates()
+        matrix.data[:] = 1
+        return matrix
+
+    y_pred = indicator(batch.called_ids, batch.called_offsets)
+    y_true = indicator(batch.expected_ids, batch.expected_offsets)
+    return lambda: jaccard_score(y_true, y_pred, average="samples", zero_division=1.0)
+
+
+def arrow_columns(called: list[list[str]], expected: list[list[str]]) -> tuple[Any, Any] | None:
+    try:
+        import pyarrow as pa
+    except ImportError:
+        return None
+    kind = pa.list_(pa.string())
+    return pa.array(called, type=kind), pa.array(expected, type=kind)
+
+
+def run_config(n: int, vocabulary: int, order_matters: bool, repeats: int) -> list[tuple[str, float]]:
+    called, expected = make_columns(n, vocabulary)
+    cases = make_cases(called, expected)
+    metric = ToolSelectionAccuracy(order_matters=order_matters)
+    batch = ToolCallBatch.from_cases(cases)
+    arrow = arrow_columns(called, expected)
+    baseline = python_ordered if order_matters else python_unordered
+    # Same numbers from every path before anything is timed.
+    reference = np.array(baseline(called, expected))
+    assert np.array_equal(metric.evaluate_batch(batch).values, reference)
+
+    candidates: dict[str, Callable[[], Any]] = {
+        "(a) loop of metric.evaluate": lambda: [metric.evaluate(case) for case in cases],
+        "(b) plain-Python set loop": lambda: baseline(called, expected),
+    }
+    jaccard = None if order_matters else sklearn_jaccard(batch)
+    if jaccard is not None:
+        candidates["(c) sklearn jaccard_score"] = jaccard
+    candidates["(d) evaluate() from cases"] = lambda: evaluate(cases, metric, progress=False)
+    candidates["(e) from_columns + evaluate_batch"] = lambda: metric.evaluate_batch(
+        ToolCallBatch.from_columns(tool_calls=called, expected_tool_calls=expected))
+    candidates["(f) evaluate_batch on a batch"] = lambda: metric.evaluate_batch(batch)
+    if arrow is not None:
+        candidates["(g) from_arrow + evaluate_batch"] = lambda: metric.evaluate_batch(
+            ToolCallBatch.from_arrow(tool_calls=arrow[0], expected_tool_calls=arrow[1]))
+
+    samples: dict[str, list[float]] = {label: [] for label in candidates}
+    for _ in range(repeats):
+        for label, run in candidates.items():
+            start = time.perf_counter()
+            run()
+            samples[label].append(time.perf_counter() - start)
+    return [(label, statistics.median(times)) for label, times in samples.items()]
+
+
+MEMORY_PROBE = """
+import sys
+sys.path.insert(0, {bench_dir!r})
+from bench_batch import make_columns, make_cases
+from agentmetrics import evaluate, ToolSelectionAccuracy
+
+def rss(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field):
+            return int(line.split()[1]) / 1024
+called, expected = make_columns({n}, {vocabulary})
+cases = make_cases(called, expected)
+del called, expected
+import numpy, agentmetrics._evaluate, agentmetrics._kernels  # imports are not the result's cost
+before = rss("VmRSS:")
+open("/proc/self/clear_refs", "w").write("5")  # reset the peak
+result = evaluate(cases, ToolSelectionAccuracy(order_matters={order_matters}), progress=False)
+print(f"{{rss('VmHWM:') - before:.0f}} {{rss('VmRSS:') - before:.0f}}")
+"""
+
+
+def measure_memory(n: int, vocabulary: int, order_matters: bool) -> tuple[float, float] | None:
+    from pathlib import Path
+
+    code = MEMORY_PROBE.format(bench_dir=str(Path(__file__).parent), n=n, vocabulary=vocabulary,
+                               order_matters=order_matters)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if done.returncode != 0:
+        print(done.stderr, file=sys.stderr)
+        return None
+    peak, kept = done.stdout.split()
+    return float(peak), float(kept)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--vocabularies", type=int, nargs="+", default=[40, 2000])
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+
+    print(f"python {sys.version.split()[0]}, numpy {np.__version__}, median of {args.repeats}\n")
+    for n in args.sizes:
+        for vocabulary in args.vocabularies:
+            for order_matters in (False, True):
+                mode = "ordered" if order_matters else "unordered"
+                print(f"N={n:,}  tools={vocabulary:,}  {mode}")
+                rows = run_config(n, vocabulary, order_matters, args.repeats)
+                floor = dict(rows)["(b) plain-Python set loop"]
+                for label, seconds in rows:
+                    print(f"  {label:<36}{seconds * 1e3:>10.1f} ms{seconds / n * 1e9:>9.0f} ns/case"
+                          f"{floor / seconds:>8.1f}x vs (b)")
+                print()
+    n = max(args.sizes)
+    for order_matters in (False, True):
+        memory = measure_memory(n, 2000, order_matters)
+        if memory:
+            print(f"memory, evaluate() on {n:,} cases (2,000 tools, order_matters={order_matters}): "
+                  f"peak {memory[0]:.0f} MB above the input, {memory[1]:.0f} MB kept by the result")
+
+
+if __name__ == "__main__":
+    main()
