@@ -29,7 +29,9 @@ test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest
 
 bench: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/bench_startup.py
+	$(BIN)/python benchmarks/bench_batch.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

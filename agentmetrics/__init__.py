@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agentmetrics._dataset import read_cases
+from agentmetrics._dataset import example_cases, read_cases
 from agentmetrics._metric import Metric
 from agentmetrics._model import AgentTestCase, EvalScore, ToolCall
 from agentmetrics.errors import (
@@ -96,6 +96,7 @@ __all__ = [
     "ToolSelectionAccuracy",
     "__version__",
     "evaluate",
+    "example_cases",
     "get_metric",
     "get_metric_class",
     "list_metrics",

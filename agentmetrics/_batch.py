@@ -414,7 +414,9 @@ class ToolCallBatch:
         """Encode two ``list<string>`` Arrow columns with Arrow compute (needs pyarrow).
 
         Names are dictionary-encoded by Arrow; no Python object is made per
-        name. A null list means "not given"; a null or empty name is an
+        name. Columns of ``list<dictionary<string>>`` (Parquet's dictionary
+        encoding, kept with ``read_dictionary=``) skip the hashing and keep
+        their codes. A null list means "not given"; a null or empty name is an
         invalid row.
         """
         check_errors_mode(errors)
@@ -428,22 +430,31 @@ class ToolCallBatch:
         n = len(columns[0])
         import pyarrow.compute as pc
 
-        flat = [pc.list_flatten(column).combine_chunks() for column in columns]
-        encoded = pa.concat_arrays(flat).dictionary_encode()
-        vocabulary = tuple(encoded.dictionary.to_pylist())
-        all_ids = encoded.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(
-            np.int32, copy=False
-        )
-        split = len(flat[0])
+        flat = [pc.list_flatten(column) for column in columns]
+        dictionary, codes = _arrow_codes(flat)
+        vocabulary = tuple(dictionary.to_pylist())
+        side_ids = [
+            np.concatenate(
+                [
+                    (part.fill_null(0) if part.null_count else part).to_numpy(zero_copy_only=False)
+                    for part in parts
+                ]
+                or [np.zeros(0, dtype=np.int32)]
+            ).astype(np.int32, copy=False)
+            for parts in codes
+        ]
         sides = []
         invalid: dict[int, str] = {}
         for side, (column, field) in enumerate(zip(columns, ("tool_calls", "expected_tool_calls"))):
             lengths = pc.list_value_length(column).fill_null(0).to_numpy(zero_copy_only=False)
             offsets = _offsets_from_lengths(lengths.astype(np.int64))
             given = pc.is_valid(column).to_numpy(zero_copy_only=False).astype(bool)
-            ids_side = all_ids[:split] if side == 0 else all_ids[split:]
+            ids_side = side_ids[side]
             # A null name encodes as a null index: find the rows that hold one.
-            validity = pc.is_valid(flat[side]).to_numpy(zero_copy_only=False).astype(bool)
+            if flat[side].null_count:
+                validity = pc.is_valid(flat[side]).to_numpy(zero_copy_only=False).astype(bool)
+            else:
+                validity = np.ones(len(ids_side), dtype=bool)
             bad_positions = np.flatnonzero(~validity)
             if "" in vocabulary:
                 bad_positions = np.union1d(bad_positions, np.flatnonzero(ids_side == vocabulary.index("")))
@@ -569,6 +580,55 @@ def _arrow_list(column: Any, field: str) -> Any:
             f"e.g. column.cast(pa.list_(pa.string()))."
         )
     value_type = column.type.value_type
-    if not (pa.types.is_string(value_type) or pa.types.is_large_string(value_type)):
+    if pa.types.is_dictionary(value_type) and _is_arrow_string(value_type.value_type):
+        return column  # already encoded: the fast path keeps the codes
+    if not _is_arrow_string(value_type):
         raise InvalidCaseError(f"from_arrow: {field} must be list<string>, got {column.type}.")
     return column.cast(pa.list_(pa.string())) if column.type != pa.list_(pa.string()) else column
+
+
+def _is_arrow_string(arrow_type: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type))
+
+
+def _arrow_codes(flat: list[Any]) -> tuple[Any, list[Any]]:
+    """Dictionary-encode the flattened names of both sides with one dictionary.
+
+    Returns the dictionary (a string array) and each side's code arrays.
+    Columns that are already ``list<dictionary<string>>`` (as Parquet files
+    often store them) keep their codes: only their dictionaries are unified,
+    and no name is hashed.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    chunks = [chunk for values in flat for chunk in values.chunks]
+    if flat and all(pa.types.is_dictionary(values.type) for values in flat):
+        encoded = pa.chunked_array(chunks, type=flat[0].type).unify_dictionaries()
+        dictionary = encoded.chunk(0).dictionary if encoded.num_chunks else pa.array([], pa.string())
+        if dictionary.null_count or len(pc.unique(dictionary)) != len(dictionary):
+            # Repeated or null dictionary entries would give one name two codes.
+            flat = [values.cast(pa.string()) for values in flat]
+            return _arrow_codes(flat)
+    else:
+        flat = [
+            values.cast(pa.string()) if pa.types.is_dictionary(values.type) else values
+            for values in flat
+        ]
+        chunks = [chunk for values in flat for chunk in values.chunks]
+        # One hash table across both sides, without copying the strings into
+        # one array: Arrow encodes chunk by chunk with a shared memo table.
+        encoded = pa.chunked_array(chunks, type=pa.string()).dictionary_encode()
+        dictionaries = [chunk.dictionary for chunk in encoded.chunks]
+        if any(not d.equals(dictionaries[-1]) for d in dictionaries):
+            encoded = encoded.unify_dictionaries()
+        dictionary = encoded.chunk(0).dictionary if encoded.num_chunks else pa.array([], pa.string())
+    codes = []
+    first = 0
+    for values in flat:
+        side = encoded.chunks[first : first + values.num_chunks]
+        first += values.num_chunks
+        codes.append([chunk.indices for chunk in side])
+    return dictionary, codes

@@ -9,7 +9,7 @@ from typing import IO, Any
 from agentmetrics._model import AgentTestCase
 from agentmetrics.errors import InvalidCaseError
 
-__all__ = ["LINE_KEYS", "case_from_record", "read_cases"]
+__all__ = ["LINE_KEYS", "case_from_record", "example_cases", "read_cases"]
 
 #: The keys a JSONL line may have. ``tool_calls`` and ``expected_tool_calls``
 #: hold names or ``{"name": ..., "arguments": {...}}`` objects.
@@ -80,3 +80,17 @@ def _read(handle: IO[str], label: str) -> Iterator[AgentTestCase]:
             yield case_from_record(record)
         except InvalidCaseError as error:
             raise InvalidCaseError(f"{label}:{number}: {error}") from None
+
+
+def example_cases() -> list[AgentTestCase]:
+    """The bundled example: 50 real tau2-bench airline runs (MIT licensed).
+
+    Each case holds the tool calls claude-sonnet-4-5 made in one simulated
+    customer-service conversation, the task's expected actions, the first
+    user message as ``input``, and ``metadata`` with ``id`` and ``tau2_reward``.
+    """
+    from importlib import resources
+
+    source = resources.files("agentmetrics").joinpath("examples", "tau2_airline.jsonl")
+    with source.open("r", encoding="utf-8") as handle:
+        return list(read_cases(handle))

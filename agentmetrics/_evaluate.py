@@ -44,15 +44,18 @@ def _resolve_metric(spec: object) -> Metric:
 
 
 def _labels(metrics: list[Metric]) -> list[str]:
-    """Registry names; where two metrics share one, add their parameters."""
-    names = [metric.name for metric in metrics]
+    """Registry names; where several metrics share one, add the parameters
+    that tell them apart: ``tool_selection_accuracy(order_matters=True)``."""
     labels = []
     for metric in metrics:
-        if names.count(metric.name) == 1:
+        twins = [other.get_params() for other in metrics if other.name == metric.name]
+        if len(twins) == 1:
             labels.append(metric.name)
-        else:
-            params = ", ".join(f"{k}={v!r}" for k, v in metric.get_params().items())
-            labels.append(f"{metric.name}({params})")
+            continue
+        params = metric.get_params()
+        differing = [key for key in params if any(twin.get(key) != params[key] for twin in twins)]
+        shown = ", ".join(f"{key}={params[key]!r}" for key in differing)
+        labels.append(f"{metric.name}({shown})")
     for label in labels:
         if labels.count(label) > 1:
             raise InvalidParameterError(

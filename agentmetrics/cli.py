@@ -10,10 +10,9 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from importlib import resources
 from typing import IO, Any
 
-from agentmetrics._dataset import read_cases
+from agentmetrics._dataset import example_cases, read_cases
 from agentmetrics._metric import Metric
 from agentmetrics._model import AgentTestCase, EvalScore
 from agentmetrics.errors import AgentMetricsError, InvalidCaseError, InvalidParameterError
@@ -87,9 +86,7 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
         metrics.append(get_metric(name, **params))
 
     if args.file is None:
-        source = resources.files("agentmetrics").joinpath("examples", EXAMPLE_CASES)
-        with source.open("r", encoding="utf-8") as handle:
-            cases = list(read_cases(handle))
+        cases = example_cases()
         label = f"bundled example: {EXAMPLE_CASES} (tau2-bench airline runs)"
     elif args.file == "-":
         cases = list(read_cases(sys.stdin))

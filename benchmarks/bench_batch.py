@@ -16,6 +16,8 @@ scored by:
   (f) evaluate_batch on a built ToolCallBatch
   (g) ToolCallBatch.from_arrow on list<string> columns + evaluate_batch
       (when pyarrow is installed)
+  (h) the same on list<dictionary<string>> columns, as Parquet stores
+      strings (read with read_dictionary=): no name is hashed
 
 Each is timed `--repeats` times, interleaved, and the median is printed with
 its speed-up over (b). Then the peak memory of evaluate() on the largest N,
@@ -103,13 +105,19 @@ def sklearn_jaccard(batch: ToolCallBatch) -> Callable[[], Any] | None:
     return lambda: jaccard_score(y_true, y_pred, average="samples", zero_division=1.0)
 
 
-def arrow_columns(called: list[list[str]], expected: list[list[str]]) -> tuple[Any, Any] | None:
+def arrow_columns(
+    called: list[list[str]], expected: list[list[str]], dictionary: bool = False
+) -> tuple[Any, Any] | None:
     try:
         import pyarrow as pa
     except ImportError:
         return None
     kind = pa.list_(pa.string())
-    return pa.array(called, type=kind), pa.array(expected, type=kind)
+    columns = pa.array(called, type=kind), pa.array(expected, type=kind)
+    if dictionary:
+        coded = pa.list_(pa.dictionary(pa.int32(), pa.string()))
+        return columns[0].cast(coded), columns[1].cast(coded)
+    return columns
 
 
 def run_config(n: int, vocabulary: int, order_matters: bool, repeats: int) -> list[tuple[str, float]]:
@@ -118,6 +126,7 @@ def run_config(n: int, vocabulary: int, order_matters: bool, repeats: int) -> li
     metric = ToolSelectionAccuracy(order_matters=order_matters)
     batch = ToolCallBatch.from_cases(cases)
     arrow = arrow_columns(called, expected)
+    coded = arrow_columns(called, expected, dictionary=True)
     baseline = python_ordered if order_matters else python_unordered
     # Same numbers from every path before anything is timed.
     reference = np.array(baseline(called, expected))
@@ -137,6 +146,9 @@ def run_config(n: int, vocabulary: int, order_matters: bool, repeats: int) -> li
     if arrow is not None:
         candidates["(g) from_arrow + evaluate_batch"] = lambda: metric.evaluate_batch(
             ToolCallBatch.from_arrow(tool_calls=arrow[0], expected_tool_calls=arrow[1]))
+    if coded is not None:
+        candidates["(h) from_arrow, dictionary columns"] = lambda: metric.evaluate_batch(
+            ToolCallBatch.from_arrow(tool_calls=coded[0], expected_tool_calls=coded[1]))
 
     samples: dict[str, list[float]] = {label: [] for label in candidates}
     for _ in range(repeats):
@@ -159,7 +171,6 @@ def rss(field):
             return int(line.split()[1]) / 1024
 called, expected = make_columns({n}, {vocabulary})
 cases = make_cases(called, expected)
-del called, expected
 import numpy, agentmetrics._evaluate, agentmetrics._kernels  # imports are not the result's cost
 before = rss("VmRSS:")
 open("/proc/self/clear_refs", "w").write("5")  # reset the peak

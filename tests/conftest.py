@@ -32,3 +32,10 @@ def _fresh_registry():
 @pytest.fixture
 def examples_path() -> Path:
     return Path(agentmetrics.__file__).parent / "examples" / "tau2_airline.jsonl"
+
+
+def pytest_configure(config):
+    # Plots in tests and docs examples draw off-screen.
+    import os
+
+    os.environ.setdefault("MPLBACKEND", "Agg")

@@ -222,3 +222,24 @@ def test_missing_optional_dependencies_say_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     with pytest.raises(MissingDependencyError, match=r"agentmetrics\[arrow\]"):
         ToolCallBatch.from_arrow(tool_calls=None, expected_tool_calls=None)
+
+
+DICT_LIST = pa.list_(pa.dictionary(pa.int32(), pa.string()))
+
+
+def test_from_arrow_keeps_the_codes_of_dictionary_encoded_columns():
+    called, expected = arrow_columns()
+    batch = ToolCallBatch.from_arrow(tool_calls=called.cast(DICT_LIST), expected_tool_calls=expected.cast(DICT_LIST))
+    assert summary(batch) == expected_summary()
+    mixed = ToolCallBatch.from_arrow(tool_calls=called.cast(DICT_LIST), expected_tool_calls=expected)
+    assert summary(mixed) == expected_summary()
+
+
+def test_from_arrow_dictionary_with_repeated_entries_is_re_encoded():
+    # Codes 0 and 1 both spell "A": they must become one tool.
+    values = pa.DictionaryArray.from_arrays(pa.array([0, 1, 2], pa.int32()), pa.array(["A", "A", "B"]))
+    called = pa.ListArray.from_arrays(pa.array([0, 2, 3], pa.int32()), values)
+    expected = pa.array([["A"], ["B"]], DICT_LIST)
+    batch = ToolCallBatch.from_arrow(tool_calls=called, expected_tool_calls=expected)
+    assert summary(batch) == [(0, ("A", "A"), ("A",)), (1, ("B",), ("B",))]
+    assert evaluate(batch, "tool_selection_accuracy")["tool_selection_accuracy"].values.tolist() == [1.0, 1.0]

@@ -61,6 +61,9 @@ def test_metric_specs_in_every_form():
         "tool_selection_accuracy(threshold=0.8, order_matters=True)",
         "tool_selection_accuracy(threshold=0.5, order_matters=False)",
     )
+    pair = evaluate(cases(), [ToolSelectionAccuracy(), ToolSelectionAccuracy(order_matters=True)])
+    assert pair.metrics == (
+        "tool_selection_accuracy(order_matters=False)", "tool_selection_accuracy(order_matters=True)")
     single = evaluate(cases(), ToolSelectionAccuracy)
     assert single.metrics == ("tool_selection_accuracy",) and len(single) == 5
     assert single["tool_selection_accuracy"].values.tolist() == [1.0, 0.5, 0.5, 1.0, 1.0]
@@ -185,8 +188,8 @@ def result() -> EvaluationResult:
     return evaluate(cases(), ["tool_selection_accuracy", ("tool_selection_accuracy", {"order_matters": True})])
 
 
-ORDERED = "tool_selection_accuracy(threshold=0.8, order_matters=True)"
-UNORDERED = "tool_selection_accuracy(threshold=0.8, order_matters=False)"
+ORDERED = "tool_selection_accuracy(order_matters=True)"
+UNORDERED = "tool_selection_accuracy(order_matters=False)"
 
 
 def test_summary_matches_numpy(result):
