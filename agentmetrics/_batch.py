@@ -499,8 +499,8 @@ class ToolCallBatch:
         )
 
     def case_id(self, row: int) -> Any:
-        """The case's id, or its position when the batch has no ids."""
-        return row if self.case_ids is None else self.case_ids[row]
+        """The case's id, or None when it has none (its position then names it)."""
+        return None if self.case_ids is None else self.case_ids[row]
 
     def called_names(self, row: int) -> tuple[str, ...] | None:
         if not self.called_given[row]:

@@ -13,9 +13,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from agentmetrics._dataset import example_cases, read_cases
-from agentmetrics._metric import Metric
-from agentmetrics._model import AgentTestCase, EvalScore
-from agentmetrics.errors import AgentMetricsError, InvalidCaseError, InvalidParameterError
+from agentmetrics.errors import AgentMetricsError, InvalidParameterError
 from agentmetrics.registry import get_metric, list_metrics
 
 __all__ = ["main", "parse_metric_spec"]
@@ -49,25 +47,6 @@ def parse_metric_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), params
 
 
-def _case_label(index: int, case: AgentTestCase) -> str:
-    case_id = case.metadata.get("id")
-    return str(case_id) if case_id is not None else str(index)
-
-
-def _score_all(
-    cases: Sequence[AgentTestCase], metrics: Sequence[Metric]
-) -> list[list[EvalScore]]:
-    rows = []
-    for index, case in enumerate(cases):
-        try:
-            rows.append([metric.evaluate(case) for metric in metrics])
-        except AgentMetricsError as error:
-            raise InvalidCaseError(
-                f"case {index} (id {_case_label(index, case)!r}): {error}"
-            ) from error
-    return rows
-
-
 def _print_table(rows: list[list[str]], out: IO[str], right: frozenset[int] = frozenset()) -> None:
     widths = [max(len(row[col]) for row in rows) for col in range(len(rows[0]))]
     for row in rows:
@@ -87,44 +66,50 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
 
     if args.file is None:
         cases = example_cases()
-        label = f"bundled example: {EXAMPLE_CASES} (tau2-bench airline runs)"
+        label_of_source = f"bundled example: {EXAMPLE_CASES} (tau2-bench airline runs)"
     elif args.file == "-":
         cases = list(read_cases(sys.stdin))
-        label = "<stdin>"
+        label_of_source = "<stdin>"
     else:
         cases = list(read_cases(args.file))
-        label = args.file
+        label_of_source = args.file
 
-    scores = _score_all(cases, metrics)
+    from agentmetrics._evaluate import evaluate  # numpy only when scoring
+
+    result = evaluate(cases, metrics, progress=False)
+    labels = result.metrics
     table = [["case", "metric", "value", "result", "reason"]]
-    for index, (case, case_scores) in enumerate(zip(cases, scores)):
-        for score in case_scores:
+    for row in range(len(cases)):
+        case_id = result.batch.case_id(row)
+        case_label = str(row if case_id is None else case_id)
+        for label in labels:
+            scores = result[label]
             table.append([
-                _case_label(index, case),
-                score.metric,
-                f"{score.value:.2f}",
-                "PASS" if score.passed else "FAIL",
-                score.reason,
+                case_label,
+                scores.metric.name,
+                f"{scores.values[row]:.2f}",
+                "PASS" if scores.passed[row] else "FAIL",
+                scores.reason(row),
             ])
-    out.write(f"Scored {len(cases)} cases from {label}\n\n")
+    out.write(f"Scored {len(cases)} cases from {label_of_source}\n\n")
     if len(table) > 1:
         _print_table(table, out, right=frozenset({2}))
 
     summary = [["metric", "cases", "mean", "min", "max", "passed", "pass rate", "threshold"]]
     status = 0
-    for column, metric in enumerate(metrics):
-        values = [row[column].value for row in scores]
-        passed = sum(row[column].passed for row in scores)
-        rate = passed / len(values) if values else 1.0
+    for row_summary, label in zip(result.summary(), labels):
+        metric = result[label].metric
+        n, passed = row_summary["n"], row_summary["passed"]
+        rate = passed / n if n else 1.0
         if rate < args.fail_under:
             status = 1
         summary.append([
             repr(metric),
-            str(len(values)),
-            f"{sum(values) / len(values):.3f}" if values else "-",
-            f"{min(values):.2f}" if values else "-",
-            f"{max(values):.2f}" if values else "-",
-            f"{passed}/{len(values)}",
+            str(n),
+            f"{row_summary['mean']:.3f}" if n else "-",
+            f"{row_summary['min']:.2f}" if n else "-",
+            f"{row_summary['max']:.2f}" if n else "-",
+            f"{passed}/{n}",
             f"{rate:.1%}",
             f"{metric.threshold:g}",
         ])

@@ -65,8 +65,9 @@ class CaseEvaluationError(AgentMetricsError, ValueError):
         self.case_id = case_id
         self.metric = metric
         self.message = message
+        named = f"case {index}" if case_id is None else f"case {index} (id {case_id!r})"
         super().__init__(
-            f"case {index} (id {case_id!r}) could not be scored by {metric!r}: {message} "
+            f"{named} could not be scored by {metric!r}: {message} "
             f"Fix the case, or pass errors='record' to score the rest and report it."
         )
 

@@ -38,7 +38,7 @@ def summary(batch):
 
 def expected_summary(ids=None):
     return [
-        (row if ids is None else ids[row], tuple(c), tuple(e))
+        (None if ids is None else ids[row], tuple(c), tuple(e))
         for row, (c, e) in enumerate(ROWS)
     ]
 
@@ -93,7 +93,7 @@ def test_bad_rows_raise_with_the_row_or_are_recorded(row, message):
         ToolCallBatch.from_columns(**columns)
     batch = ToolCallBatch.from_columns(**columns, errors="record")
     assert len(batch) == 3 and list(batch.invalid) == [1]
-    assert summary(batch)[2] == (2, ("B",), ("B",))
+    assert summary(batch)[2] == (None, ("B",), ("B",))
     result = evaluate(batch, "tool_selection_accuracy", errors="record")["tool_selection_accuracy"]
     assert np.isnan(result.values[1]) and result.values[[0, 2]].tolist() == [1.0, 1.0]
     assert result.errors == {1: batch.invalid[1]}
@@ -184,7 +184,7 @@ def test_from_arrow_chunked_sliced_and_null_lists():
                                pa.array([["X", "B"], ["B"]], pa.list_(pa.string())).slice(1)])
     expected = pa.chunked_array([pa.array([["A"], ["A"], ["B"]], pa.list_(pa.string()))])
     batch = ToolCallBatch.from_arrow(tool_calls=called, expected_tool_calls=expected)
-    assert summary(batch) == [(0, ("A",), ("A",)), (1, None, ("A",)), (2, ("B",), ("B",))]
+    assert summary(batch) == [(None, ("A",), ("A",)), (None, None, ("A",)), (None, ("B",), ("B",))]
 
 
 @pytest.mark.parametrize(("bad", "message"), [(None, "got null"), ("", "got ''")])
@@ -195,7 +195,7 @@ def test_from_arrow_null_or_empty_names_are_invalid_rows(bad, message):
         ToolCallBatch.from_arrow(tool_calls=called, expected_tool_calls=expected)
     batch = ToolCallBatch.from_arrow(tool_calls=called, expected_tool_calls=expected, errors="record")
     assert list(batch.invalid) == [1]
-    assert summary(batch)[2] == (2, ("C",), ("C",))
+    assert summary(batch)[2] == (None, ("C",), ("C",))
 
 
 def test_from_arrow_refuses_other_types():
@@ -241,5 +241,5 @@ def test_from_arrow_dictionary_with_repeated_entries_is_re_encoded():
     called = pa.ListArray.from_arrays(pa.array([0, 2, 3], pa.int32()), values)
     expected = pa.array([["A"], ["B"]], DICT_LIST)
     batch = ToolCallBatch.from_arrow(tool_calls=called, expected_tool_calls=expected)
-    assert summary(batch) == [(0, ("A", "A"), ("A",)), (1, ("B",), ("B",))]
+    assert summary(batch) == [(None, ("A", "A"), ("A",)), (None, ("B",), ("B",))]
     assert evaluate(batch, "tool_selection_accuracy")["tool_selection_accuracy"].values.tolist() == [1.0, 1.0]

@@ -102,7 +102,8 @@ def test_a_case_without_a_required_field_is_named(capsys, tmp_path):
     path.write_text('{"id": "x", "tool_calls": ["A"], "expected_tool_calls": []}\n{"id": "y", "tool_calls": ["A"]}\n')
     status, _, err = run(capsys, "evaluate", str(path))
     assert status == 2
-    assert "case 1 (id 'y'): metric 'tool_selection_accuracy' requires the test case field 'expected_tool_calls'" in err
+    assert ("case 1 (id 'y') could not be scored by 'tool_selection_accuracy': metric "
+            "'tool_selection_accuracy' requires the test case field 'expected_tool_calls'") in err
 
 
 def test_usage_errors_exit_2(capsys):

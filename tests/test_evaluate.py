@@ -302,3 +302,12 @@ def test_table_helpers(result):
         table["x"]
     assert "<caption>Per tool</caption>" in table._repr_html_()
     assert table.render(limit=1).endswith("more rows")
+
+
+def test_a_case_without_an_id_is_named_by_position():
+    with pytest.raises(CaseEvaluationError, match=r"^case 1 could not be scored") as info:
+        evaluate([AgentTestCase(tool_calls=[], expected_tool_calls=[]), AgentTestCase(tool_calls=[])],
+                 "tool_selection_accuracy")
+    assert info.value.case_id is None
+    assert evaluate(cases()[:1] + [AgentTestCase(tool_calls=[], expected_tool_calls=[])],
+                    ToolSelectionAccuracy()).batch.case_ids == ("ok", None)
