@@ -8,12 +8,17 @@ np.unique ~4 s, so everything here is built on stable sorts of keys
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import attrs
 import numpy as np
 import numpy.typing as npt
+
+from agentmetrics.errors import InvalidParameterError
 
 __all__ = ["SetCounts", "lis_lengths", "ordered_matches", "set_counts"]
 
@@ -95,18 +100,67 @@ class _Side:
         self.lengths = np.diff(offsets[start : stop + 1])
 
 
-def _blocks(
-    called_ids: IdArray, called_offsets: IntArray, expected_ids: IdArray, expected_offsets: IntArray
-) -> Iterator[tuple[int, int, _Side, _Side]]:
+#: Environment variable: threads for block kernels (default: all cores).
+THREADS_ENV = "AGENTMETRICS_NUM_THREADS"
+_pool: tuple[ThreadPoolExecutor, int] | None = None
+_pool_lock = threading.Lock()
+
+
+def thread_count() -> int:
+    """Threads the kernels use: AGENTMETRICS_NUM_THREADS, else the CPU count."""
+    value = os.environ.get(THREADS_ENV, "").strip()
+    if value:
+        try:
+            return max(1, int(value))
+        except ValueError:
+            raise InvalidParameterError(
+                f"{THREADS_ENV} must be a whole number of threads, got {value!r}."
+            ) from None
+    return os.cpu_count() or 1
+
+
+def _executor(threads: int) -> ThreadPoolExecutor:
+    """One shared pool, rebuilt only when the wanted size changes."""
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool[1] != threads:
+            if _pool is not None:
+                _pool[0].shutdown(wait=False)
+            _pool = (ThreadPoolExecutor(threads, thread_name_prefix="agentmetrics"), threads)
+        return _pool[0]
+
+
+def _run_blocks(
+    kernel: Callable[[int, int, _Side, _Side], None],
+    called_ids: IdArray,
+    called_offsets: IntArray,
+    expected_ids: IdArray,
+    expected_offsets: IntArray,
+) -> None:
+    """Call ``kernel(start, stop, called, expected)`` on every block of rows.
+
+    Blocks write disjoint slices of the outputs, and numpy releases the GIL
+    in the sorts and array loops, so blocks run in parallel threads.
+    """
     rows = len(called_offsets) - 1
-    for start in range(0, rows, BLOCK_ROWS):
+
+    def run(start: int) -> None:
         stop = min(start + BLOCK_ROWS, rows)
-        yield (
+        kernel(
             start,
             stop,
             _Side(called_ids, called_offsets, start, stop),
             _Side(expected_ids, expected_offsets, start, stop),
         )
+
+    starts = range(0, rows, BLOCK_ROWS)
+    threads = min(thread_count(), len(starts))
+    if threads <= 1:
+        for start in starts:
+            run(start)
+    else:
+        for _ in _executor(threads).map(run, starts):
+            pass
 
 
 def _key_dtype(width: int) -> type[np.signedinteger[Any]]:
@@ -168,16 +222,15 @@ def set_counts(
     out = SetCounts(*(np.zeros(rows, dtype=np.int64) for _ in range(3)))
     width = max(vocabulary_size, 1)
     dtype = _key_dtype(width)
-    for start, stop, called, expected in _blocks(
-        called_ids, called_offsets, expected_ids, expected_offsets
-    ):
+
+    def block(start: int, stop: int, called: _Side, expected: _Side) -> None:
         if vocabulary_size <= BITSET_LIMIT:
             called_masks = _row_masks(called.ids, called.lengths, called.starts)
             expected_masks = _row_masks(expected.ids, expected.lengths, expected.starts)
             out.called[start:stop] = _popcount(called_masks)
             out.expected[start:stop] = _popcount(expected_masks)
             out.shared[start:stop] = _popcount(called_masks & expected_masks)
-            continue
+            return
         called_keys, out.called[start:stop] = _distinct_sorted(
             _row_keys(called, width, dtype), called.lengths
         )
@@ -186,6 +239,8 @@ def set_counts(
         )
         shared = _shared_keys(called_keys, expected_keys)
         out.shared[start:stop] = np.bincount(shared // width, minlength=stop - start)
+
+    _run_blocks(block, called_ids, called_offsets, expected_ids, expected_offsets)
     return out
 
 
@@ -256,9 +311,7 @@ def ordered_matches(
     matched = np.zeros(rows, dtype=np.int64)
     width = max(vocabulary_size, 1)
     dtype = _key_dtype(width)
-    for start, stop, called, expected in _blocks(
-        called_ids, called_offsets, expected_ids, expected_offsets
-    ):
+    def block(start: int, stop: int, called: _Side, expected: _Side) -> None:
         block_rows = stop - start
         called_keys, called_first, out.called[start:stop] = _first_calls(called, width, dtype)
         expected_keys, expected_first, out.expected[start:stop] = _first_calls(
@@ -288,4 +341,6 @@ def ordered_matches(
         sequence_offsets = np.zeros(block_rows + 1, dtype=np.int64)
         np.cumsum(shared_counts, out=sequence_offsets[1:])
         matched[start:stop] = lis_lengths(sequence, sequence_offsets)
+
+    _run_blocks(block, called_ids, called_offsets, expected_ids, expected_offsets)
     return out, matched

@@ -14,12 +14,16 @@ from conftest import TESTS, load_jsonl
 UNICODE = ["検索", "résumé", "emoji🙂", "Ω", "tool with space", "GetOrder", "getorder"]
 
 
-@pytest.fixture(params=["bitsets", "sorting"])
+@pytest.fixture(params=["bitsets", "sorting", "threaded-blocks"])
 def kernel_path(request, monkeypatch):
-    """Run each test through both set kernels and both LIS paths."""
+    """Run each test through both set kernels, both LIS paths, and many
+    small blocks on several threads."""
     if request.param == "sorting":
         monkeypatch.setattr(_kernels, "BITSET_LIMIT", 0)
         monkeypatch.setattr(_kernels, "LIS_VECTOR_LIMIT", 2)  # long rows take the scalar LIS
+    if request.param == "threaded-blocks":
+        monkeypatch.setattr(_kernels, "BLOCK_ROWS", 7)
+        monkeypatch.setenv(_kernels.THREADS_ENV, "3")
     return request.param
 
 
@@ -128,3 +132,13 @@ def test_evaluate_agrees_with_a_loop_of_evaluate(examples_path):
         metric = ToolSelectionAccuracy(order_matters=order_matters)
         result = evaluate(cases, metric)[metric.name]
         assert_batch_equals_scalar(metric, cases, result)
+
+
+def test_thread_count_setting(monkeypatch):
+    monkeypatch.setenv(_kernels.THREADS_ENV, "1")
+    assert _kernels.thread_count() == 1
+    monkeypatch.setenv(_kernels.THREADS_ENV, "0")
+    assert _kernels.thread_count() == 1
+    monkeypatch.setenv(_kernels.THREADS_ENV, "many")
+    with pytest.raises(ValueError, match="AGENTMETRICS_NUM_THREADS must be a whole number"):
+        _kernels.thread_count()
