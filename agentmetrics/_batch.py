@@ -154,9 +154,7 @@ class _Encoder:
                 continue
             ids.extend(index.setdefault(name, len(index)) for name in names)
             lengths[row_number] = len(names)
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        return np.asarray(ids, dtype=np.int32), offsets, given
+        return np.asarray(ids, dtype=np.int32), _offsets_from_lengths(lengths), given
 
     @staticmethod
     def _reject(

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._batch import ToolCallBatch
     from agentmetrics._results import MetricResult
 
-__all__ = ["METRIC_NAME_PATTERN", "Metric", "validate_threshold"]
+__all__ = ["METRIC_NAME_PATTERN", "Metric", "declared_name", "validate_threshold"]
 
 #: What a metric's registry name must look like.
 METRIC_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -28,6 +28,18 @@ METRIC_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 _CASE_FIELDS = frozenset(
     {"input", "actual_output", "tool_calls", "expected_tool_calls", "metadata"}
 )
+
+
+def declared_name(cls: type) -> str:
+    """The registry name a metric class declares; InvalidMetricError if unusable."""
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not METRIC_NAME_PATTERN.match(name):
+        raise InvalidMetricError(
+            f"{cls.__qualname__}.name must be a str matching "
+            f"{METRIC_NAME_PATTERN.pattern}, got {_describe(name)}. Fix: declare "
+            f"e.g. name = 'my_metric' on the class."
+        )
+    return name
 
 
 def validate_threshold(value: object, *, metric: str = "metric") -> float:
@@ -96,13 +108,7 @@ class Metric(abc.ABC):
 
     def __init__(self, threshold: float | None = None) -> None:
         cls = type(self)
-        name = getattr(cls, "name", None)
-        if not isinstance(name, str) or not METRIC_NAME_PATTERN.match(name):
-            raise InvalidMetricError(
-                f"{cls.__qualname__}.name must be a str matching "
-                f"{METRIC_NAME_PATTERN.pattern}, got {_describe(name)}. Fix: declare "
-                f"e.g. name = 'my_metric' on the class."
-            )
+        name = declared_name(cls)
         unknown = [f for f in cls.required_fields if f not in _CASE_FIELDS]
         if unknown:
             raise InvalidMetricError(

@@ -26,7 +26,7 @@ from agentmetrics._discovery import (
     normalize_distribution,
     scan,
 )
-from agentmetrics._metric import METRIC_NAME_PATTERN, Metric
+from agentmetrics._metric import METRIC_NAME_PATTERN, Metric, declared_name
 from agentmetrics.errors import (
     DuplicateMetricError,
     InvalidParameterError,
@@ -141,13 +141,7 @@ class _Registry:
                 f"register_metric expects a Metric subclass, got {cls!r}. "
                 f"Fix: subclass agentmetrics.Metric and decorate the class."
             )
-        name = getattr(cls, "name", None)
-        if not isinstance(name, str) or not METRIC_NAME_PATTERN.match(name):
-            raise InvalidParameterError(
-                f"register_metric: {cls.__qualname__}.name must match "
-                f"{METRIC_NAME_PATTERN.pattern}, got {name!r}. "
-                f"Fix: declare e.g. name = 'my_metric' on the class."
-            )
+        name = declared_name(cls)
         with self._lock:
             if not replace:
                 if name in self._local and self._local[name] is not cls:

@@ -10,6 +10,7 @@ import pytest
 import agentmetrics
 from agentmetrics import (
     DuplicateMetricError,
+    InvalidMetricError,
     InvalidParameterError,
     Metric,
     MetricLoadError,
@@ -290,7 +291,7 @@ def test_taken_names_need_replace():
 def test_register_refuses_non_metrics_and_bad_names():
     with pytest.raises(TypeError, match="expects a Metric subclass"):
         register_metric(object)  # type: ignore[arg-type]
-    with pytest.raises(InvalidParameterError, match="must match"):
+    with pytest.raises(InvalidMetricError, match="Local.name must be a str matching"):
         register_metric(_local_metric("Bad Name"))
 
 
