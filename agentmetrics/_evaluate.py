@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sized
 from typing import Any
 
 from agentmetrics._batch import ToolCallBatch, check_errors_mode
-from agentmetrics._metric import Metric
+from agentmetrics._metric import Metric, metric_labels
 from agentmetrics._model import AgentTestCase, _describe
 from agentmetrics._progress import AUTO_PROGRESS_MIN_CASES, Progress
 from agentmetrics._results import EvaluationResult, MetricResult
@@ -22,46 +22,21 @@ MetricSpec = Metric | str | type[Metric] | tuple[str, Mapping[str, Any]]
 
 
 def _resolve_metric(spec: object) -> Metric:
-    from agentmetrics.registry import get_metric
+    from agentmetrics.registry import resolve_metric
 
-    if isinstance(spec, Metric):
-        return spec
-    if isinstance(spec, str):
-        return get_metric(spec)
-    if isinstance(spec, type) and issubclass(spec, Metric):
-        return spec()
     if (
         isinstance(spec, tuple)
         and len(spec) == 2
         and isinstance(spec[0], str)
         and isinstance(spec[1], Mapping)
     ):
-        return get_metric(spec[0], **spec[1])
+        return resolve_metric(spec[0], **spec[1])
+    if isinstance(spec, (Metric, str)) or (isinstance(spec, type) and issubclass(spec, Metric)):
+        return resolve_metric(spec)
     raise InvalidParameterError(
         f"metrics: expected Metric instances, registry names, Metric classes or "
         f"(name, {{params}}) pairs, got {_describe(spec)}."
     )
-
-
-def _labels(metrics: list[Metric]) -> list[str]:
-    """Registry names; where several metrics share one, add the parameters
-    that tell them apart: ``tool_selection_accuracy(order_matters=True)``."""
-    labels = []
-    for metric in metrics:
-        twins = [other.get_params() for other in metrics if other.name == metric.name]
-        if len(twins) == 1:
-            labels.append(metric.name)
-            continue
-        params = metric.get_params()
-        differing = [key for key in params if any(twin.get(key) != params[key] for twin in twins)]
-        shown = ", ".join(f"{key}={params[key]!r}" for key in differing)
-        labels.append(f"{metric.name}({shown})")
-    for label in labels:
-        if labels.count(label) > 1:
-            raise InvalidParameterError(
-                f"metrics: {label} is given twice with the same parameters; drop the repeat."
-            )
-    return labels
 
 
 def _to_batch(cases: Any, errors: str, progress: Progress) -> ToolCallBatch:
@@ -140,7 +115,7 @@ def evaluate(
         metric_list = [_resolve_metric(spec) for spec in metrics]
     if not metric_list:
         raise InvalidParameterError("metrics: expected at least one metric, got none.")
-    labels = _labels(metric_list)
+    labels = metric_labels(metric_list)
 
     size = len(cases) if isinstance(cases, Sized) else None
     enabled = progress if progress is not None else (size or 0) >= AUTO_PROGRESS_MIN_CASES

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._batch import ToolCallBatch
     from agentmetrics._results import MetricResult
 
-__all__ = ["METRIC_NAME_PATTERN", "Metric", "declared_name", "validate_threshold"]
+__all__ = ["METRIC_NAME_PATTERN", "Metric", "declared_name", "metric_labels", "validate_threshold"]
 
 #: What a metric's registry name must look like.
 METRIC_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -40,6 +40,27 @@ def declared_name(cls: type) -> str:
             f"e.g. name = 'my_metric' on the class."
         )
     return name
+
+
+def metric_labels(metrics: list[Metric]) -> list[str]:
+    """Registry names; where several metrics share one, add the parameters
+    that tell them apart: ``tool_selection_accuracy(order_matters=True)``."""
+    labels = []
+    for metric in metrics:
+        twins = [other.get_params() for other in metrics if other.name == metric.name]
+        if len(twins) == 1:
+            labels.append(metric.name)
+            continue
+        params = metric.get_params()
+        differing = [key for key in params if any(twin.get(key) != params[key] for twin in twins)]
+        shown = ", ".join(f"{key}={params[key]!r}" for key in differing)
+        labels.append(f"{metric.name}({shown})")
+    for label in labels:
+        if labels.count(label) > 1:
+            raise InvalidParameterError(
+                f"metrics: {label} is given twice with the same parameters; drop the repeat."
+            )
+    return labels
 
 
 def validate_threshold(value: object, *, metric: str = "metric") -> float:

@@ -36,6 +36,7 @@ from agentmetrics.errors import (
 
 __all__ = [
     "DISABLE_AUTOLOAD_ENV",
+    "resolve_metric",
     "ENTRY_POINT_GROUP",
     "MetricInfo",
     "get_metric",
@@ -349,7 +350,42 @@ def get_metric(name: str, /, **params: Any) -> Metric:
     >>> get_metric("tool_selection_accuracy", threshold=0.9)
     ToolSelectionAccuracy(threshold=0.9, order_matters=False)
     """
-    cls = get_metric_class(name)
+    return _instantiate(get_metric_class(name), params)
+
+
+def resolve_metric(
+    spec: Metric | type[Metric] | str, /, threshold: float | None = None, **params: Any
+) -> Metric:
+    """A Metric from an instance, a class or a name, with an optional new threshold.
+
+    ``resolve_metric(ToolSelectionAccuracy(), threshold=0.9)`` copies the
+    instance with the new threshold; a class or a name is built with
+    ``threshold`` and ``params``. An instance takes no other parameters.
+    """
+    if isinstance(spec, Metric):
+        if params:
+            raise InvalidParameterError(
+                f"{spec!r} is already configured; parameters {sorted(params)} can only "
+                f"be given with a metric class or name."
+            )
+        if threshold is None:
+            return spec
+        return type(spec)(**{**spec.get_params(), "threshold": threshold})
+    if isinstance(spec, str):
+        cls = get_metric_class(spec)
+    elif isinstance(spec, type) and issubclass(spec, Metric):
+        cls = spec
+    else:
+        raise InvalidParameterError(
+            f"expected a Metric instance, a Metric class or a registry name, got "
+            f"{type(spec).__name__} {spec!r}."
+        )
+    if threshold is not None:
+        params["threshold"] = threshold
+    return _instantiate(cls, params)
+
+
+def _instantiate(cls: type[Metric], params: dict[str, Any]) -> Metric:
     try:
         return cls(**params)
     except TypeError as error:

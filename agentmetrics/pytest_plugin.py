@@ -1,0 +1,328 @@
+"""pytest integration: the ``agent_metric`` marker, the ``agent_eval`` fixture,
+a terminal summary, junitxml properties and a JSON report.
+
+Loaded automatically through the ``pytest11`` entry point. Loading it imports
+neither numpy nor any metric plugin and scans no entry points: metrics are
+resolved when a marked test runs.
+
+    @pytest.mark.agent_metric("tool_selection_accuracy", threshold=0.9)
+    def test_refund(agent_eval):
+        agent_eval.record_run(tool_calls=run_agent("refund order 7"),
+                              expected_tool_calls=["GetOrder", "IssueRefund"])
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._metric import Metric
+    from agentmetrics._model import AgentTestCase
+
+__all__ = ["AgentEval", "agent_eval"]
+
+MARKER = "agent_metric"
+REPORT_OPTION = "--agentmetrics-report"
+_REPORT_VERSION = 1
+
+
+class AgentEval:
+    """The cases a test recorded; every ``agent_metric`` marker scores each one."""
+
+    __slots__ = ("cases",)
+
+    def __init__(self) -> None:
+        self.cases: list[AgentTestCase] = []
+
+    def record(self, case: AgentTestCase) -> AgentTestCase:
+        """Record one AgentTestCase and return it."""
+        from agentmetrics._model import AgentTestCase, _describe
+        from agentmetrics.errors import InvalidCaseError
+
+        if not isinstance(case, AgentTestCase):
+            raise InvalidCaseError(
+                f"agent_eval.record expects an AgentTestCase, got {_describe(case)}. Fix: "
+                f"use agent_eval.record_run(tool_calls=[...], expected_tool_calls=[...])."
+            )
+        self.cases.append(case)
+        return case
+
+    def record_run(
+        self,
+        tool_calls: Iterable[Any],
+        expected_tool_calls: Iterable[Any] | None = None,
+        *,
+        input: Any = None,
+        actual_output: Any = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> AgentTestCase:
+        """Build an AgentTestCase from an agent run, record it and return it."""
+        from agentmetrics._model import AgentTestCase
+
+        return self.record(
+            AgentTestCase(
+                input=input,
+                actual_output=actual_output,
+                tool_calls=tool_calls,
+                expected_tool_calls=expected_tool_calls,
+                metadata=metadata or {},
+            )
+        )
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+
+_RECORDER = pytest.StashKey[AgentEval]()
+_EVALUATIONS = pytest.StashKey[list[dict[str, Any]]]()
+_COLLECTOR = "agentmetrics-collector"
+
+
+def _recorder(item: pytest.Item) -> AgentEval:
+    recorder = item.stash.get(_RECORDER, None)
+    if recorder is None:
+        recorder = item.stash[_RECORDER] = AgentEval()
+    return recorder
+
+
+@pytest.fixture
+def agent_eval(request: pytest.FixtureRequest) -> AgentEval:
+    """Records the agent runs of this test for its ``agent_metric`` markers."""
+    return _recorder(request.node)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("agentmetrics", "agentmetrics: scores of agent tool use")
+    group.addoption(
+        REPORT_OPTION,
+        metavar="PATH",
+        default=None,
+        help="write every agent_metric evaluation (and a summary) to PATH as JSON",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(metric, threshold=None, **params): score every case the test "
+        f"records with the agent_eval fixture using metric (a Metric class, instance or "
+        f"registry name); the test fails when a case does not pass. Stackable.",
+    )
+    if not hasattr(config, "workerinput"):  # xdist workers send their reports up
+        config.pluginmanager.register(_Collector(config), _COLLECTOR)
+
+
+# -- scoring a test -----------------------------------------------------------------
+
+
+def _metric_of(marker: pytest.Mark) -> tuple[Metric, str]:
+    from agentmetrics.errors import AgentMetricsError
+    from agentmetrics.registry import resolve_metric
+
+    kwargs = dict(marker.kwargs)
+    args = list(marker.args)
+    if "metric" in kwargs:
+        args.insert(0, kwargs.pop("metric"))
+    written = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
+    usage = f"@pytest.mark.{MARKER}({written})"
+    if len(args) != 1:
+        pytest.fail(
+            f"{usage}: expected one metric (a Metric class, instance or registry name), "
+            f"e.g. @pytest.mark.{MARKER}('tool_selection_accuracy', threshold=0.9).",
+            pytrace=False,
+        )
+    threshold = kwargs.pop("threshold", None)
+    try:
+        return resolve_metric(args[0], threshold, **kwargs), usage
+    except AgentMetricsError as error:
+        problem = str(error)
+    pytest.fail(f"{usage}: {problem}", pytrace=False)  # outside except: no chained noise
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-safe copy of a case id."""
+    return value if value is None or isinstance(value, (str, int, float, bool)) else repr(value)
+
+
+def _score_item(item: pytest.Item, markers: list[pytest.Mark]) -> None:
+    from agentmetrics._metric import metric_labels
+    from agentmetrics.errors import AgentMetricsError
+
+    cases = _recorder(item).cases
+    resolved = [_metric_of(marker) for marker in markers]
+    if not cases:
+        pytest.fail(
+            f"{resolved[0][1]} is set, but the test recorded no agent run to score.\n"
+            f"Record each run with the agent_eval fixture:\n"
+            f"    def {item.name}(agent_eval):\n"
+            f"        agent_eval.record_run(tool_calls=[...], expected_tool_calls=[...])\n"
+            f"or agent_eval.record(AgentTestCase(...)).",
+            pytrace=False,
+        )
+    metrics = [metric for metric, _ in resolved]
+    labels = metric_labels(metrics)
+    evaluations = []
+    failed = []
+    for metric, label in zip(metrics, labels):
+        for index, case in enumerate(cases):
+            record: dict[str, Any] = {
+                "test": item.nodeid,
+                "metric": label,
+                "name": metric.name,
+                "params": {key: _plain(value) for key, value in metric.get_params().items()},
+                "config": repr(metric),
+                "case": index,
+                "case_id": _plain(case.metadata.get("id")),
+                "threshold": metric.threshold,
+            }
+            try:
+                score = metric.evaluate(case)
+            except AgentMetricsError as error:
+                record.update(value=None, passed=False, reason=None, error=str(error))
+            else:
+                record.update(value=score.value, passed=score.passed, reason=score.reason, error=None)
+            evaluations.append(record)
+            prefix = f"agentmetrics.{label}[{index}]"
+            item.user_properties.append((f"{prefix}.value", _format(record["value"], 4)))
+            item.user_properties.append((f"{prefix}.passed", str(record["passed"]).lower()))
+            if not record["passed"]:
+                failed.append(record)
+    item.stash[_EVALUATIONS] = evaluations
+    if failed:
+        pytest.fail(_failure_report(failed, len(evaluations)), pytrace=False)
+
+
+def _format(value: float | None, digits: int) -> str:
+    return "error" if value is None else f"{value:.{digits}f}"
+
+
+def _failure_report(failed: list[dict[str, Any]], total: int) -> str:
+    lines = [f"agent_metric: {len(failed)} of {total} evaluations did not pass"]
+    rows = [("case", "metric", "value", "threshold", "reason")]
+    for record in failed:
+        case = str(record["case"])
+        if record["case_id"] is not None:
+            case += f" (id {record['case_id']!r})"
+        rows.append((
+            case,
+            record["metric"],
+            _format(record["value"], 2),
+            f"{record['threshold']:g}",
+            record["reason"] if record["error"] is None else f"error: {record['error']}",
+        ))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for row in rows:
+        lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(row[:4], widths)) + "  " + row[4])
+    return "\n".join(lines)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    outcome = yield  # the test body; its own failure propagates unscored
+    # iter_markers gives the decorator nearest the function first; report in
+    # the order they are written, top to bottom.
+    markers = list(item.iter_markers(MARKER))[::-1]
+    if markers:
+        _score_item(item, markers)
+    return outcome
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    evaluations = item.stash.get(_EVALUATIONS, None)
+    if call.when == "call" and evaluations:
+        # A plain attribute: pytest-xdist carries it from worker to controller.
+        report.agentmetrics = evaluations  # type: ignore[attr-defined]
+    return report
+
+
+# -- the session's view: summary and report ------------------------------------------
+
+
+def _session_label(record: dict[str, Any], configs: list[dict[str, Any]]) -> str:
+    """The registry name, plus the parameters in which the session's
+    configurations of that metric differ."""
+    twins = [other["params"] for other in configs if other["name"] == record["name"]]
+    params = record["params"]
+    differing = [k for k in params if any(twin.get(k) != params[k] for twin in twins)]
+    if not differing:
+        return str(record["name"])
+    return f"{record['name']}({', '.join(f'{k}={params[k]!r}' for k in differing)})"
+
+
+class _Collector:
+    """Gathers evaluations from every report (its own, or xdist workers')."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.evaluations: list[dict[str, Any]] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        evaluations = getattr(report, "agentmetrics", None)
+        if report.when == "call" and evaluations:
+            self.evaluations.extend(evaluations)
+
+    def summary(self) -> list[dict[str, Any]]:
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for record in self.evaluations:
+            groups.setdefault(record["config"], []).append(record)
+        configs = [group[0] for group in groups.values()]
+        rows = []
+        for config, group in groups.items():
+            scored = [r["value"] for r in group if r["value"] is not None]
+            passed = sum(r["passed"] for r in group)
+            failing = sorted({r["test"] for r in group if not r["passed"]})
+            rows.append({
+                "metric": _session_label(group[0], configs),
+                "config": config,
+                "cases": len(group),
+                "mean": sum(scored) / len(scored) if scored else None,
+                "pass_rate": passed / len(group),
+                "errors": sum(r["error"] is not None for r in group),
+                "failing_tests": failing,
+            })
+        return rows
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.evaluations:
+            return
+        terminalreporter.section("agentmetrics")
+        lines = [("metric", "cases", "mean", "pass rate", "failing tests")]
+        for row in self.summary():
+            failing = row["failing_tests"]
+            shown = ", ".join(failing[:3]) + (f" (+{len(failing) - 3} more)" if len(failing) > 3 else "")
+            lines.append((
+                row["metric"],
+                str(row["cases"]),
+                "-" if row["mean"] is None else f"{row['mean']:.2f}",
+                f"{row['pass_rate']:.1%}",
+                shown or "-",
+            ))
+        widths = [max(len(line[i]) for line in lines) for i in range(4)]
+        for line in lines:
+            cells = [line[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(line[1:4], widths[1:])]
+            terminalreporter.write_line("  ".join(cells) + "  " + line[4])
+        path = self.config.getoption(REPORT_OPTION)
+        if path:
+            terminalreporter.write_line(f"evaluations written to {path}")
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        path = self.config.getoption(REPORT_OPTION)
+        if not path:
+            return
+        document = {
+            "agentmetrics_report": _REPORT_VERSION,
+            "summary": self.summary(),
+            "evaluations": sorted(self.evaluations, key=lambda r: (r["test"], r["metric"], r["case"])),
+        }
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(document, handle, indent=2)
+            handle.write("\n")
