@@ -33,11 +33,11 @@ def _run_doctests(text: str, name: str) -> tuple[int, str]:
     return len(test.examples), output.getvalue()
 
 
-def _console_examples(text: str) -> list[tuple[str, str, int]]:
+def _console_examples(text: str, program: str = "agentmetrics") -> list[tuple[str, str, int]]:
     examples = []
     for block in re.findall(r"```console\n(.*?)```", text, flags=re.S):
         for chunk in re.split(r"^(?=\$ )", block, flags=re.M):
-            if not chunk.startswith("$ agentmetrics "):
+            if not chunk.startswith(f"$ {program} "):
                 continue
             command, _, expected = chunk.partition("\n")
             status = 0
@@ -66,10 +66,34 @@ def test_console_examples(page, monkeypatch):
         assert actual_status == status, command
 
 
+def _test_files(text: str) -> dict[str, str]:
+    """```python file=NAME blocks: test files that the page's pytest runs use."""
+    return dict(re.findall(r"```python file=(\S+)\n(.*?)```", text, flags=re.S))
+
+
+@pytest.mark.parametrize("page", PAGES, ids=PAGE_IDS)
+def test_pytest_examples(page, pytester):
+    """``$ pytest`` examples run on the page's test files; every line shown
+    must appear, in order, in the real output ("..." stands for anything)."""
+    text = page.read_text(encoding="utf-8")
+    for name, source in _test_files(text).items():
+        (pytester.path / name).write_text(source, encoding="utf-8")
+    for command, expected, status in _console_examples(text, program="pytest"):
+        result = pytester.runpytest(*shlex.split(command)[1:])
+        patterns = [
+            re.sub(r"([\[\]])", r"[\1]", line.rstrip()).replace("...", "*") or "*"
+            for line in expected.splitlines()
+            if line.strip() != "..."
+        ]
+        result.stdout.fnmatch_lines([p for p in patterns if p != "*"], consecutive=False)
+        assert result.ret == status, command
+
+
 @pytest.mark.parametrize("page", PAGES, ids=PAGE_IDS)
 def test_every_page_has_an_executed_example(page):
     text = page.read_text(encoding="utf-8")
-    assert "\n>>> " in text or _console_examples(text), f"{page} shows nothing that the tests run"
+    runs = _console_examples(text) or _console_examples(text, program="pytest")
+    assert "\n>>> " in text or runs, f"{page} shows nothing that the tests run"
 
 
 @pytest.mark.parametrize("module", ["agentmetrics", "agentmetrics.registry", "agentmetrics.cli"])
