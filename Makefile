@@ -12,12 +12,16 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Stamps re-run the install when the packaging changes.
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+PLUGIN := plugins/agentmetrics-trajectory
+
+# The plugin is installed like any third-party package, so the registry, the
+# CLI, the batch evaluator and the pytest marker find it through entry points.
+$(VENV)/.installed: pyproject.toml $(PLUGIN)/pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e . -e $(PLUGIN)
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+$(VENV)/.installed-test: pyproject.toml $(PLUGIN)/pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]' -e '$(PLUGIN)[test]'
 	touch $@ $(VENV)/.installed
 
 demo: $(VENV)/.installed

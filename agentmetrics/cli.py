@@ -1,7 +1,8 @@
-"""The ``agentmetrics`` command: ``evaluate`` test cases, ``list`` metrics.
+"""The ``agentmetrics`` command: ``evaluate`` test cases, ``list`` and ``describe`` metrics.
 
 Exit status: 0 when done (and every pass rate reaches --fail-under), 1 when a
-metric's pass rate is below --fail-under, 2 on bad input or usage.
+metric's pass rate is below --fail-under or the metric described is broken, 2
+on bad input or usage.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import IO, Any
 
 from agentmetrics._dataset import example_cases, read_cases
 from agentmetrics.errors import AgentMetricsError, InvalidParameterError
-from agentmetrics.registry import get_metric, list_metrics
+from agentmetrics.registry import MetricDescription, describe_metric, describe_metrics, get_metric
 
 __all__ = ["main", "parse_metric_spec"]
 
@@ -120,33 +121,87 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
     return status
 
 
+def _description_record(described: MetricDescription) -> dict[str, Any]:
+    info = described.info
+    return {
+        "name": info.name,
+        "class": info.class_name,
+        "target": info.target,
+        "distribution": info.distribution,
+        "version": info.version,
+        "requires_llm_judge": described.requires_llm_judge,
+        "higher_is_better": described.higher_is_better,
+        "required_fields": None if described.required_fields is None else list(described.required_fields),
+        "default_threshold": described.default_threshold,
+        "parameters": None if described.parameters is None else {
+            key: value if value is None or isinstance(value, (str, int, float, bool)) else repr(value)
+            for key, value in described.parameters.items()
+        },
+        "description": described.description,
+        "error": described.error,
+    }
+
+
+def _yes_no(value: bool | None) -> str:
+    return "-" if value is None else ("yes" if value else "no")
+
+
 def _list(args: argparse.Namespace, out: IO[str]) -> int:
-    infos = list_metrics()
+    described = describe_metrics()
     if args.json:
-        records = [
-            {
-                "name": info.name,
-                "class": info.class_name,
-                "target": info.target,
-                "distribution": info.distribution,
-                "version": info.version,
-                "error": info.error,
-            }
-            for info in infos
-        ]
-        out.write(json.dumps(records, indent=2) + "\n")
+        out.write(json.dumps([_description_record(d) for d in described], indent=2) + "\n")
         return 0
-    table = [["name", "class", "distribution", "version", "status"]]
-    for info in infos:
+    table = [["name", "class", "distribution", "version", "llm judge", "required fields",
+              "description"]]
+    for entry in described:
+        info = entry.info
         table.append([
             info.name,
             info.class_name,
             info.distribution or "(registered in process)",
             info.version or "-",
-            f"broken: {info.error}" if info.error else "ok",
+            _yes_no(entry.requires_llm_judge),
+            ", ".join(entry.required_fields) if entry.required_fields is not None else "-",
+            (entry.description or "-") if entry.error is None
+            else f"BROKEN: {entry.info.error or entry.error}",
         ])
     _print_table(table, out)
     return 0
+
+
+def _describe(args: argparse.Namespace, out: IO[str]) -> int:
+    described = describe_metric(args.name)
+    if args.json:
+        out.write(json.dumps(_description_record(described), indent=2) + "\n")
+        return 1 if described.error else 0
+    info = described.info
+    module, _, attribute = info.target.partition(":")
+    source = "registered in this process" if info.distribution is None else (
+        f"{info.distribution} {info.version or ''}".rstrip()
+    )
+    parameters = described.parameters
+    rows = [
+        ("name", info.name),
+        ("class", f"{attribute} (from {module})"),
+        ("distribution", source),
+    ]
+    if described.error is None:
+        assert parameters is not None and described.required_fields is not None
+        rows += [
+            ("description", described.description or "-"),
+            ("requires LLM judge", _yes_no(described.requires_llm_judge)),
+            ("higher is better", _yes_no(described.higher_is_better)),
+            ("required fields", ", ".join(described.required_fields) or "none"),
+            ("default threshold", f"{described.default_threshold:g}"),
+            ("parameters", ", ".join(f"{k}={v!r}" for k, v in parameters.items()) or "none"),
+            ("status", "ok"),
+        ]
+    else:
+        rows.append(("status", f"broken: {described.error}"))
+    width = len("requires LLM judge")  # the longest key, broken or not
+    for key, value in rows:
+        out.write(f"{key + ':':<{width + 2}}{value}\n")
+    return 1 if described.error else 0
 
 
 def _rate(text: str) -> float:
@@ -194,9 +249,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluate.set_defaults(run=_evaluate)
 
-    listing = commands.add_parser("list", help="list the installed metrics")
+    listing = commands.add_parser(
+        "list", help="list the installed metrics with their metadata (imports each plugin)"
+    )
     listing.add_argument("--json", action="store_true", help="print JSON for machines")
     listing.set_defaults(run=_list)
+
+    describe = commands.add_parser("describe", help="show one metric's metadata")
+    describe.add_argument("name", metavar="NAME", help="registry name, class name or distribution/name")
+    describe.add_argument("--json", action="store_true", help="print JSON for machines")
+    describe.set_defaults(run=_describe)
     return parser
 
 

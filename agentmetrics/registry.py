@@ -36,6 +36,9 @@ from agentmetrics.errors import (
 
 __all__ = [
     "DISABLE_AUTOLOAD_ENV",
+    "MetricDescription",
+    "describe_metric",
+    "describe_metrics",
     "resolve_metric",
     "ENTRY_POINT_GROUP",
     "MetricInfo",
@@ -84,6 +87,43 @@ class MetricInfo:
         return f"{self.distribution}/{self.name}" if self.distribution else self.name
 
 
+@attrs.frozen(slots=True)
+class MetricDescription:
+    """A metric's registry entry and, once its class is loaded, its metadata.
+
+    The metadata fields are ``None`` when the class could not be loaded;
+    ``error`` then says why.
+    """
+
+    info: MetricInfo
+    requires_llm_judge: bool | None = None
+    higher_is_better: bool | None = None
+    required_fields: tuple[str, ...] | None = None
+    description: str | None = None
+    default_threshold: float | None = None
+    parameters: dict[str, Any] | None = None
+    error: str | None = None
+
+    @classmethod
+    def of(cls, info: MetricInfo, metric_cls: type[Metric]) -> MetricDescription:
+        import inspect
+
+        parameters = {
+            name: (None if p.default is p.empty else p.default)
+            for name, p in inspect.signature(metric_cls).parameters.items()
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        }
+        return cls(
+            info=info,
+            requires_llm_judge=metric_cls.requires_llm_judge,
+            higher_is_better=metric_cls.higher_is_better,
+            required_fields=tuple(metric_cls.required_fields),
+            description=metric_cls.description,
+            default_threshold=metric_cls.default_threshold,
+            parameters=parameters,
+        )
+
+
 def _autoload_disabled() -> bool:
     value = os.environ.get(DISABLE_AUTOLOAD_ENV, "").strip().lower()
     return value not in ("", "0", "false", "no", "off")
@@ -98,6 +138,16 @@ def _is_builtin(spec: EntryPointSpec) -> bool:
 def _describe_source(spec: EntryPointSpec) -> str:
     version = f" {spec.version}" if spec.version else ""
     return f"distribution {spec.distribution}{version} (entry point {spec.name} = {spec.target})"
+
+
+def _names(spec: EntryPointSpec, name: str) -> bool:
+    """Whether ``name`` (registry, class or ``distribution/name``) means ``spec``."""
+    if "/" in name:
+        distribution, _, metric = name.partition("/")
+        return spec.name == metric and spec.distribution is not None and (
+            normalize_distribution(spec.distribution) == normalize_distribution(distribution)
+        )
+    return name in (spec.name, spec.class_name)
 
 
 class _Registry:
@@ -188,6 +238,27 @@ class _Registry:
                 for name, cls in self._local.items()
             ]
         return sorted(infos, key=lambda info: (info.name, info.distribution or ""))
+
+    def describe(self, name: str | None = None) -> list[MetricDescription]:
+        """Load every metric (or those matching ``name``) and describe it."""
+        with self._lock:
+            described = []
+            for spec in self.specs():
+                if spec.name in self._local or (name is not None and not _names(spec, name)):
+                    continue
+                info = MetricInfo(spec.name, spec.target, spec.distribution, spec.version)
+                try:
+                    loaded = self._load(spec)
+                except MetricLoadError as error:
+                    failed = attrs.evolve(info, error=spec.problem or self._errors.get(spec))
+                    described.append(MetricDescription(info=failed, error=str(error)))
+                else:
+                    described.append(MetricDescription.of(info, loaded))
+            for local_name, cls in self._local.items():
+                if name is None or name in (local_name, cls.__name__):
+                    info = MetricInfo(local_name, f"{cls.__module__}:{cls.__qualname__}", None, None)
+                    described.append(MetricDescription.of(info, cls))
+        return sorted(described, key=lambda d: (d.info.name, d.info.distribution or ""))
 
     def find(self, name: str) -> type[Metric]:
         if not isinstance(name, str):
@@ -333,6 +404,29 @@ _registry = _Registry()
 def list_metrics() -> list[MetricInfo]:
     """Every known metric, sorted by name, without importing any plugin."""
     return _registry.infos()
+
+
+def describe_metrics() -> list[MetricDescription]:
+    """Every known metric with its metadata. Unlike :func:`list_metrics`, this
+    imports each plugin; one that fails to load is described with its error."""
+    return _registry.describe()
+
+
+def describe_metric(name: str) -> MetricDescription:
+    """One metric's metadata, by registry name, class name or ``distribution/name``.
+
+    Raises MetricNotFoundError (with close matches) for an unknown name and
+    DuplicateMetricError when several distributions provide it.
+    """
+    found = _registry.describe(name)
+    if not found:
+        raise _registry._not_found(name)
+    if len(found) > 1:
+        sources = " and ".join(repr(d.info.qualified_name) for d in found)
+        raise DuplicateMetricError(
+            f"{name!r} names several metrics: {sources}. Fix: ask for one of those names."
+        )
+    return found[0]
 
 
 def get_metric_class(name: str) -> type[Metric]:

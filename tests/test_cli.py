@@ -120,16 +120,67 @@ def test_parse_metric_spec():
         parse_metric_spec("m:=3")
 
 
-def test_list_shows_the_builtin(capsys):
+def test_list_shows_every_metric_with_its_metadata(capsys):
     status, out, _ = run(capsys, "list")
-    header, row = out.splitlines()[:2]
-    assert header.split() == ["name", "class", "distribution", "version", "status"]
-    assert row.split() == ["tool_selection_accuracy", "ToolSelectionAccuracy", "agentmetrics", "0.1.0", "ok"]
+    lines = out.splitlines()
+    assert lines[0].split() == ["name", "class", "distribution", "version", "llm", "judge",
+                                "required", "fields", "description"]
+    builtin = next(line for line in lines if line.startswith("tool_selection_accuracy "))
+    assert builtin.split(None, 7) == [
+        "tool_selection_accuracy", "ToolSelectionAccuracy", "agentmetrics", "0.1.0", "no",
+        "tool_calls,", "expected_tool_calls",
+        "Intersection over union of tool names called and expected, optionally order-aware."]
     status, out, _ = run(capsys, "list", "--json")
-    assert json.loads(out)[0] == {
+    records = {record["name"]: record for record in json.loads(out)}
+    assert records["tool_selection_accuracy"] == {
         "name": "tool_selection_accuracy", "class": "ToolSelectionAccuracy",
         "target": "agentmetrics.metrics._tool_selection:ToolSelectionAccuracy",
-        "distribution": "agentmetrics", "version": "0.1.0", "error": None}
+        "distribution": "agentmetrics", "version": "0.1.0", "requires_llm_judge": False,
+        "higher_is_better": True, "required_fields": ["tool_calls", "expected_tool_calls"],
+        "default_threshold": 0.8, "parameters": {"threshold": 0.8, "order_matters": False},
+        "description": "Intersection over union of tool names called and expected, optionally order-aware.",
+        "error": None}
+
+
+def test_describe_a_metric(capsys):
+    status, out, _ = run(capsys, "describe", "ToolSelectionAccuracy")
+    assert status == 0
+    assert out.splitlines() == [
+        "name:               tool_selection_accuracy",
+        "class:              ToolSelectionAccuracy (from agentmetrics.metrics._tool_selection)",
+        "distribution:       agentmetrics 0.1.0",
+        "description:        Intersection over union of tool names called and expected, optionally order-aware.",
+        "requires LLM judge: no",
+        "higher is better:   yes",
+        "required fields:    tool_calls, expected_tool_calls",
+        "default threshold:  0.8",
+        "parameters:         threshold=0.8, order_matters=False",
+        "status:             ok",
+    ]
+    status, out, _ = run(capsys, "describe", "agentmetrics/tool_selection_accuracy", "--json")
+    assert json.loads(out)["parameters"] == {"threshold": 0.8, "order_matters": False}
+
+
+def test_describe_unknown_and_broken_metrics(capsys, tmp_path, monkeypatch):
+    from agentmetrics import refresh
+    from plugin_helpers import make_distribution
+
+    status, out, err = run(capsys, "describe", "tool_selection_acuracy")
+    assert status == 2 and "Did you mean 'tool_selection_accuracy'?" in err
+    make_distribution(tmp_path, "broken_cli_plugin", "0.2", {"broken_cli": "broken_cli_mod:Broken"},
+                      {"broken_cli_mod": "raise RuntimeError('no config file')\n"})
+    monkeypatch.syspath_prepend(str(tmp_path))
+    refresh()
+    status, out, _ = run(capsys, "describe", "broken_cli")
+    assert status == 1
+    assert out.splitlines()[2] == "distribution:       broken_cli_plugin 0.2"
+    assert out.splitlines()[3].startswith("status:             broken: cannot load metric 'broken_cli' "
+                                          "from distribution broken_cli_plugin 0.2")
+    assert "RuntimeError: no config file" in out
+    status, out, _ = run(capsys, "list")
+    row = next(line for line in out.splitlines() if line.startswith("broken_cli "))
+    assert "BROKEN: importing it raised RuntimeError: no config file" in row
+    assert "tool_selection_accuracy" in out  # the rest still lists
 
 
 def test_console_script_and_module_entry_points_are_installed():
