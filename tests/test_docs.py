@@ -13,6 +13,8 @@ import importlib
 import io
 import re
 import shlex
+import sys
+import types
 
 import pytest
 
@@ -26,10 +28,19 @@ FLAGS = doctest.ELLIPSIS
 
 
 def _run_doctests(text: str, name: str) -> tuple[int, str]:
-    test = doctest.DocTestParser().get_doctest(text, {"__name__": name}, name, name, 0)
-    output = io.StringIO()
-    runner = doctest.DocTestRunner(optionflags=FLAGS)
-    runner.run(test, out=output.write)
+    # Each page runs as a real, importable module, so classes it defines can
+    # be pickled as a user's own module's classes would.
+    module_name = "docs_page_" + re.sub(r"\W", "_", name)
+    module = types.ModuleType(module_name)
+    sys.modules[module_name] = module
+    try:
+        test = doctest.DocTestParser().get_doctest(text, {}, name, name, 0)
+        test.globs = module.__dict__  # get_doctest copies the globals it is given
+        output = io.StringIO()
+        runner = doctest.DocTestRunner(optionflags=FLAGS)
+        runner.run(test, out=output.write, clear_globs=False)
+    finally:
+        del sys.modules[module_name]
     return len(test.examples), output.getvalue()
 
 
