@@ -16,10 +16,11 @@ def test_py_typed_marker_ships_with_the_package():
     assert (Path(agentmetrics.__file__).parent / "py.typed").is_file()
 
 
-def test_mypy_strict_passes():
+@pytest.mark.parametrize("package", ["agentmetrics", "plugins/agentmetrics-trajectory/agentmetrics_trajectory"])
+def test_mypy_strict_passes(package):
     pytest.importorskip("mypy")
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "agentmetrics"],
+        [sys.executable, "-m", "mypy", "--strict", package],
         cwd=REPO, capture_output=True, text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -27,7 +27,7 @@ def _check_rule(rule: object, where: str) -> ArgsRule:
             )
         return rule
     if callable(rule):
-        return rule  # type: ignore[return-value]
+        return rule
     if isinstance(rule, Sequence) and all(isinstance(key, str) for key in rule):
         return tuple(rule)
     raise InvalidParameterError(
