@@ -362,20 +362,27 @@ def multiset_overlap(
 ) -> IntArray:
     """Per row, calls matched one to one by name: ``sum(min(called[n], expected[n]))``."""
     rows = len(called_offsets) - 1
+    matched = np.zeros(rows, dtype=np.int64)
     width = max(vocabulary_size, 1)
-    called_keys = case_index(called_offsets) * width + called_ids
-    expected_keys = case_index(expected_offsets) * width + expected_ids
-    called_keys.sort(kind="stable")
-    expected_keys.sort(kind="stable")
-    called_unique, called_counts = _runs(called_keys)
-    expected_unique, expected_counts = _runs(expected_keys)
-    both = np.concatenate([called_unique, expected_unique])
-    order = np.argsort(both, kind="stable")
-    pair = np.flatnonzero(both[order[1:]] == both[order[:-1]])
-    called_index = order[pair]
-    expected_index = order[pair + 1] - len(called_unique)
-    overlap = np.minimum(called_counts[called_index], expected_counts[expected_index])
-    matched: IntArray = np.bincount(
-        called_unique[called_index] // width, weights=overlap, minlength=rows
-    ).astype(np.int64)  # float weights are exact for counts below 2**53
+    dtype = _key_dtype(width)
+
+    def block(start: int, stop: int, called: _Side, expected: _Side) -> None:
+        called_keys = _row_keys(called, width, dtype)
+        expected_keys = _row_keys(expected, width, dtype)
+        called_keys.sort(kind="stable")
+        expected_keys.sort(kind="stable")
+        called_unique, called_counts = _runs(called_keys)
+        expected_unique, expected_counts = _runs(expected_keys)
+        both = np.concatenate([called_unique, expected_unique])
+        order = np.argsort(both, kind="stable")
+        pair = np.flatnonzero(both[order[1:]] == both[order[:-1]])
+        called_index = order[pair]
+        expected_index = order[pair + 1] - len(called_unique)
+        overlap = np.minimum(called_counts[called_index], expected_counts[expected_index])
+        # float weights are exact for counts below 2**53
+        matched[start:stop] = np.bincount(
+            called_unique[called_index] // width, weights=overlap, minlength=stop - start
+        ).astype(np.int64)
+
+    _run_blocks(block, called_ids, called_offsets, expected_ids, expected_offsets)
     return matched

@@ -142,3 +142,21 @@ def test_thread_count_setting(monkeypatch):
     monkeypatch.setenv(_kernels.THREADS_ENV, "many")
     with pytest.raises(ValueError, match="AGENTMETRICS_NUM_THREADS must be a whole number"):
         _kernels.thread_count()
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=case_lists())
+def test_row_helpers_for_metric_authors(kernel_path, rows):
+    from collections import Counter
+
+    from agentmetrics.batch import row_multiset_overlap, row_set_counts
+
+    called = [c or [] for c, _ in rows]
+    expected = [e or [] for _, e in rows]
+    batch = ToolCallBatch.from_columns(tool_calls=called, expected_tool_calls=expected)
+    assert row_multiset_overlap(batch).tolist() == [
+        sum((Counter(c) & Counter(e)).values()) for c, e in zip(called, expected)]
+    counts = row_set_counts(batch)
+    assert [list(column) for column in counts] == [
+        [len(set(c)) for c in called], [len(set(e)) for e in expected],
+        [len(set(c) & set(e)) for c, e in zip(called, expected)]]
