@@ -66,16 +66,28 @@ class ToolCall:
     ``arguments`` is copied into a new dict. Two calls are equal when name,
     arguments, id and output are equal; the hash uses only ``name`` and ``id``
     so that calls with unhashable argument values can still live in sets.
+    ``raw_arguments`` keeps argument text that did not parse as a JSON object
+    (see :mod:`agentmetrics.formats`): such a call is kept and flagged, never
+    dropped.
     """
 
     name: str = attrs.field(validator=_check_name)
     arguments: dict[str, Any] = attrs.field(factory=dict, converter=_to_arguments, hash=False)
     id: str | None = attrs.field(default=None, kw_only=True, validator=_check_optional_str)
     output: Any = attrs.field(default=None, kw_only=True, hash=False)
+    raw_arguments: str | None = attrs.field(
+        default=None, kw_only=True, hash=False, validator=_check_optional_str
+    )
+
+    @property
+    def arguments_valid(self) -> bool:
+        """False when the arguments arrived as text that is not a JSON object;
+        ``arguments`` is then empty and ``raw_arguments`` holds the text."""
+        return self.raw_arguments is None
 
 
 ToolCallLike = ToolCall | str | Mapping[str, Any]
-_MAPPING_KEYS = frozenset({"name", "arguments", "id", "output"})
+_MAPPING_KEYS = frozenset({"name", "arguments", "id", "output", "raw_arguments"})
 
 
 def _to_tool_call(item: object, field: str, index: int) -> ToolCall:
@@ -103,6 +115,7 @@ def _to_tool_call(item: object, field: str, index: int) -> ToolCall:
                 item.get("arguments"),
                 id=item.get("id"),
                 output=item.get("output"),
+                raw_arguments=item.get("raw_arguments"),
             )
         except InvalidCaseError as error:
             raise InvalidCaseError(f"{field}[{index}]: {error}") from None

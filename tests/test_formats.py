@@ -1,0 +1,267 @@
+"""agentmetrics.formats: tool calls from provider, framework and telemetry shapes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agentmetrics import InvalidCaseError, ToolCall
+from agentmetrics import formats
+from conftest import TESTS
+
+TAU2 = json.loads((TESTS / "data" / "tau2" / "airline_excerpt.json").read_text(encoding="utf-8"))
+
+
+def names(calls):
+    return [call.name for call in calls]
+
+
+# --- tau2-bench (real data) ---------------------------------------------------------
+
+def test_tau2_results_become_cases_with_real_calls_and_expected_actions():
+    cases = {case.metadata["id"]: case for case in formats.cases_from_tau2(TAU2)}
+    assert set(cases) == {"airline-0", "airline-12", "airline-39"}
+    transfer = cases["airline-0"]
+    assert names(transfer.tool_calls) == [
+        "get_reservation_details", "get_flight_status", "get_flight_status",
+        "get_user_details", "transfer_to_human_agents"]
+    assert transfer.tool_calls[0].id.startswith("toolu_")
+    assert transfer.tool_calls[0].arguments == {"reservation_id": "EHGLP3"}
+    assert transfer.expected_tool_calls == ()
+    assert transfer.input.startswith("Hi, I’d like to cancel a reservation I made.")
+    assert transfer.metadata["reward"] == 1.0 and transfer.metadata["trial"] == 0
+    # Task 39: the agent cancelled two of the three reservations it was expected to.
+    cancel = cases["airline-39"]
+    assert names(cancel.tool_calls).count("cancel_reservation") == 2
+    assert names(cancel.expected_tool_calls).count("cancel_reservation") == 3
+    assert cancel.metadata["reward"] == 0.0
+    assert names(cases["airline-12"].expected_tool_calls) == [
+        "get_reservation_details", "search_direct_flight", "search_direct_flight", "calculate",
+        "update_reservation_baggages"]
+    assert all(call.arguments_valid for case in cases.values() for call in case.tool_calls)
+
+
+def test_tau2_rejects_other_shapes_and_dangling_simulations():
+    with pytest.raises(InvalidCaseError, match="expected a tau2 results object"):
+        formats.cases_from_tau2({"tasks": []})
+    broken = {"tasks": [], "simulations": [{"id": "s", "task_id": "9", "messages": []}]}
+    with pytest.raises(InvalidCaseError, match="refers to task '9', which the results file does not contain"):
+        formats.cases_from_tau2(broken)
+
+
+def test_tau2_assistant_calls_also_read_as_openai_style_messages():
+    messages = TAU2["simulations"][0]["messages"]
+    calls = formats.from_openai_chat([{**m, "tool_calls": [
+        {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
+        for c in m.get("tool_calls") or []]} for m in messages if m["role"] == "assistant"])
+    assert names(calls) == names(formats.cases_from_tau2(TAU2)[0].tool_calls)
+
+
+# --- arguments ----------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("value", "parsed", "raw"),
+    [
+        ('{"a": 1}', {"a": 1}, None),
+        ({"a": 1}, {"a": 1}, None),
+        ("", {}, None),
+        (None, {}, None),
+        ("{not json", {}, "{not json"),
+        ("[1, 2]", {}, "[1, 2]"),
+        ('"text"', {}, '"text"'),
+    ],
+)
+def test_parse_arguments_keeps_what_does_not_parse(value, parsed, raw):
+    assert formats.parse_arguments(value) == (parsed, raw)
+
+
+# --- OpenAI Chat Completions --------------------------------------------------------------
+
+OPENAI_MESSAGE = {
+    "role": "assistant",
+    "content": None,
+    "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "get_order", "arguments": '{"order_id": 7}'}},
+        {"id": "call_2", "type": "function", "function": {"name": "refund", "arguments": '{"order_id": 7,'}},
+        {"id": "call_3", "type": "custom", "custom": {"name": "sql", "input": "SELECT 1"}},
+    ],
+}
+
+
+def test_openai_chat_message_response_and_messages():
+    calls = formats.from_openai_chat(OPENAI_MESSAGE)
+    assert calls == [
+        ToolCall("get_order", {"order_id": 7}, id="call_1"),
+        ToolCall("refund", {}, id="call_2", raw_arguments='{"order_id": 7,'),
+        ToolCall("sql", {"input": "SELECT 1"}, id="call_3"),
+    ]
+    assert not calls[1].arguments_valid
+    response = {"id": "chatcmpl-1", "object": "chat.completion",
+                "choices": [{"index": 0, "message": OPENAI_MESSAGE, "finish_reason": "tool_calls"}]}
+    assert formats.tool_calls_from(response) == calls
+    conversation = [{"role": "user", "content": "refund 7"}, OPENAI_MESSAGE,
+                    {"role": "tool", "tool_call_id": "call_1", "content": "{}"},
+                    {"role": "assistant", "content": "Done."}]
+    assert formats.from_openai_chat(conversation) == calls
+
+
+def test_openai_legacy_function_call_and_tool_less_messages():
+    legacy = {"role": "assistant", "content": None, "function_call": {"name": "lookup", "arguments": '{"q": "x"}'}}
+    assert formats.tool_calls_from(legacy) == [ToolCall("lookup", {"q": "x"})]
+    assert formats.from_openai_chat({"role": "assistant", "content": "Hello"}) == []
+    assert formats.from_openai_chat({"choices": [{"message": {"role": "assistant", "content": "Hi"}}]}) == []
+
+
+def chunk(delta, index=0):
+    return {"object": "chat.completion.chunk", "choices": [{"index": index, "delta": delta}]}
+
+
+def test_openai_streamed_deltas_are_joined_by_index():
+    chunks = [
+        chunk({"role": "assistant", "content": None}),
+        chunk({"tool_calls": [{"index": 0, "id": "call_a", "type": "function",
+                               "function": {"name": "get_order", "arguments": ""}}]}),
+        chunk({"tool_calls": [{"index": 1, "id": "call_b", "type": "function",
+                               "function": {"name": "refund", "arguments": ""}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"order'}}]}),
+        chunk({"tool_calls": [{"index": 1, "function": {"arguments": '{"amount": 5}'}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '_id": 7}'}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": "IGNORED"}}]}, index=1),
+        chunk({}),
+    ]
+    assert formats.tool_calls_from(chunks) == [
+        ToolCall("get_order", {"order_id": 7}, id="call_a"),
+        ToolCall("refund", {"amount": 5}, id="call_b"),
+    ]
+    legacy = [chunk({"function_call": {"name": "lookup", "arguments": ""}}),
+              chunk({"function_call": {"arguments": '{"q": 1}'}})]
+    assert formats.from_openai_chat(legacy) == [ToolCall("lookup", {"q": 1})]
+
+
+# --- OpenAI Responses -----------------------------------------------------------------------
+
+def test_openai_responses_items():
+    response = {"id": "resp_1", "object": "response", "output": [
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather",
+         "arguments": '{"city": "Paris"}', "status": "completed"},
+        {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_2", "name": "code_exec", "input": "print(1)"},
+        {"type": "mcp_call", "id": "mcp_1", "server_label": "deepwiki", "name": "ask_question",
+         "arguments": '{"q": "x"}', "output": "..."},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]},
+    ]}
+    assert formats.tool_calls_from(response) == [
+        ToolCall("get_weather", {"city": "Paris"}, id="call_1"),
+        ToolCall("code_exec", {"input": "print(1)"}, id="call_2"),
+        ToolCall("ask_question", {"q": "x"}, id="mcp_1"),
+    ]
+    assert formats.from_openai_responses(response["output"][1:2]) == [ToolCall("get_weather", {"city": "Paris"}, id="call_1")]
+
+
+# --- Anthropic ------------------------------------------------------------------------------
+
+def test_anthropic_tool_use_blocks():
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "content": [
+        {"type": "text", "text": "Let me check."},
+        {"type": "tool_use", "id": "toolu_1", "name": "get_order", "input": {"order_id": 7}},
+        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "x"}},
+        {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []},
+    ], "stop_reason": "tool_use"}
+    assert formats.tool_calls_from(message) == [
+        ToolCall("get_order", {"order_id": 7}, id="toolu_1"),
+        ToolCall("web_search", {"query": "x"}, id="srvtoolu_1"),
+    ]
+    user = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]}
+    assert formats.from_anthropic([message, user, {"role": "assistant", "content": "Done"}]) == \
+        formats.from_anthropic(message)
+
+
+# --- Gemini ---------------------------------------------------------------------------------
+
+def test_gemini_rest_and_sdk_keys():
+    rest = {"candidates": [{"content": {"role": "model", "parts": [
+        {"text": "Checking."},
+        {"functionCall": {"name": "get_order", "args": {"order_id": 7}}},
+        {"functionCall": {"id": "fc-2", "name": "refund", "args": {"amount": 5}}},
+    ]}, "finishReason": "STOP"}]}
+    assert formats.tool_calls_from(rest) == [
+        ToolCall("get_order", {"order_id": 7}), ToolCall("refund", {"amount": 5}, id="fc-2")]
+    sdk = {"role": "model", "parts": [{"function_call": {"name": "get_order", "args": {"order_id": 7}}}]}
+    assert formats.tool_calls_from(sdk) == [ToolCall("get_order", {"order_id": 7})]
+    history = [{"role": "user", "parts": [{"text": "hi"}]}, sdk]
+    assert formats.from_gemini(history) == [ToolCall("get_order", {"order_id": 7})]
+
+
+# --- LangChain -------------------------------------------------------------------------------
+
+def test_langchain_plain_and_serialized_messages_keep_invalid_calls():
+    message = {"type": "ai", "content": "", "tool_calls": [
+        {"name": "get_order", "args": {"order_id": 7}, "id": "call_1", "type": "tool_call"}],
+        "invalid_tool_calls": [{"name": "refund", "args": '{"amount": ', "id": "call_2",
+                                "error": "Malformed args.", "type": "invalid_tool_call"}]}
+    expected = [ToolCall("get_order", {"order_id": 7}, id="call_1"),
+                ToolCall("refund", {}, id="call_2", raw_arguments='{"amount": ')]
+    assert formats.tool_calls_from(message) == expected
+    serialized = {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "AIMessage"],
+                  "kwargs": {k: v for k, v in message.items() if k != "type"}}
+    assert formats.tool_calls_from(serialized) == expected
+    human = {"type": "human", "content": "refund"}
+    assert formats.from_langchain([human, message]) == expected
+
+
+# --- OpenTelemetry GenAI ----------------------------------------------------------------------
+
+def otlp(*spans):
+    return {"resourceSpans": [{"resource": {"attributes": []},
+                               "scopeSpans": [{"scope": {"name": "agent"}, "spans": list(spans)}]}]}
+
+
+def kv(key, value):
+    kind = "intValue" if isinstance(value, int) else "stringValue"
+    return {"key": key, "value": {kind: str(value) if kind == "intValue" else value}}
+
+
+def test_otel_execute_tool_spans_in_an_otlp_export():
+    late = {"name": "execute_tool refund", "startTimeUnixNano": "2000",
+            "attributes": [kv("gen_ai.operation.name", "execute_tool"), kv("gen_ai.tool.name", "refund"),
+                           kv("gen_ai.tool.call.id", "call_2"), kv("gen_ai.tool.call.arguments", '{"amount": 5}')]}
+    early = {"name": "execute_tool get_order", "startTimeUnixNano": "1000",
+             "attributes": [kv("gen_ai.operation.name", "execute_tool"), kv("gen_ai.tool.name", "get_order"),
+                            kv("gen_ai.tool.call.arguments", "{bad")]}
+    chat = {"name": "chat gpt-4o", "startTimeUnixNano": "500", "attributes": [kv("gen_ai.operation.name", "chat")]}
+    assert formats.tool_calls_from(otlp(late, chat, early)) == [
+        ToolCall("get_order", {}, raw_arguments="{bad"), ToolCall("refund", {"amount": 5}, id="call_2")]
+
+
+def test_otel_output_messages_when_no_tool_span():
+    span = {"name": "chat", "attributes": {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [
+            {"type": "text", "content": "checking"},
+            {"type": "tool_call", "id": "call_1", "name": "get_order", "arguments": {"order_id": 7}},
+        ]}]),
+    }}
+    assert formats.tool_calls_from(span) == [ToolCall("get_order", {"order_id": 7}, id="call_1")]
+    as_list = {"name": "chat", "attributes": {"gen_ai.output.messages": [
+        {"role": "assistant", "parts": [{"type": "tool_call", "name": "x", "arguments": '{"k": 1}'}]}]}}
+    assert formats.from_otel([as_list]) == [ToolCall("x", {"k": 1})]
+
+
+# --- detection -------------------------------------------------------------------------------
+
+def test_unknown_shapes_say_what_was_tried():
+    with pytest.raises(InvalidCaseError) as info:
+        formats.tool_calls_from({"tools": []})
+    message = str(info.value)
+    assert message.startswith("could not tell the format of dict {'tools': []}. Tried: otel")
+    for name in formats.FORMATS:
+        assert name in message
+    with pytest.raises(InvalidCaseError, match="unknown format 'bedrock'"):
+        formats.tool_calls_from({}, format="bedrock")
+    assert formats.tool_calls_from({"role": "assistant", "content": "hi"}, format="openai_chat") == []
+
+
+def test_calls_without_a_name_are_kept():
+    calls = formats.from_openai_chat({"role": "assistant", "tool_calls": [{"id": "c", "function": {"arguments": "{}"}}]})
+    assert calls == [ToolCall("<unnamed>", {}, id="c")]
