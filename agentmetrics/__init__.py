@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agentmetrics._dataset import example_cases, read_cases
+from agentmetrics._dataset import UnreadableCase, example_cases, read_cases
 from agentmetrics._metric import Metric
 from agentmetrics._model import AgentTestCase, EvalScore, ToolCall
 from agentmetrics.errors import (

@@ -234,7 +234,8 @@ class ToolCallBatch:
         case_ids: list[Any] = []
         for row_number, case in enumerate(kept):
             if not isinstance(case, AgentTestCase):
-                message = (
+                message = getattr(case, "message", None) if _is_unreadable(case) else None
+                message = message or (
                     f"expected an AgentTestCase, got {_describe(case)}. Fix: build "
                     f"AgentTestCase(tool_calls=[...], expected_tool_calls=[...])."
                 )
@@ -539,6 +540,12 @@ class ToolCallBatch:
             cases=None if self.cases is None else self.cases[start:stop],
             invalid={r - start: m for r, m in self.invalid.items() if start <= r < stop},
         )
+
+
+def _is_unreadable(item: object) -> bool:
+    from agentmetrics._dataset import UnreadableCase
+
+    return isinstance(item, UnreadableCase)
 
 
 def _require(module: str, extra: str) -> Any:

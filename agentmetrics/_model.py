@@ -59,7 +59,7 @@ def _check_optional_str(instance: object, attribute: attrs.Attribute[Any], value
         )
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, repr=False)
 class ToolCall:
     """One call an agent made (or was expected to make) to a tool.
 
@@ -78,6 +78,15 @@ class ToolCall:
     raw_arguments: str | None = attrs.field(
         default=None, kw_only=True, hash=False, validator=_check_optional_str
     )
+
+    def __repr__(self) -> str:
+        # Optional fields only when set: lists of calls stay readable.
+        text = f"ToolCall({self.name!r}, {self.arguments!r}"
+        for field in ("id", "output", "raw_arguments"):
+            value = getattr(self, field)
+            if value is not None:
+                text += f", {field}={value!r}"
+        return text + ")"
 
     @property
     def arguments_valid(self) -> bool:

@@ -14,16 +14,19 @@ AUTO_PROGRESS_MIN_CASES = 200_000
 
 
 class Progress:
-    """Counts work done out of ``total``; draws nothing when disabled."""
+    """Counts work done out of ``total`` (None: unknown, as for a stream);
+    draws nothing when disabled."""
 
-    def __init__(self, total: int, enabled: bool, description: str = "agentmetrics") -> None:
+    def __init__(
+        self, total: int | None, enabled: bool, description: str = "agentmetrics"
+    ) -> None:
         self.total = total
         self.done = 0
         self._tqdm: Any = None
         self._plain = False
         self._description = description
         self._last_draw = 0.0
-        if not enabled or total <= 0:
+        if not enabled or (total is not None and total <= 0):
             return
         try:
             from tqdm.auto import tqdm
@@ -39,12 +42,14 @@ class Progress:
             self._tqdm.update(amount)
         elif self._plain:
             now = time.monotonic()
-            if now - self._last_draw >= 0.2 or self.done >= self.total:
+            if now - self._last_draw >= 0.2 or (self.total and self.done >= self.total):
                 self._last_draw = now
-                share = self.done / self.total
-                sys.stderr.write(
-                    f"\r{self._description}: {share:4.0%} ({self.done:,}/{self.total:,} cases)"
-                )
+                if self.total:
+                    share = self.done / self.total
+                    text = f"{share:4.0%} ({self.done:,}/{self.total:,} cases)"
+                else:
+                    text = f"{self.done:,} cases"
+                sys.stderr.write(f"\r{self._description}: {text}")
                 sys.stderr.flush()
 
     def close(self) -> None:

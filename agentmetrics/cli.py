@@ -15,6 +15,7 @@ from typing import IO, Any
 
 from agentmetrics._dataset import example_cases, read_cases
 from agentmetrics.errors import AgentMetricsError, InvalidParameterError
+from agentmetrics._streaming import RunningSummary
 from agentmetrics.registry import MetricDescription, describe_metric, describe_metrics, get_metric
 
 __all__ = ["main", "parse_metric_spec"]
@@ -58,67 +59,144 @@ def _print_table(rows: list[list[str]], out: IO[str], right: frozenset[int] = fr
         out.write("  ".join(cells).rstrip() + "\n")
 
 
+class _Rows:
+    """Writes each chunk's rows in the chosen format, then the end of the output."""
+
+    columns = ("case", "id", "metric", "value", "passed", "threshold", "reason", "error")
+
+    def __init__(self, out: IO[str], form: str) -> None:
+        self.out = out
+        self.form = form
+        self.first = True
+        if form == "csv":
+            import csv
+
+            self.csv = csv.writer(out, lineterminator="\n")
+            self.csv.writerow(self.columns)
+        elif form == "json":
+            out.write('{"results": [')
+
+    def write(self, offset: int, result: Any) -> None:
+        batch = result.batch
+        records = []
+        for row in range(len(batch)):
+            case_id = batch.case_id(row)
+            for label in result.metrics:
+                scores = result[label]
+                error = scores.errors.get(row)
+                value = float(scores.values[row])
+                records.append((
+                    offset + row, case_id, label, None if error else value,
+                    bool(scores.passed[row]), scores.metric.threshold,
+                    None if error else scores.reason(row), error,
+                ))
+        if self.form == "table":
+            table = [[str(r[0] if r[1] is None else r[1]), r[2],
+                      "-" if r[3] is None else f"{r[3]:.2f}",
+                      "ERROR" if r[7] else ("PASS" if r[4] else "FAIL"),
+                      r[7] or r[6] or ""] for r in records]
+            if self.first and table:
+                table.insert(0, ["case", "metric", "value", "result", "reason"])
+            if table:
+                _print_table(table, self.out, right=frozenset({2}))
+        elif self.form == "csv":
+            self.csv.writerows(["" if v is None else v for v in r] for r in records)
+        else:
+            for record in records:
+                text = json.dumps(dict(zip(self.columns, record)), ensure_ascii=False, default=repr)
+                if self.form == "json":
+                    text = ("\n  " if self.first else ",\n  ") + text
+                else:
+                    text += "\n"
+                self.out.write(text)
+                self.first = False
+        self.first = self.first and not records
+
+    def finish(self, summaries: list[RunningSummary], fail_under: float) -> None:
+        if self.form == "json":
+            rows = [_summary_record(summary) for summary in summaries]
+            self.out.write("\n],\n" + f'"summary": {json.dumps(rows, indent=2)},\n'
+                           + f'"fail_under": {fail_under}}}\n')
+
+
+def _summary_record(summary: RunningSummary) -> dict[str, Any]:
+    finite = summary.scored > 0
+    return {
+        "metric": summary.label,
+        "config": repr(summary.metric),
+        "cases": summary.n,
+        "mean": summary.mean if finite else None,
+        "min": summary.low if finite else None,
+        "max": summary.high if finite else None,
+        "passed": summary.passed,
+        "pass_rate": summary.pass_rate if summary.n else None,
+        "errors": summary.errors,
+        "threshold": summary.metric.threshold,
+    }
+
+
+def _print_summary(summaries: list[RunningSummary], out: IO[str]) -> None:
+    table = [["metric", "cases", "mean", "min", "max", "passed", "pass rate", "errors",
+              "threshold"]]
+    for summary in summaries:
+        scored = summary.scored > 0
+        table.append([
+            repr(summary.metric),
+            str(summary.n),
+            f"{summary.mean:.3f}" if scored else "-",
+            f"{summary.low:.2f}" if scored else "-",
+            f"{summary.high:.2f}" if scored else "-",
+            f"{summary.passed}/{summary.n}",
+            f"{summary.pass_rate:.1%}" if summary.n else "-",
+            str(summary.errors),
+            f"{summary.metric.threshold:g}",
+        ])
+    out.write("Summary\n")
+    _print_table(table, out, right=frozenset(range(1, 9)))
+
+
 def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
-    specs = args.metric or [DEFAULT_METRIC]
     metrics = []
-    for spec in specs:
+    for spec in args.metric or [DEFAULT_METRIC]:
         name, params = parse_metric_spec(spec)
         metrics.append(get_metric(name, **params))
 
+    cases: Any
     if args.file is None:
         cases = example_cases()
-        label_of_source = f"bundled example: {EXAMPLE_CASES} (tau2-bench airline runs)"
+        source = f"bundled example: {EXAMPLE_CASES} (tau2-bench airline runs)"
     elif args.file == "-":
-        cases = list(read_cases(sys.stdin))
-        label_of_source = "<stdin>"
+        cases = read_cases(sys.stdin, errors=args.errors)
+        source = "<stdin>"
     else:
-        cases = list(read_cases(args.file))
-        label_of_source = args.file
+        cases = read_cases(args.file, errors=args.errors)
+        source = args.file
 
-    from agentmetrics._evaluate import evaluate  # numpy only when scoring
+    from agentmetrics._progress import Progress
+    from agentmetrics._streaming import score_stream
 
-    result = evaluate(cases, metrics, progress=False)
-    labels = result.metrics
-    table = [["case", "metric", "value", "result", "reason"]]
-    for row in range(len(cases)):
-        case_id = result.batch.case_id(row)
-        case_label = str(row if case_id is None else case_id)
-        for label in labels:
-            scores = result[label]
-            table.append([
-                case_label,
-                scores.metric.name,
-                f"{scores.values[row]:.2f}",
-                "PASS" if scores.passed[row] else "FAIL",
-                scores.reason(row),
-            ])
-    out.write(f"Scored {len(cases)} cases from {label_of_source}\n\n")
-    if len(table) > 1:
-        _print_table(table, out, right=frozenset({2}))
+    rows = _Rows(out, args.format)
+    with Progress(None, enabled=sys.stderr.isatty()) as bar:
 
-    summary = [["metric", "cases", "mean", "min", "max", "passed", "pass rate", "threshold"]]
-    status = 0
-    for row_summary, label in zip(result.summary(), labels):
-        metric = result[label].metric
-        n, passed = row_summary["n"], row_summary["passed"]
-        rate = passed / n if n else 1.0
-        if rate < args.fail_under:
-            status = 1
-        summary.append([
-            repr(metric),
-            str(n),
-            f"{row_summary['mean']:.3f}" if n else "-",
-            f"{row_summary['min']:.2f}" if n else "-",
-            f"{row_summary['max']:.2f}" if n else "-",
-            f"{passed}/{n}",
-            f"{rate:.1%}",
-            f"{metric.threshold:g}",
-        ])
-    out.write("\nSummary\n")
-    _print_table(summary, out, right=frozenset({1, 2, 3, 4, 5, 6, 7}))
-    if status:
-        out.write(f"\nFAILED: a pass rate is below --fail-under {args.fail_under:g}\n")
-    return status
+        def on_chunk(offset: int, result: Any) -> None:
+            rows.write(offset, result)
+            bar.update(len(result))
+
+        summaries = score_stream(cases, metrics, errors=args.errors, on_chunk=on_chunk,
+                                 chunk_size=args.chunk_size)
+    rows.finish(summaries, args.fail_under)
+
+    # Tables get the summary on stdout; machine formats keep stdout for data.
+    report = out if args.format == "table" else sys.stderr
+    if args.format == "table":
+        out.write(f"\nScored {summaries[0].n if summaries else 0} cases from {source}\n\n")
+    _print_summary(summaries, report)
+    failing = [s.label for s in summaries if s.n and s.pass_rate < args.fail_under]
+    if failing:
+        report.write(f"\nFAILED: pass rate below --fail-under {args.fail_under:g} for "
+                     f"{', '.join(failing)}\n")
+        return 1
+    return 0
 
 
 def _description_record(described: MetricDescription) -> dict[str, Any]:
@@ -214,6 +292,16 @@ def _rate(text: str) -> float:
     return value
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agentmetrics",
@@ -239,6 +327,27 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         metavar="NAME[:key=value,...]",
         help=f"a metric to compute, repeatable (default: {DEFAULT_METRIC})",
+    )
+    evaluate.add_argument(
+        "--format",
+        choices=("table", "json", "csv", "jsonl"),
+        default="table",
+        help="how to print the rows: an aligned table (default), JSON, CSV or JSON lines; "
+        "with csv and jsonl the summary goes to stderr",
+    )
+    evaluate.add_argument(
+        "--errors",
+        choices=("raise", "record"),
+        default="raise",
+        help="a line or case that cannot be scored: stop with exit 2 (raise, default), or "
+        "report it as a row with its error and go on (record)",
+    )
+    evaluate.add_argument(
+        "--chunk-size",
+        type=_positive,
+        default=50_000,
+        metavar="N",
+        help="cases read and scored at a time; memory depends on N, not on the file size",
     )
     evaluate.add_argument(
         "--fail-under",

@@ -38,17 +38,74 @@ def test_evaluate_prints_a_row_per_case_and_a_summary(capsys, cases_file):
     status, out, err = run(capsys, "evaluate", str(cases_file))
     assert status == 0 and err == ""
     lines = out.splitlines()
-    assert lines[0] == f"Scored 3 cases from {cases_file}"
-    rows = [line.split(None, 4) for line in lines[3:6]]
+    rows = [line.split(None, 4) for line in lines[1:4]]
     assert rows == [
         ["good", "tool_selection_accuracy", "1.00", "PASS", "All expected tools called: A, B"],
         ["bad", "tool_selection_accuracy", "0.67", "FAIL", "Unexpected tool: C"],
         ["2", "tool_selection_accuracy", "0.00", "FAIL", "Missing expected tool: A"],
     ]
+    assert f"Scored 3 cases from {cases_file}" in out
     summary = out.split("Summary\n")[1].splitlines()
     assert summary[1].split() == [
         "ToolSelectionAccuracy(threshold=0.8,", "order_matters=False)",
-        "3", "0.556", "0.00", "1.00", "1/3", "33.3%", "0.8"]
+        "3", "0.556", "0.00", "1.00", "1/3", "33.3%", "0", "0.8"]
+
+
+def test_machine_formats_carry_every_row(capsys, cases_file):
+    status, out, err = run(capsys, "evaluate", str(cases_file), "--format", "jsonl")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [(r["case"], r["id"], r["passed"]) for r in records] == [(0, "good", True), (1, "bad", False), (2, None, False)]
+    assert records[1]["value"] == 2 / 3 and records[1]["reason"] == "Unexpected tool: C"
+    assert err.startswith("Summary\n")  # stdout stays pure data
+    status, out, _ = run(capsys, "evaluate", str(cases_file), "--format", "json")
+    document = json.loads(out)
+    assert len(document["results"]) == 3 and document["summary"][0]["cases"] == 3
+    assert document["summary"][0]["pass_rate"] == 1 / 3
+    status, out, _ = run(capsys, "evaluate", str(cases_file), "--format", "csv")
+    import csv
+    import io
+
+    table = list(csv.DictReader(io.StringIO(out)))
+    assert [row["id"] for row in table] == ["good", "bad", ""]
+    assert table[0]["reason"] == "All expected tools called: A, B"
+
+
+def test_chunked_streaming_gives_the_same_output(capsys, cases_file):
+    whole = run(capsys, "evaluate", str(cases_file), "--format", "jsonl")[1]
+    assert run(capsys, "evaluate", str(cases_file), "--format", "jsonl", "--chunk-size", "1")[1] == whole
+
+
+def test_errors_record_keeps_bad_lines_as_rows(capsys, tmp_path):
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(
+        '{"id": "ok", "tool_calls": ["A"], "expected_tool_calls": ["A"]}\n'
+        'not json\n'
+        '{"id": "no-gold", "tool_calls": ["A"]}\n'
+        '{"id": "typo", "tool_call": ["A"], "expected_tool_calls": ["A"]}\n', encoding="utf-8")
+    status, out, err = run(capsys, "evaluate", str(path))
+    assert status == 2 and f"{path}:2: not valid JSON" in err
+    status, out, err = run(capsys, "evaluate", str(path), "--errors", "record", "--format", "jsonl")
+    assert status == 0
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [r["case"] for r in records] == [0, 1, 2, 3]
+    assert records[0]["value"] == 1.0 and records[0]["error"] is None
+    assert records[1]["value"] is None and records[1]["error"].startswith(f"{path}:2: not valid JSON")
+    assert "requires the test case field 'expected_tool_calls'" in records[2]["error"]
+    assert "unknown keys ['tool_call']" in records[3]["error"]
+    assert "errors" in err and " 3 " in err.splitlines()[-1]  # summary counts the three errors
+
+
+def test_provider_payloads_in_lines(capsys, tmp_path):
+    path = tmp_path / "responses.jsonl"
+    anthropic = {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "GetOrder", "input": {}}]}
+    openai = {"choices": [{"message": {"role": "assistant", "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "GetOrder", "arguments": "{}"}}]}}]}
+    path.write_text("\n".join(json.dumps(line) for line in [
+        {"id": "claude", "response": anthropic, "expected_tool_calls": ["GetOrder"]},
+        {"id": "gpt", "response": openai, "format": "openai_chat", "expected_tool_calls": ["GetOrder", "Refund"]},
+    ]) + "\n", encoding="utf-8")
+    status, out, _ = run(capsys, "evaluate", str(path), "--format", "jsonl")
+    assert [json.loads(line)["value"] for line in out.splitlines()] == [1.0, 0.5]
 
 
 def test_several_metrics_with_parameters(capsys, cases_file):
@@ -57,14 +114,17 @@ def test_several_metrics_with_parameters(capsys, cases_file):
                          "--metric", "tool_selection_accuracy:order_matters=true,threshold=0.5")
     assert status == 0
     bad_rows = [line for line in out.splitlines() if line.startswith("bad ")]
-    assert [row.split(None, 4)[2] for row in bad_rows] == ["0.67", "0.33"]
+    import re
+
+    assert [re.search(r" (\d\.\d\d)  (PASS|FAIL) ", row).group(1) for row in bad_rows] == ["0.67", "0.33"]
+    assert "tool_selection_accuracy(threshold=0.5, order_matters=True)" in bad_rows[1]
     assert "Out of expected order: expected A -> B, called B -> A" in bad_rows[1]
 
 
 def test_fail_under_sets_the_exit_status(capsys, cases_file):
     assert run(capsys, "evaluate", str(cases_file), "--fail-under", "0.3")[0] == 0
     status, out, _ = run(capsys, "evaluate", str(cases_file), "--fail-under", "0.5")
-    assert status == 1 and "FAILED: a pass rate is below --fail-under 0.5" in out
+    assert status == 1 and "FAILED: pass rate below --fail-under 0.5 for tool_selection_accuracy" in out
 
 
 def test_evaluate_reads_stdin(capsys, monkeypatch):

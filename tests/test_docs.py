@@ -61,7 +61,8 @@ def _console_examples(text: str, program: str = "agentmetrics") -> list[tuple[st
 
 
 @pytest.mark.parametrize("page", PAGES, ids=PAGE_IDS)
-def test_python_examples(page):
+def test_python_examples(page, monkeypatch):
+    monkeypatch.chdir(DOCS)  # paths in examples are relative to docs/, as in the console ones
     count, report = _run_doctests(page.read_text(encoding="utf-8"), page.name)
     assert not report, report
 

@@ -100,3 +100,11 @@ def test_eval_score_repr_shows_two_decimals():
         "metric='tool_selection_accuracy', threshold=0.8)"
     )
     assert score.value == 2 / 3  # only the repr rounds
+
+
+def test_tool_call_repr_shows_optional_fields_only_when_set():
+    assert repr(ToolCall("A")) == "ToolCall('A', {})"
+    assert repr(ToolCall("A", {"x": 1}, id="c1", raw_arguments="{x")) == \
+        "ToolCall('A', {'x': 1}, id='c1', raw_arguments='{x')"
+    assert eval(repr(ToolCall("A", {"x": [1]}, id="c1", output="ok"))) == \
+        ToolCall("A", {"x": [1]}, id="c1", output="ok")

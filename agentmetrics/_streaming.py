@@ -1,0 +1,91 @@
+"""Scoring a stream of cases chunk by chunk, in constant memory."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+from typing import Any
+
+import attrs
+
+from agentmetrics._metric import Metric, metric_labels
+from agentmetrics._results import EvaluationResult
+from agentmetrics.errors import CaseEvaluationError
+
+__all__ = ["CHUNK_CASES", "RunningSummary", "score_stream"]
+
+#: Cases read and scored at a time: memory stays bounded by this, not by the file.
+CHUNK_CASES = 50_000
+
+
+@attrs.define(slots=True)
+class RunningSummary:
+    """One metric's totals over everything scored so far."""
+
+    label: str
+    metric: Metric
+    n: int = 0
+    scored: int = 0
+    total: float = 0.0
+    low: float = math.inf
+    high: float = -math.inf
+    passed: int = 0
+    errors: int = 0
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.scored if self.scored else math.nan
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passed / self.n if self.n else math.nan
+
+    def add(self, result: Any) -> None:
+        values = result.values
+        finite = values[~(values != values)]  # drop NaN without importing numpy here
+        self.n += len(values)
+        self.scored += len(finite)
+        if len(finite):
+            self.total += float(finite.sum())
+            self.low = min(self.low, float(finite.min()))
+            self.high = max(self.high, float(finite.max()))
+        self.passed += int(result.passed.sum())
+        self.errors += len(result.errors)
+
+
+def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def score_stream(
+    cases: Iterable[Any],
+    metrics: list[Metric],
+    *,
+    errors: str = "raise",
+    chunk_size: int = CHUNK_CASES,
+    on_chunk: Callable[[int, EvaluationResult], None] | None = None,
+) -> list[RunningSummary]:
+    """Score ``cases`` (AgentTestCase, or UnreadableCase rows to report) with
+    ``metrics``, ``chunk_size`` at a time. ``on_chunk(offset, result)`` sees
+    each chunk's result, ``offset`` being the position of its first case."""
+    from agentmetrics._evaluate import evaluate
+
+    labels = metric_labels(metrics)
+    summaries = [RunningSummary(label, metric) for label, metric in zip(labels, metrics)]
+    offset = 0
+    for chunk in _chunks(cases, chunk_size):
+        try:
+            result = evaluate(chunk, metrics, errors=errors, progress=False)
+        except CaseEvaluationError as error:
+            raise CaseEvaluationError(
+                offset + error.index, error.case_id, error.metric, error.message
+            ) from error.__cause__
+        for summary in summaries:
+            summary.add(result[summary.label])
+        if on_chunk is not None:
+            on_chunk(offset, result)
+        offset += len(chunk)
+    return summaries
