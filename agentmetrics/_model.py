@@ -37,6 +37,8 @@ def _check_name(instance: object, attribute: attrs.Attribute[Any], value: object
 def _to_arguments(value: object) -> dict[str, Any]:
     if value is None:
         return {}
+    if type(value) is dict and all(type(key) is str for key in value):
+        return dict(value)
     if not isinstance(value, Mapping):
         raise InvalidCaseError(
             f"ToolCall.arguments: expected a mapping of argument names to values, "
@@ -99,14 +101,32 @@ ToolCallLike = ToolCall | str | Mapping[str, Any]
 _MAPPING_KEYS = frozenset({"name", "arguments", "id", "output", "raw_arguments"})
 
 
+#: ToolCall objects for bare names, shared: a ToolCall is immutable, and
+#: datasets repeat the same few names millions of times.
+_NAME_CALLS: dict[str, ToolCall] = {}
+_NAME_CALLS_LIMIT = 65_536
+
+
+def _call_for_name(name: str) -> ToolCall:
+    call = _NAME_CALLS.get(name)
+    if call is None:
+        call = ToolCall(name)
+        if len(_NAME_CALLS) < _NAME_CALLS_LIMIT:
+            _NAME_CALLS[name] = call
+    return call
+
+
 def _to_tool_call(item: object, field: str, index: int) -> ToolCall:
-    if isinstance(item, ToolCall):
-        return item
-    if isinstance(item, str):
+    kind = type(item)  # exact types first: ABC isinstance checks are slow
+    if kind is ToolCall:
+        return item  # type: ignore[return-value]
+    if kind is str or isinstance(item, str):
         try:
-            return ToolCall(item)
+            return _call_for_name(item)  # type: ignore[arg-type]
         except InvalidCaseError as error:
             raise InvalidCaseError(f"{field}[{index}]: {error}") from None
+    if isinstance(item, ToolCall):
+        return item
     if isinstance(item, Mapping):
         unknown = sorted(str(key) for key in item if key not in _MAPPING_KEYS)
         if "name" not in item or unknown:
@@ -145,6 +165,12 @@ def _to_call_tuple(value: object, field: str) -> tuple[ToolCall, ...] | None:
             f"names or mappings) or None, got {_describe(value)}. "
             f"Fix: wrap a single call in a list, e.g. {field}=['GetOrder']."
         )
+    if type(value) is list or type(value) is tuple:
+        if all(type(item) is str for item in value):  # names: the common case
+            try:
+                return tuple(map(_call_for_name, value))
+            except InvalidCaseError:
+                pass  # an empty name: the loop below says which position
     return tuple(_to_tool_call(item, field, index) for index, item in enumerate(value))
 
 
