@@ -44,19 +44,22 @@ class Progress:
             now = time.monotonic()
             if now - self._last_draw >= 0.2 or (self.total and self.done >= self.total):
                 self._last_draw = now
-                if self.total:
-                    share = self.done / self.total
-                    text = f"{share:4.0%} ({self.done:,}/{self.total:,} cases)"
-                else:
-                    text = f"{self.done:,} cases"
-                sys.stderr.write(f"\r{self._description}: {text}")
-                sys.stderr.flush()
+                self._draw()
+
+    def _draw(self) -> None:
+        if self.total:
+            text = f"{self.done / self.total:4.0%} ({self.done:,}/{self.total:,} cases)"
+        else:
+            text = f"{self.done:,} cases"
+        sys.stderr.write(f"\r{self._description}: {text}")
+        sys.stderr.flush()
 
     def close(self) -> None:
         if self._tqdm is not None:
             self._tqdm.close()
             self._tqdm = None
         elif self._plain:
+            self._draw()  # the final count, whatever the throttling skipped
             sys.stderr.write("\n")
             self._plain = False
 

@@ -260,3 +260,12 @@ def _on_path():
 
     found = shutil.which("agentmetrics")
     return found is not None and Path(found).parent == Path(sys.executable).parent
+
+
+def test_progress_on_a_terminal(capsys, cases_file, monkeypatch):
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    status, out, err = run(capsys, "evaluate", str(cases_file), "--format", "jsonl", "--chunk-size", "2")
+    assert status == 0 and "agentmetrics: 3 cases" in err
+    assert len(out.splitlines()) == 3
