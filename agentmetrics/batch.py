@@ -13,15 +13,24 @@ gives case by case. These helpers cover the common parts::
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+
 from agentmetrics._batch import ToolCallBatch
 from agentmetrics._kernels import IntArray, multiset_overlap, set_counts
 from agentmetrics._results import MetricResult, batch_errors, passes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._metric import Metric
 
 __all__ = [
     "MetricResult",
     "ToolCallBatch",
     "batch_errors",
     "passes",
+    "ratio_result",
     "row_multiset_overlap",
     "row_set_counts",
 ]
@@ -48,3 +57,31 @@ def row_set_counts(batch: ToolCallBatch) -> tuple[IntArray, IntArray, IntArray]:
         len(batch.vocabulary),
     )
     return counts.called, counts.expected, counts.shared
+
+
+def ratio_result(
+    metric: Metric,
+    batch: ToolCallBatch,
+    numerator: IntArray,
+    denominator: IntArray,
+    failed: Mapping[int, str],
+    reason: Callable[[tuple[str, ...], tuple[str, ...]], str],
+) -> MetricResult:
+    """A MetricResult whose value is ``numerator / denominator`` per case
+    (1.0 where the denominator is 0, NaN where ``failed`` has the case), and
+    whose reason comes from the case's tool names, computed when asked for.
+
+    The division is int64 / int64 in float64, which rounds exactly as
+    Python's ``int / int`` does, so values equal a scalar ``a / b`` bit for bit.
+    """
+    values = np.ones(len(batch))
+    np.divide(numerator, denominator, out=values, where=denominator > 0)
+    if failed:
+        values[list(failed)] = np.nan
+
+    def explain(row: int) -> str:
+        called, expected = batch.called_names(row), batch.expected_names(row)
+        assert called is not None and expected is not None
+        return reason(called, expected)
+
+    return MetricResult(metric, values, passes(metric, values), dict(failed), explain)

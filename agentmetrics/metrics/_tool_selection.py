@@ -80,11 +80,9 @@ class ToolSelectionAccuracy(Metric):
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
         """Vectorized evaluate: the same values (bit for bit), passed flags and
         reasons as :meth:`evaluate` on each case, computed with numpy."""
-        import numpy as np
-
         from agentmetrics import _kernels
         from agentmetrics._batch import check_errors_mode
-        from agentmetrics._results import MetricResult, batch_errors, passes
+        from agentmetrics.batch import batch_errors, ratio_result
 
         failed = batch_errors(self, batch, check_errors_mode(errors))
         arrays = (
@@ -100,18 +98,9 @@ class ToolSelectionAccuracy(Metric):
             counts = _kernels.set_counts(*arrays)
             matched = counts.shared
         union = counts.called + counts.expected - counts.shared
-        values = np.ones(len(batch))
-        # int64 / int64 in float64 rounds exactly as Python's int / int does.
-        np.divide(matched, union, out=values, where=union > 0)
-        if failed:
-            values[list(failed)] = np.nan
-
-        def explain(row: int) -> str:
-            called, expected = batch.called_names(row), batch.expected_names(row)
-            assert called is not None and expected is not None
-            return self.measure_names(called, expected)[1]
-
-        return MetricResult(self, values, passes(self, values), failed, explain)
+        return ratio_result(
+            self, batch, matched, union, failed, lambda c, e: self.measure_names(c, e)[1]
+        )
 
     def measure_names(
         self, called_names: Iterable[str], expected_names: Iterable[str]

@@ -65,22 +65,11 @@ class ToolCallF1(Metric):
         """Vectorized: matched calls per case from sorted (case, tool) keys."""
         import numpy as np
 
-        from agentmetrics import MetricResult
-        from agentmetrics.batch import batch_errors, passes, row_multiset_overlap
+        from agentmetrics.batch import batch_errors, ratio_result, row_multiset_overlap
 
         failed = batch_errors(self, batch, errors)
-        made = np.diff(batch.called_offsets)
-        wanted = np.diff(batch.expected_offsets)
+        total = np.diff(batch.called_offsets) + np.diff(batch.expected_offsets)
         matched = row_multiset_overlap(batch)
-        total = made + wanted
-        values = np.ones(len(batch))
-        np.divide(2 * matched, total, out=values, where=total > 0)
-        if failed:
-            values[list(failed)] = np.nan
-
-        def explain(row: int) -> str:
-            called, expected = batch.called_names(row), batch.expected_names(row)
-            assert called is not None and expected is not None
-            return self.measure_names(called, expected)[1]
-
-        return MetricResult(self, values, passes(self, values), failed, explain)
+        return ratio_result(
+            self, batch, 2 * matched, total, failed, lambda c, e: self.measure_names(c, e)[1]
+        )
