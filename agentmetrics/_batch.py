@@ -100,26 +100,18 @@ class _Encoder:
         self, rows: Sequence[Any], field: str, errors: str, invalid: dict[int, str]
     ) -> tuple[IdArray, IntArray, BoolArray]:
         n = len(rows)
-        if set(map(type, rows)) <= {list, tuple}:  # the common case, at C speed
+        kinds = set(map(type, rows))
+        if kinds <= {list, tuple, type(None)}:  # the common cases, at C speed
+            given = np.ones(n, dtype=bool)
+            if type(None) in kinds:
+                given = np.fromiter((row is not None for row in rows), dtype=bool, count=n)
+                rows = [() if row is None else row for row in rows]
             lengths = np.fromiter(map(len, rows), dtype=np.int64, count=n)
-            given = np.ones(n, dtype=bool)
-            flat: Iterable[Any] = chain.from_iterable(rows)
-        else:
-            lengths = np.zeros(n, dtype=np.int64)
-            given = np.ones(n, dtype=bool)
-            collected: list[Any] = []
-            extend = collected.extend
-            for row_number, row in enumerate(rows):
-                if _is_missing(row):
-                    given[row_number] = False
-                elif type(row) is list or type(row) is tuple or type(row) is np.ndarray:
-                    extend(row)
-                    lengths[row_number] = len(row)
-                else:
-                    self._reject(row_number, row, field, errors, invalid, given)
-            flat = collected
-        encoded = self.encode_names(flat, lengths, given)
-        return encoded if encoded is not None else self._encode_slowly(rows, field, errors, invalid)
+            encoded = self.encode_names(chain.from_iterable(rows), lengths, given)
+            if encoded is not None:
+                return encoded
+        # Arrays, NaN cells, ToolCalls, mappings or bad rows: row by row.
+        return self._encode_slowly(rows, field, errors, invalid)
 
     def encode_names(
         self, names: Iterable[Any], lengths: IntArray, given: BoolArray
@@ -150,32 +142,14 @@ class _Encoder:
             try:
                 names = _row_names(row, field)
             except InvalidCaseError as error:
-                self._reject(row_number, row, field, errors, invalid, given, str(error))
+                if errors == "raise":
+                    raise InvalidCaseError(f"row {row_number}: {error}") from None
+                given[row_number] = False
+                invalid.setdefault(row_number, str(error))
                 continue
             ids.extend(index.setdefault(name, len(index)) for name in names)
             lengths[row_number] = len(names)
         return np.asarray(ids, dtype=np.int32), _offsets_from_lengths(lengths), given
-
-    @staticmethod
-    def _reject(
-        row_number: int,
-        row: object,
-        field: str,
-        errors: str,
-        invalid: dict[int, str],
-        given: BoolArray,
-        message: str | None = None,
-    ) -> None:
-        if message is None:
-            try:
-                _row_names(row, field)
-            except InvalidCaseError as error:
-                message = str(error)
-        message = message or f"{field}: invalid value {_describe(row)}"
-        if errors == "raise":
-            raise InvalidCaseError(f"row {row_number}: {message}")
-        given[row_number] = False
-        invalid.setdefault(row_number, message)
 
 
 def _offsets_from_lengths(lengths: IntArray) -> IntArray:
