@@ -186,6 +186,33 @@ class ToolCallBatch:
     # -- constructors ----------------------------------------------------------
 
     @classmethod
+    def _assemble(
+        cls,
+        vocabulary: Iterable[str],
+        called: tuple[IdArray, IntArray, BoolArray],
+        expected: tuple[IdArray, IntArray, BoolArray],
+        case_ids: tuple[Any, ...] | None,
+        cases: tuple[AgentTestCase, ...] | None = None,
+        invalid: Mapping[int, str] | None = None,
+    ) -> ToolCallBatch:
+        """A batch from each side's (ids, offsets, given); rows in ``invalid``
+        count as given on neither side."""
+        for row in invalid or {}:
+            called[2][row] = expected[2][row] = False
+        return cls(
+            vocabulary=tuple(vocabulary),
+            called_ids=called[0],
+            called_offsets=called[1],
+            expected_ids=expected[0],
+            expected_offsets=expected[1],
+            called_given=called[2],
+            expected_given=expected[2],
+            case_ids=case_ids,
+            cases=cases,
+            invalid=dict(sorted((invalid or {}).items())),
+        )
+
+    @classmethod
     def from_cases(
         cls,
         cases: Iterable[AgentTestCase],
@@ -255,16 +282,8 @@ class ToolCallBatch:
                 on_progress(len(cases) // 2 if field == "tool_calls" else len(cases) - len(cases) // 2)
         case_ids = list(map(dict.get, map(_METADATA, cases), repeat("id")))
         has_ids = case_ids.count(None) < len(case_ids)
-        return cls(
-            vocabulary=tuple(encoder.index),
-            called_ids=sides[0][0],
-            called_offsets=sides[0][1],
-            expected_ids=sides[1][0],
-            expected_offsets=sides[1][1],
-            called_given=sides[0][2],
-            expected_given=sides[1][2],
-            case_ids=tuple(case_ids) if has_ids else None,
-            cases=tuple(cases),
+        return cls._assemble(
+            encoder.index, sides[0], sides[1], tuple(case_ids) if has_ids else None, tuple(cases)
         )
 
     @classmethod
@@ -313,18 +332,12 @@ class ToolCallBatch:
         expected_ids, expected_offsets, expected_given = encoder.encode(
             expected, "expected_tool_calls", errors, invalid
         )
-        for row_number in invalid:  # a row bad on one side is unreadable on both
-            called_given[row_number] = expected_given[row_number] = False
-        return cls(
-            vocabulary=tuple(encoder.index),
-            called_ids=called_ids,
-            called_offsets=called_offsets,
-            expected_ids=expected_ids,
-            expected_offsets=expected_offsets,
-            called_given=called_given,
-            expected_given=expected_given,
-            case_ids=case_ids,
-            invalid=dict(sorted(invalid.items())),
+        return cls._assemble(
+            encoder.index,
+            (called_ids, called_offsets, called_given),
+            (expected_ids, expected_offsets, expected_given),
+            case_ids,
+            invalid=invalid,  # a row bad on one side is unreadable on both
         )
 
     @classmethod
@@ -441,24 +454,12 @@ class ToolCallBatch:
                     raise InvalidCaseError(f"row {row}: {message}")
                 invalid.setdefault(row, message)
             sides.append((np.ascontiguousarray(ids_side), offsets, given))
-        for row in invalid:
-            sides[0][2][row] = sides[1][2][row] = False
         if ids is not None and not isinstance(ids, (list, tuple)):
             ids = ids.to_pylist()  # type: ignore[union-attr]
         case_ids = None if ids is None else tuple(ids)
         if case_ids is not None and len(case_ids) != n:
             raise InvalidCaseError(f"from_arrow: ids has {len(case_ids)} rows, the columns {n}.")
-        return cls(
-            vocabulary=vocabulary,
-            called_ids=sides[0][0],
-            called_offsets=sides[0][1],
-            expected_ids=sides[1][0],
-            expected_offsets=sides[1][1],
-            called_given=sides[0][2],
-            expected_given=sides[1][2],
-            case_ids=case_ids,
-            invalid=dict(sorted(invalid.items())),
-        )
+        return cls._assemble(vocabulary, sides[0], sides[1], case_ids, invalid=invalid)
 
     # -- reading ---------------------------------------------------------------
 
