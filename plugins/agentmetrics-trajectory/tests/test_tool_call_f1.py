@@ -28,7 +28,7 @@ def reference_f1(called, expected):
 names = st.lists(st.sampled_from(["A", "B", "C", "検索"]), max_size=8)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(called=names, expected=names)
 def test_matches_reference_and_is_symmetric(called, expected):
     metric = ToolCallF1()
@@ -38,6 +38,7 @@ def test_matches_reference_and_is_symmetric(called, expected):
     assert value == metric.evaluate(AgentTestCase(tool_calls=expected, expected_tool_calls=called)).value
 
 
+@settings(deadline=None)
 @given(called=names, expected=names, data=st.data())
 def test_independent_of_list_order(called, expected, data):
     shuffled = data.draw(st.permutations(called))
@@ -62,7 +63,7 @@ def test_both_empty_is_one():
     assert (score.value, score.reason) == (1.0, "No tool calls expected and none made")
 
 
-@settings(max_examples=100)
+@settings(max_examples=100, deadline=None)
 @given(rows=st.lists(st.tuples(names, names), max_size=30))
 def test_batch_equals_scalar(rows):
     metric = ToolCallF1(threshold=0.5)

@@ -62,7 +62,7 @@ tool_calls = st.lists(
 )
 
 
-@settings(max_examples=400)
+@settings(max_examples=400, deadline=None)
 @given(called=tool_calls, expected=tool_calls, mode_args=st.sampled_from(MODE_ARGS))
 def test_matches_brute_force_reference(called, expected, mode_args):
     mode, args = mode_args
@@ -70,7 +70,7 @@ def test_matches_brute_force_reference(called, expected, mode_args):
     assert value == reference(mode, args, called, expected)
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(called=tool_calls, expected=tool_calls, data=st.data(),
        mode=st.sampled_from(["unordered", "subset", "superset"]), args=st.sampled_from(ARGS_MODES))
 def test_result_never_depends_on_list_order(called, expected, data, mode, args):
@@ -150,7 +150,7 @@ def test_bad_parameters(params, message):
 names = st.lists(st.sampled_from(["A", "B", "C"]), max_size=5)
 
 
-@settings(max_examples=150)
+@settings(max_examples=150, deadline=None)
 @given(rows=st.lists(st.tuples(names, names), max_size=25), mode=st.sampled_from(MODES))
 def test_vectorized_batch_equals_scalar_when_arguments_are_ignored(rows, mode):
     metric = TrajectoryMatch(mode=mode, args="ignore")
