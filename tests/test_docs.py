@@ -122,3 +122,10 @@ def test_docstring_examples(module):
 def test_readme_keeps_the_two_commands_at_the_top():
     head = (REPO / "README.md").read_text(encoding="utf-8")[:600]
     assert "make demo" in head and "make test" in head
+
+
+@pytest.mark.parametrize("page", PAGES, ids=PAGE_IDS)
+def test_no_python_block_goes_unrun(page):
+    """A ```python block is either doctest (>>>) or a test file run by pytest."""
+    for info, body in re.findall(r"```python([^\n]*)\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S):
+        assert ">>>" in body or "file=" in info, f"{page}: a python example the suite does not run:\n{body}"
