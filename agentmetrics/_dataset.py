@@ -129,7 +129,8 @@ def example_cases() -> list[AgentTestCase]:
 
     Each case holds the tool calls claude-sonnet-4-5 made in one simulated
     customer-service conversation, the task's expected actions, the first
-    user message as ``input``, and ``metadata`` with ``id`` and ``tau2_reward``.
+    user message as ``input``, and ``metadata`` with ``id``, ``task_id``,
+    ``trial`` and tau2's ``reward``.
     """
     from importlib import resources
 
