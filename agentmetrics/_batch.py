@@ -18,6 +18,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from agentmetrics._dataset import UnreadableCase
 from agentmetrics._model import AgentTestCase, ToolCall, _describe
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError, MissingDependencyError
 
@@ -235,8 +236,7 @@ class ToolCallBatch:
         case_ids: list[Any] = []
         for row_number, case in enumerate(kept):
             if not isinstance(case, AgentTestCase):
-                message = getattr(case, "message", None) if _is_unreadable(case) else None
-                message = message or (
+                message = case.message if isinstance(case, UnreadableCase) else (
                     f"expected an AgentTestCase, got {_describe(case)}. Fix: build "
                     f"AgentTestCase(tool_calls=[...], expected_tool_calls=[...])."
                 )
@@ -515,12 +515,6 @@ class ToolCallBatch:
             cases=None if self.cases is None else self.cases[start:stop],
             invalid={r - start: m for r, m in self.invalid.items() if start <= r < stop},
         )
-
-
-def _is_unreadable(item: object) -> bool:
-    from agentmetrics._dataset import UnreadableCase
-
-    return isinstance(item, UnreadableCase)
 
 
 def _require(module: str, extra: str) -> Any:

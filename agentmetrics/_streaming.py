@@ -1,17 +1,22 @@
-"""Scoring a stream of cases chunk by chunk, in constant memory."""
+"""Scoring a stream of cases chunk by chunk, in constant memory.
+
+Importing this module imports no numpy; scoring does.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from agentmetrics._metric import Metric, metric_labels
-from agentmetrics._results import EvaluationResult
 from agentmetrics.errors import CaseEvaluationError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._results import EvaluationResult, MetricResult
 
 __all__ = ["CHUNK_CASES", "RunningSummary", "score_stream"]
 
@@ -41,9 +46,11 @@ class RunningSummary:
     def pass_rate(self) -> float:
         return self.passed / self.n if self.n else math.nan
 
-    def add(self, result: Any) -> None:
+    def add(self, result: MetricResult) -> None:
+        import numpy as np  # only once scoring runs: the CLI's list and describe stay light
+
         values = result.values
-        finite = values[~(values != values)]  # drop NaN without importing numpy here
+        finite = values[~np.isnan(values)]
         self.n += len(values)
         self.scored += len(finite)
         if len(finite):

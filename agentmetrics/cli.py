@@ -15,7 +15,7 @@ from typing import IO, Any
 
 from agentmetrics._dataset import example_cases, read_cases
 from agentmetrics.errors import AgentMetricsError, InvalidParameterError
-from agentmetrics._streaming import RunningSummary
+from agentmetrics._streaming import CHUNK_CASES, RunningSummary
 from agentmetrics.registry import MetricDescription, describe_metric, describe_metrics, get_metric
 
 __all__ = ["main", "parse_metric_spec"]
@@ -345,7 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--chunk-size",
         type=_positive,
-        default=50_000,
+        default=CHUNK_CASES,
         metavar="N",
         help="cases read and scored at a time; memory depends on N, not on the file size",
     )

@@ -269,3 +269,9 @@ def test_progress_on_a_terminal(capsys, cases_file, monkeypatch):
     status, out, err = run(capsys, "evaluate", str(cases_file), "--format", "jsonl", "--chunk-size", "2")
     assert status == 0 and "agentmetrics: 3 cases" in err
     assert len(out.splitlines()) == 3
+
+
+def test_listing_metrics_does_not_import_numpy():
+    code = "import sys; from agentmetrics.cli import main; main(['describe', 'tool_selection_accuracy']); " \
+           "assert 'numpy' not in sys.modules, 'numpy imported'"
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
