@@ -37,12 +37,16 @@ class UnreadableCase:
     message: str
 
 
-def case_from_record(record: object) -> AgentTestCase:
+def case_from_record(
+    record: object, *, input_format: str | None = None, hosted_tools: bool = True
+) -> AgentTestCase:
     """Build an AgentTestCase from one decoded JSONL object.
 
     ``id`` goes into ``metadata["id"]``. Unknown keys are refused rather than
     ignored, since a misspelt ``expected_tool_call`` would silently score as
-    "not given".
+    "not given". ``input_format`` is the format of ``response`` payloads on
+    lines that do not name one in ``format``; ``hosted_tools`` is passed to
+    :func:`agentmetrics.formats.tool_calls_from`.
     """
     if not isinstance(record, dict):
         raise InvalidCaseError(
@@ -69,7 +73,17 @@ def case_from_record(record: object) -> AgentTestCase:
             )
         from agentmetrics.formats import tool_calls_from
 
-        tool_calls = tool_calls_from(record["response"], record.get("format"))
+        line_format = record.get("format")
+        if line_format is not None and not isinstance(line_format, str):
+            raise InvalidCaseError(
+                f"'format' must be a format name (a string), got "
+                f"{type(line_format).__name__}. Fix: write e.g. \"format\": \"anthropic\"."
+            )
+        try:
+            tool_calls = tool_calls_from(record["response"], line_format or input_format,
+                                         hosted_tools=hosted_tools)
+        except InvalidCaseError as error:
+            raise InvalidCaseError(f"'response': {error}") from None
     elif "format" in record:
         raise InvalidCaseError("'format' names the format of 'response', which this line lacks.")
     return AgentTestCase(
@@ -82,25 +96,43 @@ def case_from_record(record: object) -> AgentTestCase:
 
 
 def read_cases(
-    source: str | os.PathLike[str] | IO[str], *, errors: str = "raise"
+    source: str | os.PathLike[str] | IO[str],
+    *,
+    errors: str = "raise",
+    input_format: str | None = None,
+    hosted_tools: bool = True,
 ) -> Iterator[AgentTestCase | UnreadableCase]:
     """Stream AgentTestCases from a JSONL file path or an open text file.
 
     Blank lines are skipped. A malformed line raises InvalidCaseError naming
     ``file:line`` and what was wrong; with ``errors="record"`` it yields an
     UnreadableCase in its place instead and reading goes on (``evaluate``
-    scores it as a NaN row that carries the message).
+    scores it as a NaN row that carries the message). Every failure to read
+    a line is caught this way, a payload that cannot be read included.
+    ``input_format`` names the format of ``response`` payloads (one of
+    :data:`agentmetrics.formats.FORMATS`) on lines without ``format``.
     """
     if errors not in ("raise", "record"):
         raise InvalidCaseError(f"errors must be 'raise' or 'record', got {errors!r}.")
+    if input_format is not None:
+        from agentmetrics.formats import FORMATS
+
+        if input_format not in FORMATS:
+            raise InvalidCaseError(
+                f"input_format: unknown format {input_format!r}; expected one of "
+                f"{', '.join(FORMATS)}."
+            )
+    options = {"input_format": input_format, "hosted_tools": hosted_tools}
     if isinstance(source, (str, os.PathLike)):
         with open(source, encoding="utf-8") as handle:
-            yield from _read(handle, os.fspath(source), errors)
+            yield from _read(handle, os.fspath(source), errors, options)
     else:
-        yield from _read(source, getattr(source, "name", "<stream>"), errors)
+        yield from _read(source, getattr(source, "name", "<stream>"), errors, options)
 
 
-def _read(handle: IO[str], label: str, errors: str) -> Iterator[AgentTestCase | UnreadableCase]:
+def _read(
+    handle: IO[str], label: str, errors: str, options: dict[str, Any]
+) -> Iterator[AgentTestCase | UnreadableCase]:
     import json  # deferred: keeps `import agentmetrics` light
 
     for number, line in enumerate(handle, start=1):
@@ -114,11 +146,20 @@ def _read(handle: IO[str], label: str, errors: str) -> Iterator[AgentTestCase | 
                     f"not valid JSON ({error.msg} at column {error.colno}). "
                     f"Fix: each line must be one complete JSON object."
                 ) from None
-            case = case_from_record(record)
+            case = case_from_record(record, **options)
         except InvalidCaseError as error:
             message = f"{label}:{number}: {error}"
             if errors == "raise":
                 raise InvalidCaseError(message) from None
+            yield UnreadableCase(label, number, message)
+        except (ValueError, TypeError, LookupError, AttributeError, RecursionError) as error:
+            # A reader bug must not take the rest of the file down: the line
+            # becomes an error row that says so.
+            message = (f"{label}:{number}: could not read the line ({type(error).__name__}: "
+                       f"{error}). This is a bug in agentmetrics; please report it with the "
+                       f"line.")
+            if errors == "raise":
+                raise InvalidCaseError(message) from error
             yield UnreadableCase(label, number, message)
         else:
             yield case

@@ -62,11 +62,16 @@ def _print_table(rows: list[list[str]], out: IO[str], right: frozenset[int] = fr
 class _Rows:
     """Writes each chunk's rows in the chosen format, then the end of the output."""
 
-    columns = ("case", "id", "metric", "value", "passed", "threshold", "reason", "error")
+    columns: tuple[str, ...] = ("case", "id", "metric", "value", "passed", "threshold",
+                                "reason", "error")
+    count_columns = ("calls", "expected_calls")
 
-    def __init__(self, out: IO[str], form: str) -> None:
+    def __init__(self, out: IO[str], form: str, counts: bool = False) -> None:
         self.out = out
         self.form = form
+        self.counts = counts
+        if counts:
+            self.columns = self.columns + self.count_columns
         self.first = True
         if form == "csv":
             import csv
@@ -78,9 +83,13 @@ class _Rows:
 
     def write(self, offset: int, result: Any) -> None:
         batch = result.batch
-        records = []
+        records: list[tuple[Any, ...]] = []
+        counts: tuple[Any, ...] = ()
         for row in range(len(batch)):
             case_id = batch.case_id(row)
+            if self.counts:
+                counts = (_count(batch.called_offsets, batch.called_given, row),
+                          _count(batch.expected_offsets, batch.expected_given, row))
             for label in result.metrics:
                 scores = result[label]
                 error = scores.errors.get(row)
@@ -89,14 +98,16 @@ class _Rows:
                     offset + row, case_id, label, None if error else value,
                     bool(scores.passed[row]), scores.metric.threshold,
                     None if error else scores.reason(row), error,
-                ))
+                ) + counts)
         if self.form == "table":
             table = [[str(r[0] if r[1] is None else r[1]), r[2],
                       "-" if r[3] is None else f"{r[3]:.2f}",
                       "ERROR" if r[7] else ("PASS" if r[4] else "FAIL"),
+                      *(["-" if c is None else str(c) for c in r[8:10]] if self.counts else []),
                       r[7] or r[6] or ""] for r in records]
             if self.first and table:
-                table.insert(0, ["case", "metric", "value", "result", "reason"])
+                table.insert(0, ["case", "metric", "value", "result",
+                                 *(["calls", "expected"] if self.counts else []), "reason"])
             if table:
                 _print_table(table, self.out, right=frozenset({2}))
         elif self.form == "csv":
@@ -117,6 +128,11 @@ class _Rows:
             rows = [_summary_record(summary) for summary in summaries]
             self.out.write("\n],\n" + f'"summary": {json.dumps(rows, indent=2)},\n'
                            + f'"fail_under": {fail_under}}}\n')
+
+
+def _count(offsets: Any, given: Any, row: int) -> int | None:
+    """How many calls were read for one side of a row; None when not given."""
+    return int(offsets[row + 1] - offsets[row]) if given[row] else None
 
 
 def _summary_record(summary: RunningSummary) -> dict[str, Any]:
@@ -165,17 +181,20 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
     if args.file is None:
         cases = example_cases()
         source = f"bundled example: {EXAMPLE_CASES} (tau2-bench airline runs)"
-    elif args.file == "-":
-        cases = read_cases(sys.stdin, errors=args.errors)
-        source = "<stdin>"
     else:
-        cases = read_cases(args.file, errors=args.errors)
-        source = args.file
+        options = {"errors": args.errors, "input_format": args.input_format,
+                   "hosted_tools": not args.no_hosted_tools}
+        if args.file == "-":
+            cases = read_cases(sys.stdin, **options)
+            source = "<stdin>"
+        else:
+            cases = read_cases(args.file, **options)
+            source = args.file
 
     from agentmetrics._progress import Progress
     from agentmetrics._streaming import score_stream
 
-    rows = _Rows(out, args.format)
+    rows = _Rows(out, args.format, counts=args.counts)
     with Progress(None, enabled=sys.stderr.isatty()) as bar:
 
         def on_chunk(offset: int, result: Any) -> None:
@@ -334,6 +353,28 @@ def build_parser() -> argparse.ArgumentParser:
         default="table",
         help="how to print the rows: an aligned table (default), JSON, CSV or JSON lines; "
         "with csv and jsonl the summary goes to stderr",
+    )
+    from agentmetrics.formats import FORMATS
+
+    evaluate.add_argument(
+        "--input-format",
+        choices=tuple(FORMATS),
+        default=None,
+        metavar="NAME",
+        help="the format of 'response' payloads on lines that do not name one in 'format' "
+        f"({', '.join(FORMATS)}); default: detect it per line",
+    )
+    evaluate.add_argument(
+        "--no-hosted-tools",
+        action="store_true",
+        help="leave out calls to tools the provider runs itself (web search, code "
+        "execution, MCP servers) when reading 'response' payloads",
+    )
+    evaluate.add_argument(
+        "--counts",
+        action="store_true",
+        help="add the number of calls read from each side (calls, expected_calls) to every "
+        "row, to audit what was read",
     )
     evaluate.add_argument(
         "--errors",

@@ -127,7 +127,6 @@ def test_openai_streamed_deltas_are_joined_by_index():
         chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"order'}}]}),
         chunk({"tool_calls": [{"index": 1, "function": {"arguments": '{"amount": 5}'}}]}),
         chunk({"tool_calls": [{"index": 0, "function": {"arguments": '_id": 7}'}}]}),
-        chunk({"tool_calls": [{"index": 0, "function": {"arguments": "IGNORED"}}]}, index=1),
         chunk({}),
     ]
     assert formats.tool_calls_from(chunks) == [
@@ -137,6 +136,15 @@ def test_openai_streamed_deltas_are_joined_by_index():
     legacy = [chunk({"function_call": {"name": "lookup", "arguments": ""}}),
               chunk({"function_call": {"arguments": '{"q": 1}'}})]
     assert formats.from_openai_chat(legacy) == [ToolCall("lookup", {"q": 1})]
+
+
+def test_openai_stream_with_calls_in_a_second_choice_is_refused():
+    # n=2: the choices are alternative answers; reading one would drop the other's calls.
+    chunks = [chunk({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "f", "arguments": "{}"}}]}),
+              chunk({"tool_calls": [{"index": 0, "id": "b", "function": {"name": "g", "arguments": "{}"}}]},
+                    index=1)]
+    with pytest.raises(InvalidCaseError, match=r"choice 1.*alternative answers"):
+        formats.tool_calls_from(chunks)
 
 
 # --- OpenAI Responses -----------------------------------------------------------------------

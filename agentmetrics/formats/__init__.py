@@ -1,0 +1,171 @@
+"""Tool calls from what agents really produce: provider responses, framework
+messages and telemetry, without importing any provider SDK.
+
+The promise: every tool call a payload holds comes back, in the order the
+agent made it, with its arguments and id; or an InvalidCaseError says which
+format was read, where in the payload it stopped (a path such as
+``output[1].arguments``) and what to do. Never fewer calls without an error:
+each read is checked against an independent census of the call-like nodes in
+the payload (:mod:`agentmetrics.formats._census`).
+
+A payload may be JSON data (dicts and lists), JSON text (``str`` or
+``bytes``, JSON lines, or server-sent ``data:`` lines), or the SDK objects
+themselves: anything with ``model_dump()`` (OpenAI, Anthropic, google-genai
+and LangChain types), ``to_dict()``/``to_json_dict()``, OpenTelemetry
+``ReadableSpan`` objects, and lists of any of these.
+
+Arguments given as JSON text are parsed; text that is not a JSON object is
+kept in ``ToolCall.raw_arguments`` (``arguments`` is then empty), so a
+malformed call is flagged, never dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+import attrs
+
+from agentmetrics._model import ToolCall, _describe
+from agentmetrics.errors import InvalidCaseError
+from agentmetrics.formats._anthropic import read_anthropic
+from agentmetrics.formats._census import check, scan
+from agentmetrics.formats._detect import detect
+from agentmetrics.formats._gemini import read_gemini
+from agentmetrics.formats._langchain import read_langchain
+from agentmetrics.formats._ledger import Ledger, parse_arguments
+from agentmetrics.formats._openai_chat import read_openai_chat
+from agentmetrics.formats._openai_responses import read_openai_responses
+from agentmetrics.formats._otel import read_otel
+from agentmetrics.formats._payload import render, to_tree
+from agentmetrics.formats._tau2 import cases_from_tau2
+
+__all__ = [
+    "FORMATS",
+    "Format",
+    "cases_from_tau2",
+    "from_anthropic",
+    "from_gemini",
+    "from_langchain",
+    "from_openai_chat",
+    "from_openai_responses",
+    "from_otel",
+    "parse_arguments",
+    "tool_calls_from",
+]
+
+
+class _Reader(Protocol):
+    def __call__(self, tree: Any, ledger: Ledger, *, hosted_tools: bool = True) -> None: ...
+
+
+@attrs.frozen(slots=True)
+class Format:
+    """A payload format: its name, what detection looks for, and its reader."""
+
+    name: str
+    looks_for: str
+    read: _Reader = attrs.field(repr=False)
+
+
+#: The formats :func:`tool_calls_from` reads, by name.
+FORMATS: Mapping[str, Format] = {
+    format.name: format for format in (
+        Format("otel", "'resourceSpans', or spans with gen_ai.*, llm.* or traceloop.* "
+               "attributes, or messages with tool_call parts", read_otel),
+        Format("langchain", "'lc' serialization, AIMessageChunk, 'additional_kwargs', "
+               "'invalid_tool_calls' or tool calls with 'args'", read_langchain),
+        Format("openai_responses", "object 'response', or items of type function_call, "
+               "*_call, message with output_text, or response.* events",
+               read_openai_responses),
+        Format("openai_chat", "object 'chat.completion(.chunk)', 'choices', or tool_calls "
+               "with 'function'", read_openai_chat),
+        Format("anthropic", "'stop_reason', or blocks of type tool_use, tool_result, "
+               "thinking, or message_start/content_block_* events", read_anthropic),
+        Format("gemini", "'candidates', role 'model', or functionCall/function_call, "
+               "executableCode parts", read_gemini),
+    )
+}
+
+
+def _tried() -> str:
+    return "; ".join(f"{name} ({fmt.looks_for})" for name, fmt in FORMATS.items())
+
+
+def _read(payload: object, format: str | None, hosted_tools: bool) -> list[ToolCall]:
+    if format is not None and format not in FORMATS:
+        raise InvalidCaseError(
+            f"unknown format {format!r}; expected one of {', '.join(FORMATS)}. Fix: pass one "
+            f"of those names, or format=None to detect it."
+        )
+    if not isinstance(hosted_tools, bool):
+        raise InvalidCaseError(f"hosted_tools: expected True or False, got {_describe(hosted_tools)}.")
+    tree = to_tree(payload)
+    found = scan(tree)
+    if format is None:
+        format, evidence, weak = detect(found.features)
+        if format is None:
+            if weak and not found.sites and not found.promises:
+                return []  # a conversation of some format, with no call to read
+            if isinstance(tree, list) and not tree:
+                return []  # nothing at all: no call was made
+            if evidence:
+                fits = "; ".join(f"{name} ({', '.join(hits[:4])})" for name, hits in evidence.items())
+                raise InvalidCaseError(
+                    f"the payload fits several formats: {fits}; expected one. Fix: pass "
+                    f"format=... naming the one it is."
+                )
+            where = (f" It holds call-like content at {render(found.sites[0].path)}."
+                     if found.sites else "")
+            raise InvalidCaseError(
+                f"could not tell the format of {_describe(payload)}.{where} Tried: {_tried()}. "
+                f"Fix: pass format=... or call the matching agentmetrics.formats.from_* function."
+            )
+    ledger = Ledger(format)
+    FORMATS[format].read(tree, ledger, hosted_tools=hosted_tools)
+    check(found, ledger)
+    return ledger.calls
+
+
+def tool_calls_from(
+    payload: object, format: str | None = None, *, hosted_tools: bool = True
+) -> list[ToolCall]:
+    """The tool calls in ``payload``, in the order they were made.
+
+    ``format`` names one of :data:`FORMATS`; by default the format is
+    detected. ``hosted_tools=False`` leaves out calls to tools the provider
+    runs itself (OpenAI Responses' built-in tools such as web search, Anthropic's
+    server tools and MCP calls it makes, Gemini's code execution); they are
+    counted as read, not lost. Raises InvalidCaseError when the payload cannot
+    be read exactly.
+    """
+    return _read(payload, format, hosted_tools)
+
+
+def _reader(format: str, doc: str) -> Callable[..., list[ToolCall]]:
+    def read(payload: object, *, hosted_tools: bool = True) -> list[ToolCall]:
+        return _read(payload, format, hosted_tools)
+
+    read.__name__ = read.__qualname__ = f"from_{format}"
+    read.__doc__ = doc
+    return read
+
+
+from_openai_chat = _reader("openai_chat", """OpenAI Chat Completions: a response (its
+first choice), an assistant message, a conversation or request body (the
+assistant messages' calls), streamed chunks (``delta.tool_calls`` joined per
+completion), or a list of these, one per turn.""")
+from_openai_responses = _reader("openai_responses", """OpenAI Responses: a
+response's output items, a list of items (an input-item conversation, the
+Agents SDK's ``to_input_list()``), a list of responses, or stream events.""")
+from_anthropic = _reader("anthropic", """Anthropic Messages: a message, a
+conversation, a list of content blocks, or raw stream events.""")
+from_gemini = _reader("gemini", """Gemini: a response (first candidate, after
+the automatic function-calling history), a list of responses or streamed
+chunks, a content, a chat history, a part or a list of parts.""")
+from_langchain = _reader("langchain", """LangChain: messages and their dumps
+(``model_dump``, ``message_to_dict``, ``dumpd``), a LangGraph state, or a stream
+of AIMessageChunks, merged as LangChain merges them.""")
+from_otel = _reader("otel", """OpenTelemetry GenAI: spans (``ReadableSpan``,
+dicts, ``to_json()``), OTLP JSON exports or a list of them, or bare
+``gen_ai.output.messages``; calls in span start order.""")

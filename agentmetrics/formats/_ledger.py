@@ -1,0 +1,112 @@
+"""What a reader took from a payload: the calls, and every call site it accounted for.
+
+A reader adds each call it reads with the path of the node it came from, and
+marks a site it leaves out on purpose (a hosted tool the user excluded, a second
+view of a call already read) with :meth:`Ledger.skip`. The census then checks
+that every call site in the payload was accounted for, so a reader can never
+return fewer calls than the payload holds without an error.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from agentmetrics._model import ToolCall
+from agentmetrics.errors import InvalidCaseError
+from agentmetrics.formats._payload import Path, render
+
+__all__ = ["UNNAMED", "Ledger", "as_dict", "parse_arguments", "refuse"]
+
+#: The name of a call that arrived without a usable one: still a call the agent made.
+UNNAMED = "<unnamed>"
+
+
+def parse_arguments(value: object) -> tuple[dict[str, Any], str | None]:
+    """``(arguments, raw)``: a mapping as is, JSON object text parsed; any
+    other text is returned as ``raw`` with empty arguments.
+
+    >>> parse_arguments('{"order_id": 7}'), parse_arguments('{"order_id": ')
+    (({'order_id': 7}, None), ({}, '{"order_id": '))
+    """
+    if value is None:
+        return {}, None
+    if isinstance(value, Mapping):
+        return {str(k): v for k, v in value.items()}, None
+    text = value if isinstance(value, str) else json.dumps(value)
+    if not text.strip():
+        return {}, None
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        return {}, text
+    return (parsed, None) if isinstance(parsed, dict) else ({}, text)
+
+
+def as_dict(value: object) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def refuse(format: str, path: Path, expected: str, got: str, fix: str) -> InvalidCaseError:
+    """The one shape of a reader's error: format, where, expected, got, fix."""
+    return InvalidCaseError(
+        f"{format}: at {render(path)}, expected {expected}, got {got}. Fix: {fix}"
+    )
+
+
+class Ledger:
+    """The calls a reader returns, in order, with the sites it accounted for."""
+
+    __slots__ = ("calls", "ids", "paths", "format")
+
+    def __init__(self, format: str) -> None:
+        self.format = format
+        self.calls: list[ToolCall] = []
+        self.ids: set[str] = set()
+        self.paths: set[Path] = set()
+
+    def add(
+        self,
+        path: Path,
+        name: object,
+        arguments: object = None,
+        call_id: object = None,
+        *,
+        also: tuple[Path, ...] = (),
+        free_text: bool = False,
+    ) -> ToolCall:
+        """Read one call from the node at ``path`` (and the other views of it
+        at ``also``). ``free_text`` keeps text arguments as ``{"input": text}``
+        (custom tools take free text, not JSON)."""
+        if free_text:
+            parsed: dict[str, Any] = {"input": arguments}
+            raw = None
+        else:
+            parsed, raw = parse_arguments(arguments)
+        if isinstance(call_id, (int, float)) and not isinstance(call_id, bool):
+            call_id = str(call_id)
+        if call_id is not None and not isinstance(call_id, str):
+            raise refuse(self.format, path, "a call id as a string", repr(call_id)[:60],
+                         "check that the payload is what the SDK produced.")
+        call = ToolCall(
+            name if isinstance(name, str) and name else UNNAMED,
+            parsed,
+            id=call_id or None,
+            raw_arguments=raw,
+        )
+        self.calls.append(call)
+        self.mark(path, call.id)
+        for other in also:
+            self.mark(other, call.id)
+        return call
+
+    def mark(self, path: Path, call_id: object = None) -> None:
+        """Account for the site at ``path`` without adding a call: a piece of
+        a call already read, or one left out on purpose (say why in the docs)."""
+        self.paths.add(path)
+        if isinstance(call_id, str) and call_id:
+            self.ids.add(call_id)
+
+    skip = mark

@@ -1,0 +1,130 @@
+"""Ingestion you can trust: payloads built with the real SDKs, offline, read call for call.
+
+Every scenario in ``tests/payloads`` was built through a provider SDK (its
+client over a mock transport, its stream helpers, its span exporters) and
+carries the calls its builder put in. Each must come back exactly, through
+detection, through the format's own ``from_*`` function, and through a JSONL
+line; or be refused with the error its scenario names.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentmetrics import InvalidCaseError, formats, read_cases
+from agentmetrics.formats._census import scan
+from payloads import Call, Scenario, all_scenarios, all_writers
+
+SCENARIOS = list(all_scenarios())
+FORMAT_OF = {"openai_agents": "openai_responses"}
+
+
+def as_calls(calls) -> list[Call]:
+    return [Call(c.name, c.arguments, c.id, c.raw_arguments) for c in calls]
+
+
+def assert_same(got, expected: tuple[Call, ...]) -> None:
+    got = as_calls(got)
+    pinned = [Call(g.name, g.arguments if e.arguments is not None else None, g.id, g.raw_arguments)
+              for g, e in zip(got, expected)]
+    assert pinned == list(expected)
+    assert len(got) == len(expected)
+
+
+def test_every_builder_has_scenarios_in_every_form():
+    forms = {(s.provider, s.form) for s in SCENARIOS}
+    for provider in {s.provider for s in SCENARIOS} - {"openai_agents"}:
+        for form in ("object", "dump", "json"):
+            assert (provider, form) in forms, (provider, form)
+    ids = [s.id for s in SCENARIOS]
+    assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
+def test_scenario_reads_exactly_or_is_refused(scenario: Scenario):
+    if scenario.expected is None:
+        with pytest.raises(InvalidCaseError, match=scenario.refusal or ""):
+            formats.tool_calls_from(scenario.payload, **scenario.options)
+        return
+    assert_same(formats.tool_calls_from(scenario.payload, **scenario.options), scenario.expected)
+
+
+@pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.expected is not None],
+                         ids=lambda s: s.id)
+def test_the_formats_own_reader_agrees(scenario: Scenario):
+    name = FORMAT_OF.get(scenario.provider, scenario.provider)
+    options = {k: v for k, v in scenario.options.items() if k != "format"}
+    read = getattr(formats, f"from_{name}")
+    assert_same(read(scenario.payload, **options), scenario.expected)
+
+
+def _jsonable(scenario: Scenario) -> bool:
+    try:
+        json.dumps(scenario.payload)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def test_jsonl_lines_read_every_call_or_record_the_refusal(tmp_path):
+    chosen = [s for s in SCENARIOS if s.form in ("dump", "json") and _jsonable(s)]
+    path = tmp_path / "payloads.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        for scenario in chosen:
+            line = {"id": scenario.id, "response": scenario.payload,
+                    "expected_tool_calls": [c.name for c in scenario.expected or ()]}
+            if "format" in scenario.options:
+                line["format"] = scenario.options["format"]
+            handle.write(json.dumps(line) + "\n")
+    rows = list(read_cases(path, errors="record",
+                           hosted_tools=True))
+    assert len(rows) == len(chosen)
+    for scenario, row in zip(chosen, rows):
+        if scenario.expected is None or scenario.options.get("hosted_tools") is False:
+            continue
+        assert not isinstance(row, formats_unreadable()), (scenario.id, row)
+        assert [c.name for c in row.tool_calls] == [c.name for c in scenario.expected]
+
+
+def formats_unreadable():
+    from agentmetrics import UnreadableCase
+
+    return UnreadableCase
+
+
+# --- the census --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.expected is not None],
+                         ids=lambda s: s.id)
+def test_the_census_sees_a_site_for_every_call(scenario: Scenario):
+    """Independent of every reader: a payload with n calls has call sites for them."""
+    found = scan(formats._payload.to_tree(scenario.payload))
+    assert len({site.path for site in found.sites}) >= len(scenario.expected)
+
+
+# --- properties: random conversations written by the real SDKs come back call for call ----
+
+NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True)
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6),
+                    st.floats(allow_nan=False, allow_infinity=False, width=32),
+                    st.text(max_size=12))
+VALUES = st.recursive(SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.text(min_size=1, max_size=6), inner,
+                                                  max_size=3)), max_leaves=6)
+ARGUMENTS = st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), VALUES, max_size=4)
+CALLS = st.builds(lambda name, arguments: Call(name, arguments), NAMES, ARGUMENTS)
+TURNS = st.lists(st.lists(CALLS, max_size=4), min_size=1, max_size=4)
+WRITERS = list(all_writers())
+
+
+@pytest.mark.parametrize("name,writer", WRITERS, ids=[name for name, _ in WRITERS])
+@settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+@given(turns=TURNS)
+def test_random_conversations_come_back_call_for_call(name, writer, turns):
+    payload, expected = writer(turns)
+    assert_same(formats.tool_calls_from(payload), expected)
