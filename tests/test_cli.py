@@ -275,3 +275,61 @@ def test_listing_metrics_does_not_import_numpy():
     code = "import sys; from agentmetrics.cli import main; main(['describe', 'tool_selection_accuracy']); " \
            "assert 'numpy' not in sys.modules, 'numpy imported'"
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+
+
+# --- reading provider payloads (issue 10) ----------------------------------------------------
+
+ANTHROPIC_TURN = {"role": "assistant", "stop_reason": "tool_use", "content": [
+    {"type": "server_tool_use", "id": "srv_1", "name": "web_search", "input": {"query": "x"}},
+    {"type": "tool_use", "id": "toolu_1", "name": "GetOrder", "input": {"order_id": 7}}]}
+
+
+@pytest.fixture
+def payload_file(tmp_path):
+    path = tmp_path / "payloads.jsonl"
+    lines = [
+        {"id": "claude", "response": ANTHROPIC_TURN, "expected_tool_calls": ["GetOrder"]},
+        {"id": "bare-blocks", "response": ANTHROPIC_TURN["content"], "expected_tool_calls": ["GetOrder"]},
+        {"id": "wrong", "response": {"object": "response", "output": [
+            {"type": "function_call", "call_id": "c", "name": "GetOrder", "arguments": "{}"}]},
+         "expected_tool_calls": ["GetOrder"]},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines)
+                    + '{"id": "cut", "response": {"role": "assistant", "content": [\n',
+                    encoding="utf-8")
+    return path
+
+
+def test_input_format_names_the_payload_format_and_record_keeps_every_line(capsys, payload_file):
+    status, out, err = run(capsys, "evaluate", str(payload_file), "--input-format", "anthropic",
+                           "--errors", "record", "--format", "jsonl", "--counts")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [r["id"] for r in records] == ["claude", "bare-blocks", None, None]
+    assert [(r["calls"], r["expected_calls"]) for r in records] == [(2, 1), (2, 1), (None, None),
+                                                                    (None, None)]
+    # Read as Anthropic, the Responses line cannot lose its call: it is an error row.
+    assert records[2]["error"].startswith(f"{payload_file}:3: 'response': anthropic: the payload "
+                                          "holds a call the reader did not read")
+    assert "not valid JSON" in records[3]["error"] and status == 0
+
+
+def test_hosted_tools_can_be_left_out_from_the_command_line(capsys, payload_file):
+    status, out, _ = run(capsys, "evaluate", str(payload_file), "--no-hosted-tools", "--counts",
+                         "--errors", "record", "--format", "csv")
+    rows = out.splitlines()
+    assert rows[0].endswith("calls,expected_calls")
+    assert rows[1].split(",")[-2:] == ["1", "1"] and ",1.0,True," in rows[1]
+
+
+def test_counts_in_the_table(capsys, cases_file):
+    status, out, _ = run(capsys, "evaluate", str(cases_file), "--counts")
+    header, first = out.splitlines()[:2]
+    assert header.split() == ["case", "metric", "value", "result", "calls", "expected", "reason"]
+    assert first.split()[:6] == ["good", "tool_selection_accuracy", "1.00", "PASS", "2", "2"]
+
+
+def test_an_unknown_input_format_is_a_usage_error(capsys, cases_file):
+    with pytest.raises(SystemExit) as info:
+        main(["evaluate", str(cases_file), "--input-format", "bedrock"])
+    assert info.value.code == 2
+    assert "invalid choice: 'bedrock'" in capsys.readouterr().err

@@ -72,3 +72,23 @@ def test_bundled_examples_regenerate_from_shared_data(examples_path, tmp_path, m
     monkeypatch.setattr(make_example_cases, "OUT", tmp_path / "out.jsonl")
     make_example_cases.main(str(SHARED / "data" / "tau2" / "airline_claude-sonnet-4-5_trajectories.json"))
     assert load_jsonl(tmp_path / "out.jsonl") == load_jsonl(examples_path)
+
+
+def test_a_reader_bug_becomes_an_error_row_not_a_lost_file(monkeypatch):
+    """The safety net under the readers: whatever escapes them is one line's error."""
+    import io
+
+    from agentmetrics import UnreadableCase, formats
+
+    def broken(payload, format=None, *, hosted_tools=True):
+        raise TypeError("unsupported operand")
+
+    monkeypatch.setattr(formats, "tool_calls_from", broken)
+    lines = io.StringIO('{"response": {}, "expected_tool_calls": []}\n'
+                        '{"tool_calls": ["A"], "expected_tool_calls": ["A"]}\n')
+    bad, good = read_cases(lines, errors="record")
+    assert isinstance(bad, UnreadableCase) and good.tool_names == ("A",)
+    assert bad.message == ("<stream>:1: could not read the line (TypeError: unsupported operand). "
+                           "This is a bug in agentmetrics; please report it with the line.")
+    with pytest.raises(InvalidCaseError, match="<stream>:1: could not read the line"):
+        list(read_cases(io.StringIO('{"response": {}}\n')))

@@ -273,3 +273,208 @@ def test_unknown_shapes_say_what_was_tried():
 def test_calls_without_a_name_are_kept():
     calls = formats.from_openai_chat({"role": "assistant", "tool_calls": [{"id": "c", "function": {"arguments": "{}"}}]})
     assert calls == [ToolCall("<unnamed>", {}, id="c")]
+
+
+# --- the promise: never fewer calls without an error (issue 10) ---------------------------
+
+RESPONSES_WITH_SEARCH = {"id": "resp_1", "object": "response", "text": {"format": {"type": "text"}},
+                         "output": [
+                             {"type": "web_search_call", "id": "ws_1", "status": "completed",
+                              "action": {"type": "search", "query": "weather Paris", "queries": None}},
+                             {"type": "function_call", "id": "fc_1", "call_id": "call_1",
+                              "name": "get_weather", "arguments": '{"city": "Paris"}'},
+                             {"type": "message", "role": "assistant",
+                              "content": [{"type": "output_text", "text": "18C"}]}]}
+
+
+def test_hosted_calls_are_calls_and_can_be_left_out_on_request():
+    # Once sent to the Gemini reader by its top-level 'text' key, and read as [].
+    assert formats.tool_calls_from(RESPONSES_WITH_SEARCH) == [
+        ToolCall("web_search", {"action": {"type": "search", "query": "weather Paris"}}, id="ws_1"),
+        ToolCall("get_weather", {"city": "Paris"}, id="call_1")]
+    assert formats.tool_calls_from(RESPONSES_WITH_SEARCH, hosted_tools=False) == [
+        ToolCall("get_weather", {"city": "Paris"}, id="call_1")]
+
+
+def test_a_reader_that_misses_a_call_raises_naming_where():
+    # The Gemini reader knows nothing of Responses items: it must not return [].
+    with pytest.raises(InvalidCaseError) as info:
+        formats.tool_calls_from(RESPONSES_WITH_SEARCH, format="gemini")
+    message = str(info.value)
+    assert message.startswith("gemini: the payload holds a call the reader did not read: a "
+                              "web_search_call item with id 'ws_1' at output[0] (and 1 more)")
+    assert "got 0 call(s) from 2 call site(s)" in message and "Fix:" in message
+
+
+def test_streamed_calls_without_index_are_not_merged():
+    # Two calls streamed with no index: once joined into one call named 'get_weatherget_time'.
+    chunks = [
+        {"id": "c1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"tool_calls": [
+            {"id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": ""}}]}}]},
+        {"id": "c1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"tool_calls": [
+            {"function": {"arguments": '{"city": "Paris"}'}}]}}]},
+        {"id": "c1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": None, "id": "call_b", "type": "function", "function": {"name": "get_time", "arguments": "{}"}}]}}]},
+        {"id": "c1", "object": "chat.completion.chunk", "choices": []},  # the usage chunk
+    ]
+    assert formats.tool_calls_from(chunks) == [ToolCall("get_weather", {"city": "Paris"}, id="call_a"),
+                                               ToolCall("get_time", {}, id="call_b")]
+
+
+def test_langchain_chunks_are_merged_not_read_one_by_one():
+    # Each chunk's partial tool_calls once came back as calls: 17 calls for 3.
+    pieces = ['{"ci', 'ty": "Pa', 'ris"}']
+    chunks = [{"type": "AIMessageChunk", "content": "", "tool_call_chunks": [
+        {"name": "get_weather" if i == 0 else None, "args": piece, "id": "call_a" if i == 0 else None,
+         "index": 0, "type": "tool_call_chunk"}],
+        "tool_calls": [{"name": "get_weather" if i == 0 else "", "args": {}, "id": "call_a" if i == 0 else None,
+                        "type": "tool_call"}], "invalid_tool_calls": []} for i, piece in enumerate(pieces)]
+    assert formats.tool_calls_from(chunks) == [ToolCall("get_weather", {"city": "Paris"}, id="call_a")]
+
+
+def test_a_stop_for_tool_use_without_calls_is_refused():
+    response = {"object": "chat.completion", "choices": [
+        {"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": None}}]}
+    with pytest.raises(InvalidCaseError, match="calls are missing"):
+        formats.tool_calls_from(response)
+    span = {"name": "chat gpt-4o", "attributes": {"gen_ai.operation.name": "chat",
+                                                  "gen_ai.request.model": "gpt-4o",
+                                                  "gen_ai.response.finish_reasons": ["tool_calls"]}}
+    with pytest.raises(InvalidCaseError, match="content capture"):
+        formats.tool_calls_from([span])
+
+
+def test_gemini_malformed_function_call_is_refused():
+    response = {"candidates": [{"content": {"role": "model", "parts": []},
+                                "finishReason": "MALFORMED_FUNCTION_CALL",
+                                "finishMessage": "Malformed function call: get_weather(city=)"}]}
+    with pytest.raises(InvalidCaseError, match="MALFORMED_FUNCTION_CALL: the model tried to call a tool"):
+        formats.tool_calls_from(response)
+
+
+# --- detection --------------------------------------------------------------------------------
+
+def test_detection_looks_at_every_item_of_a_list():
+    conversation = [{"role": "user", "content": [{"type": "text", "text": "refund 7"}]},
+                    {"role": "assistant", "content": [
+                        {"type": "tool_use", "id": "toolu_1", "name": "refund", "input": {"order": 7}}]}]
+    assert formats.tool_calls_from(conversation) == [ToolCall("refund", {"order": 7}, id="toolu_1")]
+
+
+def test_two_formats_that_fit_are_reported_not_guessed():
+    mixed = [{"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+             {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "g", "input": {}}]}]
+    with pytest.raises(InvalidCaseError, match=r"fits several formats: openai_responses \(type:function_call.*"
+                                               r"anthropic \(type:tool_use.*Fix: pass format="):
+        formats.tool_calls_from(mixed)
+
+
+def test_a_conversation_without_calls_reads_as_no_calls_whatever_its_format():
+    assert formats.tool_calls_from([{"role": "system", "content": "be brief"},
+                                    {"role": "user", "content": "hi"},
+                                    {"role": "assistant", "content": "hello"}]) == []
+
+
+# --- what can be passed: objects, text, bytes, streams --------------------------------------
+
+def test_json_text_bytes_sse_and_a_bom_are_read():
+    response = {"object": "chat.completion", "choices": [{"index": 0, "message": OPENAI_MESSAGE}]}
+    expected = formats.tool_calls_from(response)
+    assert formats.tool_calls_from(json.dumps(response)) == expected
+    assert formats.tool_calls_from(("\ufeff" + json.dumps(response)).encode()) == expected
+    sse = "".join(f"data: {json.dumps(chunk({'tool_calls': [piece]}))}\n\n" for piece in [
+        {"index": 0, "id": "call_a", "function": {"name": "f", "arguments": '{"a":'}},
+        {"index": 0, "function": {"arguments": " 1}"}}]) + "data: [DONE]\n\n"
+    assert formats.tool_calls_from(sse) == [ToolCall("f", {"a": 1}, id="call_a")]
+    jsonl = "\n".join(json.dumps(response) for _ in range(2))
+    assert formats.tool_calls_from(jsonl) == expected * 2  # two responses, one a line
+
+
+class _Model:
+    """Stands in for a pydantic model: what the reader duck-types on."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def model_dump(self, mode="python"):
+        return self.data
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ({"choices": [{"message": {"tool_calls": [{"function": {"name": "f", "arguments": float("nan")}}]}}]},
+         r"choices\[0\]\.message\.tool_calls\[0\]\.function\.arguments: expected a finite number"),
+        ({"role": "assistant", "tool_calls": {"a", "b"}}, r"tool_calls: expected a list, got a set"),
+        ({"role": "assistant", "content": [object()]}, r"content\[0\]: cannot read object"),
+        ("{not json", "expected JSON text"),
+        ("", "got an empty string"),
+        (b"\xff\xfe{", "not UTF-8"),
+        ("NaN", "expected JSON text"),
+    ],
+)
+def test_what_cannot_be_read_exactly_is_refused_with_its_path(payload, message):
+    with pytest.raises(InvalidCaseError, match=message):
+        formats.tool_calls_from(payload)
+
+
+def test_deep_nesting_is_refused_not_a_recursion_error():
+    deep: object = {"role": "assistant", "tool_calls": []}
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(InvalidCaseError, match="nested more than 200 levels"):
+        formats.tool_calls_from(deep)
+    with pytest.raises(InvalidCaseError, match="nested too deeply|nested more than"):
+        formats.tool_calls_from("[" * 100_000 + "]" * 100_000)
+
+
+def test_sdk_like_objects_are_read_by_what_they_offer():
+    message = _Model({"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_1", "name": "refund", "input": {"order": 7}}], "stop_reason": "tool_use"})
+    assert formats.tool_calls_from([message, _Model({"role": "user", "content": "ok"})]) == [
+        ToolCall("refund", {"order": 7}, id="toolu_1")]
+
+
+def test_otel_calls_not_captured_are_flagged_not_defaulted():
+    span = {"name": "execute_tool ping", "attributes": {"gen_ai.operation.name": "execute_tool",
+                                                        "gen_ai.tool.name": "ping"}}
+    (call,) = formats.tool_calls_from([span])
+    assert call.name == "ping" and call.raw_arguments == formats.NOT_CAPTURED and not call.arguments_valid
+
+
+# --- tau2-bench layouts (synthetic payloads following tau2's schemas) -----------------------
+
+from payloads import tau2_payloads  # noqa: E402
+
+
+def _check_tau2(cases, truth):
+    assert len(cases) == len(truth)
+    for case, expected in zip(cases, truth):
+        assert case.metadata["id"] == expected["case_id"]
+        assert [(c.name, c.arguments, c.id) for c in case.tool_calls] == [
+            tuple(call) for call in expected["agent_calls"]]
+        assert [(c.name, c.arguments) for c in case.expected_tool_calls] == [
+            tuple(action) for action in expected["expected_actions"]]
+        assert case.input == expected["input"]
+        assert case.metadata["reward"] == expected["reward"]
+
+
+@pytest.mark.parametrize("build", [tau2_payloads.classic_results, tau2_payloads.telecom_results,
+                                   tau2_payloads.full_duplex_results],
+                         ids=["classic", "telecom-user-tools", "full-duplex"])
+def test_tau2_layouts(build):
+    payload, truth = build()
+    _check_tau2(formats.cases_from_tau2(payload), truth)
+
+
+@pytest.mark.parametrize("kind", ["classic", "full_duplex"])
+def test_tau2_directory_format(tmp_path, kind):
+    truth = tau2_payloads.write_dir_tree(tmp_path, kind=kind, decoys=True)
+    _check_tau2(formats.cases_from_tau2(tmp_path), truth)
+    _check_tau2(formats.cases_from_tau2(tmp_path / "results.json"), truth)
+
+
+def test_tau2_results_without_simulations_say_where_to_find_them(tmp_path):
+    (tmp_path / "results.json").write_text('{"tasks": [], "simulation_index": []}', encoding="utf-8")
+    with pytest.raises(InvalidCaseError, match="expected 'simulations' in the file, or a 'simulations' folder"):
+        formats.cases_from_tau2(tmp_path)

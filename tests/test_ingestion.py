@@ -10,6 +10,7 @@ line; or be refused with the error its scenario names.
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -128,3 +129,150 @@ WRITERS = list(all_writers())
 def test_random_conversations_come_back_call_for_call(name, writer, turns):
     payload, expected = writer(turns)
     assert_same(formats.tool_calls_from(payload), expected)
+
+
+# --- never fewer calls: reading with the wrong format fails loudly -----------------------
+
+WITH_CALLS = [s for s in SCENARIOS if s.expected and s.form in ("dump", "json")]
+
+
+@pytest.mark.parametrize("scenario", WITH_CALLS, ids=lambda s: s.id)
+def test_a_payload_read_as_any_other_format_never_loses_calls(scenario: Scenario):
+    """Detection can be wrong, and users pass format=... by mistake: every reader,
+    given a payload it was not written for, returns every call or raises."""
+    right = FORMAT_OF.get(scenario.provider, scenario.provider)
+    options = {k: v for k, v in scenario.options.items() if k != "format"}
+    for name in formats.FORMATS:
+        if name == right:
+            continue
+        try:
+            calls = formats.tool_calls_from(scenario.payload, format=name, **options)
+        except InvalidCaseError:
+            continue
+        assert len(calls) >= len(scenario.expected), (name, calls)
+
+
+# --- fuzzing: any mutation of a real payload is read or refused, never a crash -------------
+
+FUZZ_SEEDS = [s for s in SCENARIOS if s.form == "dump" and _jsonable(s)]
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8),
+              st.sampled_from(["tool_calls", "function_call", "tool_use", "execute_tool",
+                               "function", "text", "", "0", "{", "[1]", "response.completed"])),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.sampled_from(
+                                ["type", "name", "id", "index", "arguments", "args", "input",
+                                 "parts", "content", "role", "choices", "delta", "output",
+                                 "attributes", "spans", "body"]), inner, max_size=3)),
+    max_leaves=8)
+
+
+def _nodes(tree, path=()):
+    yield path
+    if isinstance(tree, dict):
+        for key, value in tree.items():
+            yield from _nodes(value, path + (key,))
+    elif isinstance(tree, list):
+        for index, value in enumerate(tree):
+            yield from _nodes(value, path + (index,))
+
+
+def _mutate(tree, path, how, value):
+    if not path:
+        return value if how == "replace" else [tree, value]
+    parent = tree
+    for step in path[:-1]:
+        parent = parent[step]
+    last = path[-1]
+    if how == "delete":
+        del parent[last]
+    elif how == "replace":
+        parent[last] = value
+    elif how == "wrap":
+        parent[last] = [parent[last]]
+    elif how == "duplicate" and isinstance(parent, list):
+        parent.insert(last, json.loads(json.dumps(parent[last])))
+    else:
+        parent[last] = value
+    return tree
+
+
+#: Raise for a deep run: AGENTMETRICS_FUZZ_EXAMPLES=20000 pytest -k fuzz_or_mutated
+FUZZ_EXAMPLES = int(os.environ.get("AGENTMETRICS_FUZZ_EXAMPLES", "400"))
+
+
+@settings(max_examples=FUZZ_EXAMPLES, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_mutated_payloads_are_read_or_refused_never_a_crash(data):
+    seed = data.draw(st.sampled_from(FUZZ_SEEDS), label="seed")
+    tree = json.loads(json.dumps(seed.payload))
+    for _ in range(data.draw(st.integers(1, 3), label="mutations")):
+        paths = list(_nodes(tree))
+        path = data.draw(st.sampled_from(paths), label="path")
+        how = data.draw(st.sampled_from(["delete", "replace", "wrap", "duplicate"]), label="how")
+        tree = _mutate(tree, path, how if path else "replace", data.draw(JSON_VALUES))
+    format = data.draw(st.sampled_from([None, *formats.FORMATS]), label="format")
+    try:
+        calls = formats.tool_calls_from(tree, format=format)
+    except InvalidCaseError as error:
+        assert str(error)  # refused, with a message
+    else:
+        assert all(type(call).__name__ == "ToolCall" and call.name for call in calls)
+
+
+@settings(max_examples=FUZZ_EXAMPLES // 2, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.one_of(st.text(max_size=60), st.binary(max_size=60).map(
+    lambda raw: raw.decode("latin-1"))), format=st.sampled_from([None, *formats.FORMATS]))
+def test_arbitrary_text_is_read_or_refused(text, format):
+    try:
+        formats.tool_calls_from(text, format=format)
+    except InvalidCaseError:
+        pass
+
+
+@settings(max_examples=FUZZ_EXAMPLES // 2, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_mutated_tau2_results_are_read_or_refused(data):
+    from payloads import tau2_payloads
+
+    build = data.draw(st.sampled_from([tau2_payloads.classic_results, tau2_payloads.telecom_results,
+                                       tau2_payloads.full_duplex_results]), label="layout")
+    tree = json.loads(json.dumps(build()[0]))
+    paths = list(_nodes(tree))
+    path = data.draw(st.sampled_from(paths), label="path")
+    how = data.draw(st.sampled_from(["delete", "replace", "wrap", "duplicate"]), label="how")
+    tree = _mutate(tree, path, how if path else "replace", data.draw(JSON_VALUES))
+    try:
+        cases = formats.cases_from_tau2(tree)
+    except InvalidCaseError as error:
+        assert str(error)
+    else:
+        simulations = tree.get("simulations") if isinstance(tree, dict) else None
+        assert len(cases) == len(simulations)  # one case per simulation, never fewer
+
+
+LINES = st.one_of(
+    st.text(max_size=40),
+    st.sampled_from(FUZZ_SEEDS).map(lambda s: json.dumps({"response": s.payload,
+                                                         "expected_tool_calls": []})),
+    st.builds(lambda seed, cut: json.dumps({"response": seed.payload})[:cut],
+              st.sampled_from(FUZZ_SEEDS), st.integers(0, 400)),
+    JSON_VALUES.map(json.dumps),
+    JSON_VALUES.map(lambda value: json.dumps({"response": value, "expected_tool_calls": []})),
+)
+
+
+@settings(max_examples=FUZZ_EXAMPLES // 4, suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(LINES, min_size=1, max_size=6))
+def test_any_jsonl_gives_one_row_per_line_in_record_mode(lines):
+    import io
+
+    from agentmetrics import UnreadableCase
+
+    text = "\n".join(line.replace("\n", " ").replace("\r", " ") for line in lines) + "\n"
+    rows = list(read_cases(io.StringIO(text), errors="record"))
+    expected = sum(1 for line in text.split("\n") if line.strip())
+    assert len(rows) == expected
+    for row in rows:
+        if isinstance(row, UnreadableCase):
+            assert "bug in agentmetrics" not in row.message, row.message

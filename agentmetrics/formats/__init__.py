@@ -36,13 +36,14 @@ from agentmetrics.formats._langchain import read_langchain
 from agentmetrics.formats._ledger import Ledger, parse_arguments
 from agentmetrics.formats._openai_chat import read_openai_chat
 from agentmetrics.formats._openai_responses import read_openai_responses
-from agentmetrics.formats._otel import read_otel
+from agentmetrics.formats._otel import NOT_CAPTURED, read_otel
 from agentmetrics.formats._payload import render, to_tree
 from agentmetrics.formats._tau2 import cases_from_tau2
 
 __all__ = [
     "FORMATS",
     "Format",
+    "NOT_CAPTURED",
     "cases_from_tau2",
     "from_anthropic",
     "from_gemini",

@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 
 from agentmetrics.formats._census import MISSING_CALLS, mark_views
-from agentmetrics.formats._ledger import Ledger, refuse
+from agentmetrics.formats._ledger import Ledger, refuse, text as _text
 from agentmetrics.formats._payload import Path
 
 __all__ = ["STREAM_EVENTS", "read_anthropic"]
@@ -31,7 +31,7 @@ def _block(block: Any, path: Path, ledger: Ledger, hosted_tools: bool) -> None:
             return  # text given as a bare string
         raise refuse(NAME, path, "a content block object", type(block).__name__,
                      "pass the content as the API returns it.")
-    kind = block.get("type")
+    kind = _text(block.get("type"))
     if kind not in _CALLS:
         return
     if kind in _HOSTED and not hosted_tools:
@@ -83,7 +83,7 @@ def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) 
 
     def close() -> None:
         for item in order:
-            kind = item.block.get("type")
+            kind = _text(item.block.get("type"))
             if kind in _HOSTED and not hosted_tools:
                 ledger.skip(item.path, item.block.get("id"))
                 continue
@@ -108,7 +108,7 @@ def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) 
                 _message(message, path + ("message",), ledger, hosted_tools, streamed=True)
         elif kind == "content_block_start":
             block, index = event.get("content_block"), event.get("index")
-            if isinstance(block, dict) and block.get("type") in _CALLS:
+            if isinstance(block, dict) and _text(block.get("type")) in _CALLS:
                 if not isinstance(index, int):
                     raise refuse(NAME, path + ("index",), "the block's integer index",
                                  repr(index)[:40], "pass the events as the SDK yields them.")
@@ -137,7 +137,7 @@ def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) 
 
 def _one(tree: Any, path: Path, ledger: Ledger, hosted_tools: bool) -> None:
     if isinstance(tree, dict):
-        kind = tree.get("type")
+        kind = _text(tree.get("type"))
         if kind in STREAM_EVENTS:
             _events([(tree, path)], ledger, hosted_tools)
         elif "content" in tree or "role" in tree:
@@ -150,7 +150,7 @@ def _one(tree: Any, path: Path, ledger: Ledger, hosted_tools: bool) -> None:
     if not isinstance(tree, list):
         raise refuse(NAME, path, "a message, a list of messages or of content blocks",
                      type(tree).__name__, "pass JSON objects as the API returns them.")
-    if any(isinstance(item, dict) and item.get("type") in STREAM_EVENTS for item in tree):
+    if any(isinstance(item, dict) and _text(item.get("type")) in STREAM_EVENTS for item in tree):
         # A stream: raw events, and the helper events MessageStream adds between them.
         _events([(item, path + (index,)) for index, item in enumerate(tree)], ledger,
                 hosted_tools)

@@ -30,7 +30,7 @@ from typing import Any
 import attrs
 
 from agentmetrics.errors import InvalidCaseError
-from agentmetrics.formats._ledger import Ledger
+from agentmetrics.formats._ledger import Ledger, text
 from agentmetrics.formats._payload import Path, render
 
 __all__ = ["INPUT_EVENTS", "JSON_ATTRIBUTES", "Scan", "Site", "check", "decoded_attribute", "mark_views", "scan"]
@@ -145,7 +145,7 @@ def _attribute_sites(attributes: dict[str, Any], span: Path, out: Scan) -> None:
         reasons = [reasons]
     if (isinstance(reasons, list) and _TOOL_REASONS.intersection(
             r for r in reasons if isinstance(r, str))) or (
-            attributes.get("llm.finish_reason") in _TOOL_REASONS):
+            text(attributes.get("llm.finish_reason")) in _TOOL_REASONS):
         out.promises.append(span)
     for key, value in attributes.items():
         if key in _DEFINITIONS or key in _INPUT_ATTRIBUTES or key.startswith(_INPUT_PREFIXES):
@@ -159,7 +159,7 @@ def _attribute_sites(attributes: dict[str, Any], span: Path, out: Scan) -> None:
                                   _text_id(attributes.get(prefix + ".id")),
                                   "flattened tool-call attributes"))
         elif key.startswith("gen_ai.completion.") and key.endswith(".finish_reason") and (
-                value in _TOOL_REASONS):
+                text(value) in _TOOL_REASONS):
             out.promises.append(span + ("attributes", key))
         elif key in JSON_ATTRIBUTES:
             _walk(decoded_attribute(value), span + ("attributes", key), out)
@@ -195,10 +195,11 @@ def _walk(node: Any, path: Path, out: Scan) -> None:
         if _is_call_type(kind) and not _is_result_type(kind):
             out.sites.append(Site(path, _call_id(node), f"{kind} item"))
             continue
-        if _is_result_type(kind) or node.get("role") in _RESULT_ROLES or (
-                node.get("eventName", node.get("event_name")) in INPUT_EVENTS):
+        if _is_result_type(kind) or text(node.get("role")) in _RESULT_ROLES or (
+                text(node.get("eventName", node.get("event_name"))) in INPUT_EVENTS):
             continue
-        if node.get("finish_reason") in _TOOL_REASONS or node.get("stop_reason") in _TOOL_REASONS:
+        if (text(node.get("finish_reason")) in _TOOL_REASONS
+                or text(node.get("stop_reason")) in _TOOL_REASONS):
             out.promises.append(path)
         children: list[tuple[Any, Path, bool]] = []
         for key, value in node.items():

@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 
 from agentmetrics.formats._census import scan
-from agentmetrics.formats._ledger import Ledger, refuse
+from agentmetrics.formats._ledger import Ledger, refuse, text
 from agentmetrics.formats._payload import Path
 
 __all__ = ["read_gemini"]
@@ -229,7 +229,7 @@ class _Reader:
             return
         candidate = candidates[0]
         reason = _get(candidate, "finish_reason", "finishReason")
-        if reason in _FAILED:
+        if text(reason) in _FAILED:
             raise refuse(
                 NAME, path + ("candidates", 0), "the tool calls the model made",
                 f"finish reason {reason}: the model tried to call a tool, and the call is "

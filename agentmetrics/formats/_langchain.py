@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from agentmetrics.formats._ledger import Ledger, as_dict, refuse
+from agentmetrics.formats._ledger import Ledger, as_dict, refuse, text
 from agentmetrics.formats._openai_responses import hosted_arguments
 from agentmetrics.formats._payload import Path
 
@@ -117,7 +117,7 @@ def _call_blocks(fields: dict[str, Any],
     content = fields.get("content")
     out = []
     for index, block in enumerate(content if isinstance(content, list) else ()):
-        kind = block.get("type") if isinstance(block, dict) else None
+        kind = text(block.get("type")) if isinstance(block, dict) else None
         if kind in _BLOCK_CALLS or (isinstance(kind, str) and kind.endswith("_call")):
             block_id = _id(block.get("call_id")) or _id(block.get("id"))
             out.append((block, path + ("content", index), block_id))

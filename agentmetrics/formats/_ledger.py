@@ -17,7 +17,7 @@ from agentmetrics._model import ToolCall
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats._payload import Path, render
 
-__all__ = ["UNNAMED", "Ledger", "as_dict", "parse_arguments", "refuse"]
+__all__ = ["UNNAMED", "Ledger", "as_dict", "as_list", "parse_arguments", "refuse", "text"]
 
 #: The name of a call that arrived without a usable one: still a call the agent made.
 UNNAMED = "<unnamed>"
@@ -42,6 +42,17 @@ def parse_arguments(value: object) -> tuple[dict[str, Any], str | None]:
     except (ValueError, RecursionError):
         return {}, text
     return (parsed, None) if isinstance(parsed, dict) else ({}, text)
+
+
+def text(value: object) -> str | None:
+    """``value`` when it is a string, else None: payload values may be anything."""
+    return value if isinstance(value, str) else None
+
+
+def as_list(value: object) -> list[Any]:
+    """``value`` when it is a JSON array, else an empty one. Safe where a wrong
+    shape can only hide calls: the census still finds them and fails the read."""
+    return value if isinstance(value, list) else []
 
 
 def as_dict(value: object) -> dict[str, Any]:

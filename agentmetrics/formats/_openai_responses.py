@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmetrics.formats._ledger import Ledger, refuse
+from agentmetrics.formats._ledger import Ledger, refuse, text
 from agentmetrics.formats._payload import Path
 
 __all__ = ["HOSTED_RESULT_FIELDS", "hosted_arguments", "read_openai_responses"]
@@ -93,7 +93,7 @@ def _response(response: dict[str, Any], path: Path, ledger: Ledger, hosted_tools
 def _events(events: list[Any], path: Path, ledger: Ledger, hosted_tools: bool) -> None:
     """A stream: the finished response's calls; each item event is another view of one."""
     final = [index for index, event in enumerate(events)
-             if isinstance(event, dict) and event.get("type") in _TERMINAL_EVENTS
+             if isinstance(event, dict) and text(event.get("type")) in _TERMINAL_EVENTS
              and isinstance(event.get("response"), dict)]
     if final:
         for index in final:

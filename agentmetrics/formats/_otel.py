@@ -32,7 +32,7 @@ from typing import Any
 import attrs
 
 from agentmetrics.formats._census import CAPTURE_HINT, INPUT_EVENTS, decoded_attribute, scan
-from agentmetrics.formats._ledger import Ledger, as_dict, refuse
+from agentmetrics.formats._ledger import Ledger, as_dict, as_list, refuse, text
 from agentmetrics.formats._openai_responses import hosted_arguments
 from agentmetrics.formats._payload import Path
 
@@ -153,11 +153,9 @@ def _collect(tree: Any, path: Path, out: list[_Record]) -> None:
     ):
         if top not in tree:
             continue
-        for r, resource in enumerate(tree[top] or []):
-            scopes = resource.get(middle) if isinstance(resource, dict) else None
-            for s, scope in enumerate(scopes or []):
-                items = scope.get(leaf) if isinstance(scope, dict) else None
-                for n, item in enumerate(items or []):
+        for r, resource in enumerate(as_list(tree[top])):
+            for s, scope in enumerate(as_list(as_dict(resource).get(middle))):
+                for n, item in enumerate(as_list(as_dict(scope).get(leaf))):
                     here = path + (top, r, middle, s, leaf, n)
                     if not isinstance(item, dict):
                         raise refuse(NAME, here, "a span or log record object",
@@ -216,7 +214,7 @@ def _messages(messages: Any, path: Path, calls: _Calls) -> bool:
                      "pass the attribute as the instrumentation records it.")
     holding = [m for m, message in enumerate(messages) if isinstance(message, dict) and any(
         isinstance(part, dict) and part.get("type") in ("tool_call", "server_tool_call")
-        for part in message.get("parts") or ())]
+        for part in as_list(message.get("parts")))]
     if len(holding) > 1:
         raise refuse(NAME, path, "one output message with the calls",
                      f"{len(holding)} alternative output messages with calls", _ALTERNATIVES)
@@ -316,7 +314,7 @@ def _says_tool_calls(attributes: dict[str, Any]) -> bool:
     if isinstance(reasons, list) and _TOOL_REASONS.intersection(
             r for r in reasons if isinstance(r, str)):
         return True
-    return attributes.get("llm.finish_reason") in _TOOL_REASONS
+    return text(attributes.get("llm.finish_reason")) in _TOOL_REASONS
 
 
 def _model_span(record: _Record, calls: _Calls) -> None:

@@ -248,16 +248,14 @@ def _any_value(value: Any, path: Path) -> Any:
     for key, kind in _ANY_VALUE.items():
         if key in value:
             item = value[key]
-            try:
-                if kind is int and not isinstance(item, bool):
-                    return int(item)  # int64 travels as a JSON string
-                if kind is float and isinstance(item, (int, float, str)):
-                    return float(item)
-            except ValueError:
-                pass
-            else:
-                if isinstance(item, kind):
-                    return item
+            if isinstance(item, kind) and not (kind is not bool and isinstance(item, bool)):
+                return item
+            if kind in (int, float) and isinstance(item, (str, int)) and not isinstance(
+                    item, bool):
+                try:
+                    return kind(item)  # int64 travels as a JSON string
+                except ValueError:
+                    pass
             raise InvalidCaseError(
                 f"{render(path + (key,))}: expected an OTLP {key} holding a "
                 f"{kind.__name__}, got {_describe(item)}. Fix: pass the exporter's output "

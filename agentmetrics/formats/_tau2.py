@@ -19,7 +19,7 @@ from typing import Any
 from agentmetrics._model import AgentTestCase, _describe
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats._census import check, scan
-from agentmetrics.formats._ledger import Ledger, refuse
+from agentmetrics.formats._ledger import Ledger, as_list, refuse
 from agentmetrics.formats._payload import Path
 
 __all__ = ["cases_from_tau2", "load_tau2"]
@@ -137,13 +137,19 @@ def cases_from_tau2(results: Mapping[str, Any] | str | os.PathLike[str]) -> list
             f"'simulations' (or the path of a results file or run directory), got "
             f"{_describe(results)}."
         )
-    tasks = {str(task["id"]): task for task in results.get("tasks") or ()
+    tasks = {str(task["id"]): task for task in as_list(results.get("tasks"))
              if isinstance(task, Mapping) and "id" in task}
     info = results.get("info")
     environment = info.get("environment_info") if isinstance(info, Mapping) else None
     domain = environment.get("domain_name") if isinstance(environment, Mapping) else None
     cases = []
-    for number, simulation in enumerate(results["simulations"] or ()):
+    simulations = results["simulations"]
+    if not isinstance(simulations, list):
+        raise InvalidCaseError(
+            f"cases_from_tau2: 'simulations': expected a list of simulations, got "
+            f"{_describe(simulations)}. Fix: pass the results file as tau2 wrote it."
+        )
+    for number, simulation in enumerate(simulations):
         if not isinstance(simulation, dict):
             raise InvalidCaseError(f"cases_from_tau2: simulations[{number}]: expected a "
                                    f"simulation object, got {type(simulation).__name__}.")
@@ -169,7 +175,7 @@ def cases_from_tau2(results: Mapping[str, Any] | str | os.PathLike[str]) -> list
         criteria = task.get("evaluation_criteria")
         actions = criteria.get("actions") if isinstance(criteria, Mapping) else None
         expected = Ledger(NAME)
-        for action in actions or ():
+        for action in as_list(actions):
             if isinstance(action, Mapping) and action.get("requestor", "assistant") == "assistant":
                 expected.add((), action.get("name"), action.get("arguments"))
         reward = simulation.get("reward_info")
