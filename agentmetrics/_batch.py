@@ -245,7 +245,7 @@ class ToolCallBatch:
                 invalid[row_number] = message
                 called.append(None)
                 expected.append(None)
-                case_ids.append(None)
+                case_ids.append(case.id if isinstance(case, UnreadableCase) else None)
                 continue
             calls = case.tool_calls
             called.append(None if calls is None else [call.name for call in calls])

@@ -30,11 +30,13 @@ class UnreadableCase:
     """A dataset line that could not be read (``errors="record"``).
 
     Evaluating it gives a row with NaN and this message; it is never dropped.
+    ``id`` is the line's ``id`` when the line was a JSON object that had one.
     """
 
     source: str
     line: int
     message: str
+    id: Any = attrs.field(default=None, kw_only=True)
 
 
 def case_from_record(
@@ -138,6 +140,7 @@ def _read(
     for number, line in enumerate(handle, start=1):
         if not line.strip():
             continue
+        record: Any = None
         try:
             try:
                 record = json.loads(line.rstrip("\r\n"))  # columns then count within the line
@@ -151,7 +154,7 @@ def _read(
             message = f"{label}:{number}: {error}"
             if errors == "raise":
                 raise InvalidCaseError(message) from None
-            yield UnreadableCase(label, number, message)
+            yield UnreadableCase(label, number, message, id=_line_id(record))
         except (ValueError, TypeError, LookupError, AttributeError, RecursionError) as error:
             # A reader bug must not take the rest of the file down: the line
             # becomes an error row that says so.
@@ -160,9 +163,13 @@ def _read(
                        f"line.")
             if errors == "raise":
                 raise InvalidCaseError(message) from error
-            yield UnreadableCase(label, number, message)
+            yield UnreadableCase(label, number, message, id=_line_id(record))
         else:
             yield case
+
+
+def _line_id(record: object) -> Any:
+    return record.get("id") if isinstance(record, dict) else None
 
 
 def example_cases() -> list[AgentTestCase]:

@@ -304,7 +304,7 @@ def test_input_format_names_the_payload_format_and_record_keeps_every_line(capsy
     status, out, err = run(capsys, "evaluate", str(payload_file), "--input-format", "anthropic",
                            "--errors", "record", "--format", "jsonl", "--counts")
     records = [json.loads(line) for line in out.splitlines()]
-    assert [r["id"] for r in records] == ["claude", "bare-blocks", None, None]
+    assert [r["id"] for r in records] == ["claude", "bare-blocks", "wrong", None]
     assert [(r["calls"], r["expected_calls"]) for r in records] == [(2, 1), (2, 1), (None, None),
                                                                     (None, None)]
     # Read as Anthropic, the Responses line cannot lose its call: it is an error row.

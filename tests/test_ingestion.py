@@ -276,3 +276,10 @@ def test_any_jsonl_gives_one_row_per_line_in_record_mode(lines):
     for row in rows:
         if isinstance(row, UnreadableCase):
             assert "bug in agentmetrics" not in row.message, row.message
+
+
+def test_the_support_matrix_in_the_docs_is_current():
+    from payloads import matrix
+
+    assert matrix.current() == matrix.render(), (
+        "docs/formats.md is out of date: run .venv/bin/python tests/payloads/matrix.py --write")

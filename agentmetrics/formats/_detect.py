@@ -47,7 +47,8 @@ def _responses(found: set[str]) -> list[str]:
     hits += sorted(feature for feature in found if feature.startswith("type:") and (
         feature.startswith("type:response.") or (
             feature.endswith("_call") and feature not in ("type:tool_call",
-                                                          "type:server_tool_call"))))
+                                                          "type:server_tool_call")))
+        and feature not in hits)
     return hits
 
 

@@ -332,11 +332,11 @@ def _model_span(record: _Record, calls: _Calls) -> None:
                 content = _choice(event, calls) or content
     if not content and _says_tool_calls(record.attributes):
         raise refuse(
-            NAME, record.path, "the tool calls the model requested (its output messages, on "
-            "the span or on its log events)", "a model span whose finish reasons say it "
-            "called tools, with no message content", "pass the span's log events with it if "
-            "the instrumentation writes content there; otherwise turn on message content "
-            "capture and record again." + CAPTURE_HINT)
+            NAME, record.path, "the tool calls the model requested", "a model span whose "
+            "finish reasons say it called tools, with no message content on it or on its log "
+            "events", "pass the span's log events with it if the instrumentation writes "
+            "content there; otherwise turn on message content capture and record again."
+            + CAPTURE_HINT)
 
 
 def read_otel(tree: Any, ledger: Ledger, *, hosted_tools: bool = True) -> None:
