@@ -104,7 +104,7 @@ def _read(payload: object, format: str | None, hosted_tools: bool) -> list[ToolC
     tree = to_tree(payload)
     found = scan(tree)
     if format is None:
-        format, evidence, weak = detect(found.features)
+        format, evidence, weak = detect(found)
         if format is None:
             if weak and not found.sites and not found.promises:
                 return []  # a conversation of some format, with no call to read

@@ -83,8 +83,16 @@ class Scan:
     sites: list[Site] = attrs.Factory(list)
     #: Nodes that say the model stopped to call tools.
     promises: list[Path] = attrs.Factory(list)
-    #: What detection decides on: ``key:k``, ``type:t``, ``object:o``, ``role:r``, ``attr:p``.
-    features: set[str] = attrs.Factory(set)
+    # What detection decides on, gathered cheaply: every key, the values of
+    # ``type``, ``object`` and ``role``, attribute namespaces, and the keys
+    # inside call items (``tool_calls.function``) and call parts.
+    keys: set[str] = attrs.Factory(set)
+    types: set[str] = attrs.Factory(set)
+    objects: set[str] = attrs.Factory(set)
+    roles: set[str] = attrs.Factory(set)
+    attributes: set[str] = attrs.Factory(set)
+    nested: set[str] = attrs.Factory(set)
+
 
 
 def _is_call_type(kind: object) -> bool:
@@ -131,7 +139,7 @@ def decoded_attribute(value: object) -> Any:
 
 
 def _attribute_sites(attributes: dict[str, Any], span: Path, out: Scan) -> None:
-    out.features.update(f"attr:{key.split('.', 1)[0]}" for key in attributes)
+    out.attributes.update(key.split(".", 1)[0] for key in attributes)
     if attributes.get("gen_ai.operation.name") == "execute_tool" or (
         "gen_ai.tool.name" in attributes
     ):
@@ -167,56 +175,66 @@ def _attribute_sites(attributes: dict[str, Any], span: Path, out: Scan) -> None:
             _walk(value, span + ("attributes", key), out)
 
 
+_RESULT_SUFFIXES = ("_output", "_result", "_response")
+
+
 def _walk(node: Any, path: Path, out: Scan) -> None:
-    # Iterative, children pushed in reverse: sites come out in document order.
+    # Iterative; children are pushed in reverse, so nodes are visited in document order.
+    # This runs on every payload read, so the common checks are inlined.
     stack: list[tuple[Any, Path, bool]] = [(node, path, False)]
-    features = out.features
+    keys, types, objects, roles = out.keys, out.types, out.objects, out.roles
+    sites, promises = out.sites, out.promises
     while stack:
         node, path, in_call_list = stack.pop()
-        if isinstance(node, list):
+        if type(node) is list:
             for index in range(len(node) - 1, -1, -1):
                 item = node[index]
-                if isinstance(item, (dict, list)):
+                if type(item) is dict or type(item) is list:
                     stack.append((item, path + (index,), in_call_list))
             continue
-        if not isinstance(node, dict):
+        if type(node) is not dict:
             continue
-        features.update(f"key:{key}" for key in node)
-        for key in ("type", "object", "role"):
-            value = node.get(key)
-            if isinstance(value, str):
-                features.add(f"{key}:{value}")
+        keys.update(node)
         if in_call_list:
-            features.update(f"{path[-2]}.{key}" for key in node)
+            out.nested.update(f"{path[-2]}.{key}" for key in node)
             if _names_a_call(node):
-                out.sites.append(Site(path, _call_id(node), f"{path[-2]} item"))
+                sites.append(Site(path, _call_id(node), f"{path[-2]} item"))
             continue
         kind = node.get("type")
-        if _is_call_type(kind) and not _is_result_type(kind):
-            out.sites.append(Site(path, _call_id(node), f"{kind} item"))
-            continue
-        if _is_result_type(kind) or text(node.get("role")) in _RESULT_ROLES or (
-                text(node.get("eventName", node.get("event_name"))) in INPUT_EVENTS):
-            continue
-        if (text(node.get("finish_reason")) in _TOOL_REASONS
-                or text(node.get("stop_reason")) in _TOOL_REASONS):
-            out.promises.append(path)
-        children: list[tuple[Any, Path, bool]] = []
-        for key, value in node.items():
-            if key in _DEFINITIONS or key in _RESULT_KEYS:
+        if type(kind) is str:
+            types.add(kind)
+            if kind.endswith(_RESULT_SUFFIXES):
+                continue  # a tool's result, not a call
+            if kind in _CALL_TYPES or (kind.endswith("_call") and "." not in kind):
+                sites.append(Site(path, _call_id(node), f"{kind} item"))
                 continue
-            if key in _CALL_PARTS and isinstance(value, dict):
-                features.update(f"{key}.{k}" for k in value)
+        role = node.get("role")
+        if type(role) is str:
+            roles.add(role)
+            if role in _RESULT_ROLES:
+                continue
+        if "object" in node and type(node["object"]) is str:
+            objects.add(node["object"])
+        if ("eventName" in node or "event_name" in node) and text(
+                node.get("eventName", node.get("event_name"))) in INPUT_EVENTS:
+            continue
+        reason = node.get("finish_reason", node.get("stop_reason"))
+        if type(reason) is str and reason in _TOOL_REASONS:
+            promises.append(path)
+        for key, value in reversed(node.items()):
+            if type(value) is list:
+                if key not in _DEFINITIONS:
+                    stack.append((value, path + (key,), key in _CALL_LISTS))
+            elif type(value) is not dict or key in _DEFINITIONS or key in _RESULT_KEYS:
+                continue
+            elif key in _CALL_PARTS:
+                out.nested.update(f"{key}.{k}" for k in value)
                 if key.startswith("exec") or _names_a_call(value):
-                    out.sites.append(Site(path + (key,), _text_id(value.get("id")),
-                                          f"{key} part"))
-            elif key == "attributes" and isinstance(value, dict):
+                    sites.append(Site(path + (key,), _text_id(value.get("id")), f"{key} part"))
+            elif key == "attributes":
                 _attribute_sites(value, path, out)
-            elif isinstance(value, list):
-                children.append((value, path + (key,), key in _CALL_LISTS))
-            elif isinstance(value, dict):
-                children.append((value, path + (key,), False))
-        stack.extend(reversed(children))
+            else:
+                stack.append((value, path + (key,), False))
 
 
 def scan(tree: Any, base: Path = ()) -> Scan:
