@@ -39,7 +39,7 @@ def assert_same(got, expected: tuple[Call, ...]) -> None:
 def test_every_builder_has_scenarios_in_every_form():
     forms = {(s.provider, s.form) for s in SCENARIOS}
     for provider in {s.provider for s in SCENARIOS} - {"openai_agents"}:
-        for form in ("object", "dump", "json"):
+        for form in ("object", "dump", "json", "list"):
             assert (provider, form) in forms, (provider, form)
     ids = [s.id for s in SCENARIOS]
     assert len(ids) == len(set(ids))

@@ -86,8 +86,7 @@ def _ai_message(fields: dict[str, Any], path: Path, ledger: Ledger, hosted_tools
              for item, p in _list(fields, "tool_calls", path)]
     found += [_Found(p, item.get("name"), item.get("args"), _id(item.get("id")))
               for item, p in _list(fields, "invalid_tool_calls", path)]
-    extras = fields.get("additional_kwargs")
-    extras = extras if isinstance(extras, dict) else {}
+    extras = as_dict(fields.get("additional_kwargs"))
     raw_calls = _list(extras, "tool_calls", path + ("additional_kwargs",))
     if not found:  # an older message: the calls only in the provider's raw form
         found = [_raw_call(item, p) for item, p in raw_calls]
@@ -201,8 +200,7 @@ def _merge(chunks: list[tuple[dict[str, Any], Path]], ledger: Ledger, hosted_too
                 elif value is not None:
                     raise refuse(NAME, p + (key,), "text", type(value).__name__,
                                  "pass the chunks as LangChain streams them.")
-        extras = fields.get("additional_kwargs")
-        extras = extras if isinstance(extras, dict) else {}
+        extras = as_dict(fields.get("additional_kwargs"))
         piece = extras.get("function_call")
         if isinstance(piece, dict):  # a legacy function call, streamed in pieces
             here = path + ("additional_kwargs", "function_call")

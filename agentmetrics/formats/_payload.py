@@ -149,6 +149,11 @@ def _decode_bytes(value: bytes | bytearray | memoryview, path: Path) -> str:
         ) from None
 
 
+def _hex(value: object, width: int) -> str | None:
+    """A trace or span id as the hex OTLP JSON uses; None for no id."""
+    return f"{value:0{width}x}" if isinstance(value, int) and value else None
+
+
 def _span(span: Any) -> dict[str, Any]:
     """An OpenTelemetry ``ReadableSpan`` as the fields readers use."""
     context = span.get_span_context()
@@ -160,18 +165,14 @@ def _span(span: Any) -> dict[str, Any]:
     ]
     return {
         "name": span.name,
-        "traceId": f"{context.trace_id:032x}",
-        "spanId": f"{context.span_id:016x}",
-        "parentSpanId": None if parent is None else f"{parent.span_id:016x}",
+        "traceId": _hex(context.trace_id, 32),
+        "spanId": _hex(context.span_id, 16),
+        "parentSpanId": None if parent is None else _hex(parent.span_id, 16),
         "startTimeUnixNano": span.start_time,
         "endTimeUnixNano": span.end_time,
         "attributes": dict(span.attributes or {}),
         "events": events,
     }
-
-
-def _hex(value: object, width: int) -> str | None:
-    return f"{value:0{width}x}" if isinstance(value, int) and value else None
 
 
 def _log_record(readable: Any) -> dict[str, Any]:

@@ -546,6 +546,18 @@ def _parts_and_contents() -> list[Scenario]:
     ])
     out += _forms("content-user-function-response", user, (),
                   "A user Content with a function_response part: a result, not a call: [].")
+
+    # Lists mixing SDK objects and JSON data, as a hand-kept chat history is.
+    history = [types.Content(role="user", parts=[types.Part.from_text(text="Weather in Paris?")]),
+               content.model_dump(mode="json", exclude_none=True), user,
+               resp.candidates[0].content.model_dump_json(exclude_none=True)]
+    out.append(Scenario(PROVIDER, "list", "history-mixed-objects-and-dumps", history, two + two,
+                        note="Contents as SDK objects, model_dump dicts and model_dump_json text "
+                             "in one chat history."))
+    out.append(Scenario(PROVIDER, "list", "responses-object-and-rest-json",
+                        [resp, body], two + two,
+                        note="One turn's GenerateContentResponse object, the next turn's REST "
+                             "JSON (camelCase)."))
     return out
 
 
