@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from itertools import chain, repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -19,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from agentmetrics._dataset import UnreadableCase
-from agentmetrics._model import AgentTestCase, ToolCall, _describe
+from agentmetrics._model import AgentTestCase, ToolCall, _describe, _is_not_given
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError, MissingDependencyError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,25 +48,34 @@ def check_errors_mode(errors: str) -> str:
 
 
 def _is_missing(value: object) -> bool:
-    """``None`` and float NaN (pandas' empty cell) mean "not given"."""
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    """``None``, ``pd.NA`` and float NaN (pandas' empty cell) mean "not given"."""
+    return _is_not_given(value) or (isinstance(value, float) and math.isnan(value))
 
 
 def _row_names(row: object, field: str) -> list[str]:
     """The names in one row given as names, ToolCalls or mappings (the slow path)."""
+    if isinstance(row, np.ndarray) and row.ndim == 0:
+        row = row.item()  # a DataFrame cell holding a 0-d array
+        if _is_missing(row):
+            raise InvalidCaseError(f"{field}: a 0-d array holding {row!r}; pass None instead.")
     if isinstance(row, (str, bytes, Mapping)) or not isinstance(row, (Iterable, np.ndarray)):
         raise InvalidCaseError(
             f"{field}: expected a list of tool names, got {_describe(row)}. "
             f"Fix: wrap a single name in a list, e.g. ['GetOrder']."
+        )
+    if isinstance(row, AbstractSet):
+        raise InvalidCaseError(
+            f"{field}: expected a list of tool names in call order, got a "
+            f"{type(row).__name__}, which has no order. Fix: pass a list."
         )
     names = []
     for position, item in enumerate(row):
         if isinstance(item, ToolCall):
             names.append(item.name)
         elif isinstance(item, str) and item:
-            names.append(item)
+            names.append(str.__str__(item))  # str subclasses: their plain value
         elif isinstance(item, Mapping) and isinstance(item.get("name"), str) and item["name"]:
-            names.append(item["name"])
+            names.append(str.__str__(item["name"]))
         else:
             raise InvalidCaseError(
                 f"{field}[{position}]: expected a non-empty tool name, a ToolCall or a "
@@ -104,13 +114,15 @@ class _Encoder:
         kinds = set(map(type, rows))
         if kinds <= {list, tuple, type(None)}:  # the common cases, at C speed
             given = np.ones(n, dtype=bool)
+            present = rows
             if type(None) in kinds:
                 given = np.fromiter((row is not None for row in rows), dtype=bool, count=n)
-                rows = [() if row is None else row for row in rows]
-            lengths = np.fromiter(map(len, rows), dtype=np.int64, count=n)
-            encoded = self.encode_names(chain.from_iterable(rows), lengths, given)
+                present = [() if row is None else row for row in rows]
+            lengths = np.fromiter(map(len, present), dtype=np.int64, count=n)
+            encoded = self.encode_names(chain.from_iterable(present), lengths, given)
             if encoded is not None:
                 return encoded
+            # The slow path gets the rows as given: a None row stays "not given".
         # Arrays, NaN cells, ToolCalls, mappings or bad rows: row by row.
         return self._encode_slowly(rows, field, errors, invalid)
 
@@ -416,7 +428,7 @@ class ToolCallBatch:
         n = len(columns[0])
         import pyarrow.compute as pc
 
-        flat = [pc.list_flatten(column) for column in columns]
+        flat = [_without_null_entries(pc.list_flatten(column)) for column in columns]
         dictionary, codes = _arrow_codes(flat)
         vocabulary = tuple(dictionary.to_pylist())
         side_ids = [
@@ -559,6 +571,19 @@ def _arrow_list(column: Any, field: str) -> Any:
     if not _is_arrow_string(value_type):
         raise InvalidCaseError(f"from_arrow: {field} must be list<string>, got {column.type}.")
     return column.cast(pa.list_(pa.string())) if column.type != pa.list_(pa.string()) else column
+
+
+def _without_null_entries(values: Any) -> Any:
+    """Dictionary-encoded names whose dictionary holds a null, as plain strings.
+
+    A valid index can point at a null dictionary entry: the name is then null,
+    but the array's own null count says nothing of it."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(values.type) and any(
+            chunk.dictionary.null_count for chunk in values.chunks):
+        return values.cast(pa.string())
+    return values
 
 
 def _is_arrow_string(arrow_type: Any) -> bool:

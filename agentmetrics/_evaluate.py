@@ -5,12 +5,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sized
 from typing import Any
 
+import numpy as np
+
 from agentmetrics._batch import ToolCallBatch, check_errors_mode
 from agentmetrics._metric import Metric, metric_labels
 from agentmetrics._model import AgentTestCase, _describe
 from agentmetrics._progress import AUTO_PROGRESS_MIN_CASES, Progress
-from agentmetrics._results import EvaluationResult, MetricResult
-from agentmetrics.errors import CaseEvaluationError, InvalidMetricError, InvalidParameterError
+from agentmetrics._results import (
+    EvaluationResult,
+    MetricResult,
+    check_result,
+    metric_failure,
+    note_metric_bug,
+)
+from agentmetrics.errors import CaseEvaluationError, InvalidCaseError, InvalidParameterError
 
 __all__ = ["CHUNK_CASES", "evaluate"]
 
@@ -46,6 +54,14 @@ def _to_batch(cases: Any, errors: str, progress: Progress) -> ToolCallBatch:
     if module.startswith("pandas") and type(cases).__name__ == "DataFrame":
         return ToolCallBatch.from_pandas(cases, errors=errors)
     if module.startswith("pyarrow") and type(cases).__name__ == "Table":
+        missing = [name for name in ("tool_calls", "expected_tool_calls")
+                   if name not in cases.column_names]
+        if missing:
+            raise InvalidCaseError(
+                f"cases: the Arrow table has no column {missing[0]!r}; it has "
+                f"{cases.column_names}. Fix: rename the columns, or use "
+                f"ToolCallBatch.from_arrow(tool_calls=..., expected_tool_calls=...)."
+            )
         return ToolCallBatch.from_arrow(
             tool_calls=cases.column("tool_calls"),
             expected_tool_calls=cases.column("expected_tool_calls"),
@@ -60,13 +76,29 @@ def _to_batch(cases: Any, errors: str, progress: Progress) -> ToolCallBatch:
     return ToolCallBatch.from_cases(cases, errors=errors, on_progress=progress.update)
 
 
+def _failed(metric: Metric, batch: ToolCallBatch, message: str) -> MetricResult:
+    """Every row of ``batch`` as an error row: the metric could not score any."""
+    n = len(batch)
+    return MetricResult(metric, np.full(n, np.nan), np.zeros(n, dtype=bool),
+                        dict.fromkeys(range(n), message), _no_reason)
+
+
+def _no_reason(index: int) -> str:  # pragma: no cover - error rows show their message
+    raise AssertionError("an error row has its message as its reason")
+
+
 def _score(metric: Metric, batch: ToolCallBatch, errors: str, progress: Progress) -> MetricResult:
+    """One metric over the batch, chunk by chunk, every part validated.
+
+    A metric that fails as a whole (its evaluate_batch raises, or returns a
+    result that breaks the contract) never takes another metric's results
+    down: with ``errors="record"`` its rows become error rows that say so."""
     parts = []
-    for start in range(0, len(batch), CHUNK_CASES):
+    for start in range(0, max(len(batch), 1), CHUNK_CASES):
         stop = min(start + CHUNK_CASES, len(batch))
         chunk = batch if (start, stop) == (0, len(batch)) else batch.slice(start, stop)
         try:
-            part = metric.evaluate_batch(chunk, errors=errors)
+            part = check_result(metric, chunk, metric.evaluate_batch(chunk, errors=errors))
         except CaseEvaluationError as error:
             if start == 0:
                 raise
@@ -74,15 +106,13 @@ def _score(metric: Metric, batch: ToolCallBatch, errors: str, progress: Progress
             raise CaseEvaluationError(
                 row, batch.case_id(row), error.metric, error.message
             ) from error.__cause__
-        if not isinstance(part, MetricResult) or len(part) != stop - start:
-            raise InvalidMetricError(
-                f"{type(metric).__qualname__}.evaluate_batch must return a MetricResult "
-                f"with {stop - start} cases, got {_describe(part)}."
-            )
+        except Exception as error:
+            if errors == "raise":
+                note_metric_bug(error, metric, chunk, start)
+                raise
+            part = _failed(metric, chunk, metric_failure(metric, error))
         parts.append(part)
         progress.update(stop - start)
-    if not parts:  # an empty batch
-        return metric.evaluate_batch(batch, errors=errors)
     return MetricResult.concat(parts)
 
 
@@ -128,4 +158,7 @@ def evaluate(
             label: _score(metric, batch, errors, bar)
             for label, metric in zip(labels, metric_list)
         }
-    return EvaluationResult(batch, results)
+    from agentmetrics.registry import source_of
+
+    sources = {label: source_of(type(metric)) for label, metric in zip(labels, metric_list)}
+    return EvaluationResult(batch, results, sources)

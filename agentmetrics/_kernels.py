@@ -111,21 +111,27 @@ def thread_count() -> int:
     value = os.environ.get(THREADS_ENV, "").strip()
     if value:
         try:
-            return max(1, int(value))
+            threads = int(value)
         except ValueError:
+            threads = 0
+        if threads < 1:
             raise InvalidParameterError(
-                f"{THREADS_ENV} must be a whole number of threads, got {value!r}."
-            ) from None
+                f"{THREADS_ENV}: expected a whole number of threads, at least 1, got "
+                f"{value[:40]!r}. Fix: set it to e.g. 1 or 4, or unset it to use every core."
+            )
+        return threads
     return os.cpu_count() or 1
 
 
 def _executor(threads: int) -> ThreadPoolExecutor:
-    """One shared pool, rebuilt only when the wanted size changes."""
+    """The shared pool for ``threads`` threads.
+
+    A pool is never shut down while it may be in use: when the wanted size
+    changes (AGENTMETRICS_NUM_THREADS set in a running process), a new pool
+    replaces the old one, which finishes the work it has and is collected."""
     global _pool
     with _pool_lock:
         if _pool is None or _pool[1] != threads:
-            if _pool is not None:
-                _pool[0].shutdown(wait=False)
             _pool = (ThreadPoolExecutor(threads, thread_name_prefix="agentmetrics"), threads)
         return _pool[0]
 
@@ -154,8 +160,8 @@ def _run_blocks(
         )
 
     starts = range(0, rows, BLOCK_ROWS)
-    threads = min(thread_count(), len(starts))
-    if threads <= 1:
+    threads = thread_count()  # the pool's size depends on the setting alone
+    if threads <= 1 or len(starts) <= 1:
         for start in starts:
             run(start)
     else:

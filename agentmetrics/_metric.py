@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import functools
 import math
 import numbers
 import re
@@ -20,7 +21,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._batch import ToolCallBatch
     from agentmetrics._results import MetricResult
 
-__all__ = ["METRIC_NAME_PATTERN", "Metric", "declared_name", "metric_labels", "validate_threshold"]
+__all__ = [
+    "METRIC_NAME_PATTERN",
+    "Metric",
+    "check_score",
+    "declared_name",
+    "metric_bug",
+    "metric_labels",
+    "validate_threshold",
+]
 
 #: What a metric's registry name must look like.
 METRIC_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -92,12 +101,67 @@ def validate_flag(value: object, *, metric: str, parameter: str) -> bool:
     return value
 
 
+def metric_bug(metric: object, what: str) -> InvalidMetricError:
+    """The error for a metric that broke its contract: says whose bug it is."""
+    return InvalidMetricError(
+        f"metric bug in {type(metric).__name__}: {what}. This is a bug in the metric, "
+        f"not in the case: report it to the metric's author."
+    )
+
+
+def check_score(metric: Metric, score: object) -> EvalScore:
+    """Every EvalScore a metric returns, checked: the scalar half of the one validator
+    (the batch half is :func:`agentmetrics._results.check_result`)."""
+    if not isinstance(score, EvalScore):
+        raise metric_bug(metric, f"evaluate returned {_describe(score)}; expected an EvalScore")
+    value = score.value
+    if type(value) is not float or not 0.0 <= value <= 1.0:
+        raise metric_bug(metric, f"evaluate returned value {value!r}; expected a float in [0, 1]")
+    if type(score.passed) is not bool or score.passed != metric.passes(value):
+        raise metric_bug(metric, f"evaluate returned passed={score.passed!r} for value {value!r} "
+                                 f"and threshold {metric.threshold!r}")
+    if not isinstance(score.reason, str) or not score.reason:
+        raise metric_bug(metric, f"evaluate returned reason {score.reason!r}; expected a "
+                                 f"non-empty str")
+    if score.metric != metric.name or score.threshold != metric.threshold:
+        raise metric_bug(metric, f"evaluate returned metric={score.metric!r}, threshold="
+                                 f"{score.threshold!r}; expected {metric.name!r} and "
+                                 f"{metric.threshold!r}")
+    return score
+
+
+def _checked_evaluate(evaluate: Any) -> Any:
+    @functools.wraps(evaluate)
+    def checked(self: Metric, case: AgentTestCase) -> EvalScore:
+        return check_score(self, evaluate(self, case))
+
+    checked.__agentmetrics_checked__ = True  # type: ignore[attr-defined]
+    return checked
+
+
+def _checked_evaluate_batch(evaluate_batch: Any) -> Any:
+    @functools.wraps(evaluate_batch)
+    def checked(self: Metric, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
+        from agentmetrics._results import check_result
+
+        return check_result(self, batch, evaluate_batch(self, batch, errors=errors))
+
+    checked.__agentmetrics_checked__ = True  # type: ignore[attr-defined]
+    return checked
+
+
 class Metric(abc.ABC):
     """Abstract base of every metric.
 
     A subclass declares its metadata as class attributes and implements
-    :meth:`measure`; :meth:`evaluate` does the rest (type and required-field
-    checks, the value's bounds, the pass/fail decision).
+    :meth:`measure` (``evaluate`` then does the rest: type and required-field
+    checks, the value's bounds, the pass/fail decision), or :meth:`evaluate`
+    itself. Every result a metric returns, from ``evaluate`` or from an
+    ``evaluate_batch`` that a subclass writes, goes through one validator
+    (:func:`check_score`, :func:`agentmetrics._results.check_result`): a
+    value out of [0, 1], a ``passed`` flag that disagrees with the threshold,
+    a missing reason, or a batch that scores a row it could not read raises
+    InvalidMetricError naming the metric.
 
     Class attributes:
 
@@ -127,9 +191,24 @@ class Metric(abc.ABC):
     description: ClassVar[str] = ""
     default_threshold: ClassVar[float] = 0.5
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A subclass's own evaluate and evaluate_batch return through the validator.
+        for attribute, wrap in (("evaluate", _checked_evaluate),
+                                ("evaluate_batch", _checked_evaluate_batch)):
+            method = cls.__dict__.get(attribute)
+            if callable(method) and not getattr(method, "__agentmetrics_checked__", False):
+                setattr(cls, attribute, wrap(method))
+
     def __init__(self, threshold: float | None = None) -> None:
         cls = type(self)
         name = declared_name(cls)
+        if getattr(cls.measure, "__isabstractmethod__", False) or (
+                cls.measure is Metric.measure and _base_evaluate(cls)):
+            raise InvalidMetricError(
+                f"{cls.__qualname__} implements neither measure(case) -> (value, reason) nor "
+                f"evaluate(case) -> EvalScore; expected one of them. Fix: define measure."
+            )
         unknown = [f for f in cls.required_fields if f not in _CASE_FIELDS]
         if unknown:
             raise InvalidMetricError(
@@ -145,9 +224,11 @@ class Metric(abc.ABC):
         """The pass/fail threshold, a float in [0, 1]."""
         return self._threshold
 
-    @abc.abstractmethod
     def measure(self, case: AgentTestCase) -> tuple[float, str]:
-        """Return ``(value, reason)`` for one case whose required fields are set."""
+        """Return ``(value, reason)`` for one case whose required fields are set.
+
+        A subclass implements this, or :meth:`evaluate` itself."""
+        raise NotImplementedError(f"{type(self).__qualname__}.measure")
 
     def evaluate(self, case: AgentTestCase) -> EvalScore:
         """Score one test case.
@@ -162,14 +243,13 @@ class Metric(abc.ABC):
                 f"AgentTestCase(tool_calls=[...], expected_tool_calls=[...])."
             )
         self.check_required_fields(case)
-        value, reason = self.measure(case)
-        value = self._checked_value(value)
-        if not isinstance(reason, str):
-            raise InvalidMetricError(
-                f"{type(self).__qualname__}.measure returned a reason of type "
-                f"{type(reason).__name__}; expected str. This is a bug in the metric."
-            )
-        return EvalScore(value, self.passes(value), reason, self.name, self._threshold)
+        measured = self.measure(case)
+        if not isinstance(measured, tuple) or len(measured) != 2:
+            raise metric_bug(self, f"measure returned {_describe(measured)}; expected a "
+                                   f"(value, reason) pair")
+        value = self._checked_value(measured[0])
+        return check_score(self, EvalScore(value, self.passes(value), measured[1], self.name,
+                                           self._threshold))
 
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
         """Score every case of a ToolCallBatch.
@@ -201,17 +281,11 @@ class Metric(abc.ABC):
 
     def _checked_value(self, value: object) -> float:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise InvalidMetricError(
-                f"{type(self).__qualname__}.measure returned a value of type "
-                f"{type(value).__name__}; expected a float in [0, 1]. "
-                f"This is a bug in the metric."
-            )
+            raise metric_bug(self, f"measure returned a value of type {type(value).__name__}; "
+                                   f"expected a float in [0, 1]")
         number = float(value)
         if not 0.0 <= number <= 1.0:  # also refuses NaN
-            raise InvalidMetricError(
-                f"{type(self).__qualname__}.measure returned {number!r}; expected a "
-                f"float in [0, 1]. This is a bug in the metric."
-            )
+            raise metric_bug(self, f"measure returned {number!r}; expected a float in [0, 1]")
         return number
 
     def get_params(self) -> dict[str, Any]:
@@ -246,3 +320,9 @@ class Metric(abc.ABC):
 
 def _rebuild_metric(cls: type[Metric], params: dict[str, Any]) -> Metric:
     return cls(**params)
+
+
+def _base_evaluate(cls: type[Metric]) -> bool:
+    """Whether ``cls`` uses Metric's own evaluate (the one that calls measure)."""
+    evaluate = cls.evaluate
+    return getattr(evaluate, "__wrapped__", evaluate) is Metric.evaluate

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import attrs
@@ -19,6 +20,18 @@ def _describe(value: object) -> str:
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{type(value).__name__} {text}"
+
+
+def _is_not_given(value: object) -> bool:
+    """``None``, or pandas' missing-value marker ``pd.NA`` (without importing pandas)."""
+    return value is None or (
+        type(value).__name__ == "NAType" and type(value).__module__.startswith("pandas")
+    )
+
+
+def _plain_str(value: object) -> object:
+    """A ``str`` subclass (a str Enum member, ``numpy.str_``) as the plain str it holds."""
+    return str.__str__(value) if isinstance(value, str) and type(value) is not str else value
 
 
 def _check_name(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
@@ -73,7 +86,7 @@ class ToolCall:
     dropped.
     """
 
-    name: str = attrs.field(validator=_check_name)
+    name: str = attrs.field(converter=_plain_str, validator=_check_name)
     arguments: dict[str, Any] = attrs.field(factory=dict, converter=_to_arguments, hash=False)
     id: str | None = attrs.field(default=None, kw_only=True, validator=_check_optional_str)
     output: Any = attrs.field(default=None, kw_only=True, hash=False)
@@ -122,7 +135,7 @@ def _to_tool_call(item: object, field: str, index: int) -> ToolCall:
         return item  # type: ignore[return-value]
     if kind is str or isinstance(item, str):
         try:
-            return _call_for_name(item)  # type: ignore[arg-type]
+            return _call_for_name(_plain_str(item))  # type: ignore[arg-type]
         except InvalidCaseError as error:
             raise InvalidCaseError(f"{field}[{index}]: {error}") from None
     if isinstance(item, ToolCall):
@@ -155,7 +168,7 @@ def _to_tool_call(item: object, field: str, index: int) -> ToolCall:
 
 
 def _to_call_tuple(value: object, field: str) -> tuple[ToolCall, ...] | None:
-    if value is None:
+    if _is_not_given(value):
         return None
     # A bare string or mapping is iterable, and iterating it would score
     # its characters or keys as tool names: refuse it instead.
@@ -164,6 +177,12 @@ def _to_call_tuple(value: object, field: str) -> tuple[ToolCall, ...] | None:
             f"AgentTestCase.{field}: expected a list of tool calls (ToolCall, "
             f"names or mappings) or None, got {_describe(value)}. "
             f"Fix: wrap a single call in a list, e.g. {field}=['GetOrder']."
+        )
+    if isinstance(value, AbstractSet):
+        # A set has no order, so order-aware scores would change from run to run.
+        raise InvalidCaseError(
+            f"AgentTestCase.{field}: expected a list of tool calls in the order they were "
+            f"made, got a {type(value).__name__}, which has no order. Fix: pass a list."
         )
     if type(value) is list or type(value) is tuple:
         if all(type(item) is str for item in value):  # names: the common case

@@ -14,12 +14,27 @@ import numpy.typing as npt
 from agentmetrics._batch import ToolCallBatch, _require
 from agentmetrics._model import EvalScore
 from agentmetrics._table import Table
-from agentmetrics.errors import CaseEvaluationError, InvalidMetricError, MissingFieldError
+from agentmetrics.errors import (
+    CaseEvaluationError,
+    InvalidCaseError,
+    InvalidMetricError,
+    MissingFieldError,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._metric import Metric
 
-__all__ = ["EvaluationResult", "MetricResult", "Reasons", "batch_errors", "loop_evaluate"]
+__all__ = [
+    "CASE_ERRORS",
+    "EvaluationResult",
+    "MetricResult",
+    "Reasons",
+    "batch_errors",
+    "check_result",
+    "describe_error",
+    "loop_evaluate",
+    "metric_failure",
+]
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -77,6 +92,12 @@ class MetricResult:
     def __repr__(self) -> str:
         return f"MetricResult({self.metric!r}, {len(self)} cases, {len(self.errors)} errors)"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # ``explain`` is often a closure over the batch: pickle the reasons
+        # themselves instead, so a worker process can send a result back.
+        return (MetricResult, (self.metric, self.values, self.passed, dict(self.errors),
+                               _StoredReasons([self.reason(i) for i in range(len(self))])))
+
     def reason(self, index: int) -> str:
         """Why case ``index`` scored as it did (its error message, if any)."""
         if not -len(self) <= index < len(self):
@@ -132,6 +153,108 @@ class MetricResult:
         )
 
 
+class _StoredReasons:
+    """Reasons computed once, by position: picklable, unlike a closure."""
+
+    __slots__ = ("reasons",)
+
+    def __init__(self, reasons: list[str]) -> None:
+        self.reasons = reasons
+
+    def __call__(self, index: int) -> str:
+        return self.reasons[index]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_StoredReasons, (self.reasons,))
+
+
+class _CheckedReasons:
+    """A metric's lazy reasons, each checked when it is first asked for."""
+
+    __slots__ = ("metric", "explain")
+
+    def __init__(self, metric: Metric, explain: Callable[[int], str]) -> None:
+        self.metric = metric
+        self.explain = explain
+
+    def __call__(self, index: int) -> str:
+        reason = self.explain(index)
+        if not isinstance(reason, str) or not reason:
+            from agentmetrics._metric import metric_bug
+
+            raise metric_bug(self.metric, f"evaluate_batch gave case {index} the reason "
+                                          f"{reason!r}; expected a non-empty str")
+        return reason
+
+
+def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> MetricResult:
+    """Every MetricResult a metric's evaluate_batch returns, checked exactly as
+    :func:`agentmetrics._metric.check_score` checks one EvalScore: one entry per
+    case; float64 values in [0, 1], NaN exactly on the rows with an error;
+    ``passed`` agreeing with the threshold, never on an error row; every row
+    the batch could not read reported as an error; a non-empty message per
+    error and a non-empty reason per case (checked as reasons are asked for).
+    Raises InvalidMetricError naming the metric and the first broken row."""
+    from agentmetrics._metric import metric_bug
+
+    if not isinstance(result, MetricResult):
+        raise metric_bug(metric, f"evaluate_batch returned {type(result).__name__}; expected "
+                                 f"a MetricResult")
+    if isinstance(result.explain, _CheckedReasons):
+        return result  # checked already (a result passed through again)
+    n = len(batch)
+    values, passed = result.values, result.passed
+    if not isinstance(values, np.ndarray) or values.dtype != np.float64 or values.shape != (n,):
+        raise metric_bug(metric, f"evaluate_batch returned values {_shape(values)}; expected "
+                                 f"float64 of shape ({n},)")
+    if not isinstance(passed, np.ndarray) or passed.dtype != np.bool_ or passed.shape != (n,):
+        raise metric_bug(metric, f"evaluate_batch returned passed {_shape(passed)}; expected "
+                                 f"bool of shape ({n},)")
+    for row, message in result.errors.items():
+        if not isinstance(row, (int, np.integer)) or not 0 <= row < n:
+            raise metric_bug(metric, f"evaluate_batch reported an error for row {row!r} of "
+                                     f"{n}")
+        if not isinstance(message, str) or not message:
+            raise metric_bug(metric, f"evaluate_batch gave row {row} the error message "
+                                     f"{message!r}; expected a non-empty str")
+    unread = [row for row in batch.invalid if row not in result.errors]
+    if unread:
+        raise metric_bug(metric, f"evaluate_batch scored row {unread[0]}, which could not be "
+                                 f"read ({batch.invalid[unread[0]]})")
+    failed = np.zeros(n, dtype=bool)
+    failed[list(result.errors)] = True
+    nan = np.isnan(values)
+    wrong = np.flatnonzero(nan != failed)
+    if len(wrong):
+        row = int(wrong[0])
+        what = ("NaN without an error" if nan[row]
+                else f"{float(values[row])!r} with the error {result.errors[row]!r}")
+        raise metric_bug(metric, f"evaluate_batch gave row {row} the value {what}; expected "
+                                 f"NaN exactly on the rows with an error")
+    scored = ~failed
+    outside = np.flatnonzero(scored & ((values < 0.0) | (values > 1.0)))
+    if len(outside):
+        row = int(outside[0])
+        raise metric_bug(metric, f"evaluate_batch gave row {row} the value "
+                                 f"{float(values[row])!r}; expected a value in [0, 1]")
+    disagree = np.flatnonzero(np.where(scored, passed != passes(metric, values), passed))
+    if len(disagree):
+        row = int(disagree[0])
+        raise metric_bug(metric, f"evaluate_batch gave row {row} passed={bool(passed[row])} "
+                                 f"for value {float(values[row])!r}, threshold {metric.threshold!r}"
+                                 f"{' and an error' if failed[row] else ''}")
+    checked = attrs.evolve(result, explain=_CheckedReasons(metric, result.explain))
+    for row in np.flatnonzero(scored)[:1].tolist() + np.flatnonzero(scored)[-1:].tolist():
+        checked.reason(row)  # a first look, so a metric without reasons fails at once
+    return checked
+
+
+def _shape(value: object) -> str:
+    if isinstance(value, np.ndarray):
+        return f"of dtype {value.dtype} and shape {value.shape}"
+    return f"of type {type(value).__name__}"
+
+
 def passes(metric: Metric, values: FloatArray) -> BoolArray:
     """The vectorized ``metric.passes``; NaN never passes."""
     if metric.higher_is_better:
@@ -163,8 +286,53 @@ def batch_errors(metric: Metric, batch: ToolCallBatch, errors: str) -> dict[int,
     return dict(sorted(found.items()))
 
 
+#: What a case can be refused for; any other exception from a metric is the metric's bug.
+CASE_ERRORS = (InvalidCaseError, MissingFieldError, CaseEvaluationError)
+
+
+def describe_error(error: BaseException) -> str:
+    """An exception as a row's error message: never empty (a bare ``assert``
+    has no message), and naming the type of anything but a case error."""
+    text = str(error)
+    if isinstance(error, CASE_ERRORS):
+        return text or type(error).__name__
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def metric_failure(metric: Metric, error: BaseException) -> str:
+    """The error message of a row a metric could not score because of its own bug."""
+    if isinstance(error, InvalidMetricError) and str(error).startswith("metric bug in "):
+        return str(error)
+    return (f"metric bug in {type(metric).__name__}: {describe_error(error)}. "
+            f"Report it to the metric's author.")
+
+
+def note_metric_bug(error: BaseException, metric: Metric, batch: ToolCallBatch,
+                    offset: int = 0) -> None:
+    """Tell, on the exception itself, whose bug it is and which case it met
+    (Python 3.11+ shows notes under the traceback). ``offset`` is the batch's
+    first row in the whole evaluation."""
+    add_note = getattr(error, "add_note", None)
+    if add_note is None or getattr(error, "_agentmetrics_noted", False):
+        return
+    row = getattr(error, "_agentmetrics_row", None)
+    if row is None:
+        where = f"cases {offset} to {offset + len(batch) - 1}"
+    else:
+        case_id = batch.case_id(row)
+        where = f"case {offset + row}" + ("" if case_id is None else f" (id {case_id!r})")
+    add_note(f"agentmetrics: metric bug in {type(metric).__name__} while scoring {where}; "
+             f"the case is not at fault. errors='record' scores the rest.")
+    error._agentmetrics_noted = True  # type: ignore[attr-defined]
+
+
 def loop_evaluate(metric: Metric, batch: ToolCallBatch, errors: str) -> MetricResult:
-    """The generic evaluate_batch: ``metric.evaluate`` on every case in turn."""
+    """The generic evaluate_batch: ``metric.evaluate`` on every case in turn.
+
+    A case error (missing field, invalid case) is the case's; any other
+    exception is a bug in the metric: with ``errors="raise"`` it propagates
+    with its own type (and a note saying so), with ``"record"`` the row keeps
+    a message that names the metric and the exception type."""
     n = len(batch)
     values = np.full(n, np.nan)
     passed = np.zeros(n, dtype=bool)
@@ -179,17 +347,23 @@ def loop_evaluate(metric: Metric, batch: ToolCallBatch, errors: str) -> MetricRe
             continue
         try:
             score = metric.evaluate(batch.case(row))
-        except Exception as error:
+        except CASE_ERRORS as error:
             if errors == "raise":
                 raise CaseEvaluationError(
-                    row, batch.case_id(row), metric.name, str(error)
+                    row, batch.case_id(row), metric.name, describe_error(error)
                 ) from error
-            failed[row] = str(error)
+            failed[row] = describe_error(error)
+            continue
+        except Exception as error:
+            if errors == "raise":
+                error._agentmetrics_row = row  # type: ignore[attr-defined]
+                raise
+            failed[row] = metric_failure(metric, error)
             continue
         values[row] = score.value
         passed[row] = score.passed
         reasons[row] = score.reason
-    return MetricResult(metric, values, passed, failed, reasons.__getitem__)
+    return MetricResult(metric, values, passed, failed, _StoredReasons(reasons))
 
 
 def _nan_stats(values: FloatArray) -> tuple[float, float, float, float]:
@@ -204,13 +378,22 @@ class EvaluationResult:
 
     ``result[label]`` is a MetricResult; labels are the metrics' registry
     names (with their non-default parameters where two share a name).
+    ``sources[label]`` says where each metric's class comes from.
     """
 
-    __slots__ = ("batch", "results")
+    __slots__ = ("batch", "results", "sources")
 
-    def __init__(self, batch: ToolCallBatch, results: Mapping[str, MetricResult]) -> None:
+    def __init__(
+        self,
+        batch: ToolCallBatch,
+        results: Mapping[str, MetricResult],
+        sources: Mapping[str, str] | None = None,
+    ) -> None:
         self.batch = batch
         self.results = dict(results)
+        #: Per metric label, where its class comes from: a distribution and
+        #: version, or a registration in this process (and what it shadows).
+        self.sources = dict(sources or {})
 
     # -- access ------------------------------------------------------------------
 

@@ -21,7 +21,9 @@ from agentmetrics.registry import MetricDescription, describe_metric, describe_m
 __all__ = ["main", "parse_metric_spec"]
 
 EXAMPLE_CASES = "tau2_airline.jsonl"
-DEFAULT_METRIC = "tool_selection_accuracy"
+#: The built-in, named by its distribution: another package that also claims
+#: the name must not make a plain `agentmetrics evaluate` ambiguous.
+DEFAULT_METRIC = "agentmetrics/tool_selection_accuracy"
 
 
 def parse_metric_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -235,6 +237,9 @@ def _description_record(described: MetricDescription) -> dict[str, Any]:
             for key, value in described.parameters.items()
         },
         "description": described.description,
+        "needs": list(described.needs),
+        "shadows": info.shadows,
+        "shadowed_by": info.shadowed_by,
         "error": described.error,
     }
 
@@ -252,15 +257,21 @@ def _list(args: argparse.Namespace, out: IO[str]) -> int:
               "description"]]
     for entry in described:
         info = entry.info
+        if entry.error is not None:
+            description = f"BROKEN: {entry.info.error or entry.error}"
+        elif info.shadowed_by:
+            description = f"SHADOWED in this process by {info.shadowed_by}"
+        else:
+            description = entry.description or "-"
         table.append([
             info.name,
             info.class_name,
-            info.distribution or "(registered in process)",
+            info.distribution or (f"(in process, shadows {info.shadows})" if info.shadows
+                                  else "(registered in process)"),
             info.version or "-",
             _yes_no(entry.requires_llm_judge),
             ", ".join(entry.required_fields) if entry.required_fields is not None else "-",
-            (entry.description or "-") if entry.error is None
-            else f"BROKEN: {entry.info.error or entry.error}",
+            description,
         ])
     _print_table(table, out)
     return 0
@@ -282,6 +293,10 @@ def _describe(args: argparse.Namespace, out: IO[str]) -> int:
         ("class", f"{attribute} (from {module})"),
         ("distribution", source),
     ]
+    if info.shadows:
+        rows.append(("shadows", info.shadows))
+    if info.shadowed_by:
+        rows.append(("shadowed by", f"{info.shadowed_by} (plain-name lookups find it)"))
     if described.error is None:
         assert parameters is not None and described.required_fields is not None
         rows += [
@@ -291,7 +306,7 @@ def _describe(args: argparse.Namespace, out: IO[str]) -> int:
             ("required fields", ", ".join(described.required_fields) or "none"),
             ("default threshold", f"{described.default_threshold:g}"),
             ("parameters", ", ".join(f"{k}={v!r}" for k, v in parameters.items()) or "none"),
-            ("status", "ok"),
+            ("status", f"ok (needs {', '.join(described.needs)})" if described.needs else "ok"),
         ]
     else:
         rows.append(("status", f"broken: {described.error}"))

@@ -29,6 +29,7 @@ from agentmetrics._discovery import (
 from agentmetrics._metric import METRIC_NAME_PATTERN, Metric, declared_name
 from agentmetrics.errors import (
     DuplicateMetricError,
+    InvalidMetricError,
     InvalidParameterError,
     MetricLoadError,
     MetricNotFoundError,
@@ -40,6 +41,7 @@ __all__ = [
     "describe_metric",
     "describe_metrics",
     "resolve_metric",
+    "source_of",
     "ENTRY_POINT_GROUP",
     "MetricInfo",
     "get_metric",
@@ -76,6 +78,11 @@ class MetricInfo:
     distribution: str | None
     version: str | None
     error: str | None = None
+    #: For a metric registered in this process over an installed one: the
+    #: ``distribution/name`` it shadows. For that installed one: the class
+    #: that shadows it (``module:Class``); plain-name lookups find that class.
+    shadows: str | None = None
+    shadowed_by: str | None = None
 
     @property
     def class_name(self) -> str:
@@ -103,16 +110,27 @@ class MetricDescription:
     default_threshold: float | None = None
     parameters: dict[str, Any] | None = None
     error: str | None = None
+    #: Constructor parameters without a default: the metric is built only with them.
+    needs: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, info: MetricInfo, metric_cls: type[Metric]) -> MetricDescription:
+        """Describe a loaded class, and try to build it as ``get_metric(name)``
+        would: a metric that cannot be built with its defaults is broken."""
         import inspect
 
-        parameters = {
-            name: (None if p.default is p.empty else p.default)
-            for name, p in inspect.signature(metric_cls).parameters.items()
-            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        }
+        signature = inspect.signature(metric_cls)
+        usable = [p for p in signature.parameters.values()
+                  if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        parameters = {p.name: (None if p.default is p.empty else p.default) for p in usable}
+        needs = tuple(p.name for p in usable if p.default is p.empty)
+        error = None
+        if not needs:
+            try:
+                metric_cls()
+            except Exception as failure:
+                error = (f"it cannot be built with its defaults: {metric_cls.__qualname__}() "
+                         f"raised {type(failure).__name__}: {failure}")
         return cls(
             info=info,
             requires_llm_judge=metric_cls.requires_llm_judge,
@@ -121,6 +139,8 @@ class MetricDescription:
             description=metric_cls.description,
             default_threshold=metric_cls.default_threshold,
             parameters=parameters,
+            error=error,
+            needs=needs,
         )
 
 
@@ -159,6 +179,7 @@ class _Registry:
         self._classes: dict[EntryPointSpec, type[Metric]] = {}
         self._errors: dict[EntryPointSpec, str] = {}
         self._local: dict[str, type[Metric]] = {}
+        self._shadows: dict[str, str] = {}  # local name -> the installed metric it shadows
 
     # -- discovery ---------------------------------------------------------
 
@@ -186,32 +207,49 @@ class _Registry:
 
     # -- in-process registrations -------------------------------------------
 
-    def register(self, cls: type[Metric], replace: bool) -> None:
+    def register(self, cls: type[Metric], replace: bool | str) -> None:
         if not (isinstance(cls, type) and issubclass(cls, Metric)):
-            raise TypeError(
+            raise InvalidMetricError(
                 f"register_metric expects a Metric subclass, got {cls!r}. "
                 f"Fix: subclass agentmetrics.Metric and decorate the class."
             )
+        if not isinstance(replace, (bool, str)):
+            raise InvalidParameterError(
+                f"register_metric: replace must be True, False or 'distribution/name', got "
+                f"{type(replace).__name__} {replace!r}."
+            )
         name = declared_name(cls)
         with self._lock:
-            if not replace:
-                if name in self._local and self._local[name] is not cls:
-                    taken_by = f"{self._local[name].__module__}.{self._local[name].__qualname__}"
+            if name in self._local and self._local[name] is not cls and not replace:
+                taken_by = f"{self._local[name].__module__}.{self._local[name].__qualname__}"
+                raise DuplicateMetricError(
+                    f"metric name {name!r} is already registered in this process "
+                    f"by {taken_by}. Fix: pick another name, or pass replace=True."
+                )
+            installed = [spec for spec in self.specs() if spec.name == name]
+            shadows = self._shadows.get(name) if name in self._local else None
+            if installed and shadows is None:
+                # Shadowing an installed metric takes naming it: a plugin's
+                # import-time registration must not silently take over another's.
+                named = [spec for spec in installed
+                         if isinstance(replace, str) and _names(spec, replace) and "/" in replace]
+                if not named:
+                    spec = installed[0]
+                    qualified = f"{spec.distribution}/{name}" if spec.distribution else name
                     raise DuplicateMetricError(
-                        f"metric name {name!r} is already registered in this process "
-                        f"by {taken_by}. Fix: pick another name, or pass replace=True."
+                        f"metric name {name!r} is already provided by {_describe_source(spec)}. "
+                        f"Fix: pick another name, or pass replace={qualified!r} to shadow that "
+                        f"metric in this process (replace=True replaces only in-process "
+                        f"registrations)."
                     )
-                installed = [spec for spec in self.specs() if spec.name == name]
-                if installed and name not in self._local:
-                    raise DuplicateMetricError(
-                        f"metric name {name!r} is already provided by "
-                        f"{_describe_source(installed[0])}. Fix: pick another name, "
-                        f"or pass replace=True to shadow it in this process."
-                    )
+                shadows = f"{named[0].distribution}/{name}"
             self._local[name] = cls
+            if shadows is not None:
+                self._shadows[name] = shadows
 
     def unregister(self, name: str) -> None:
         with self._lock:
+            self._shadows.pop(name, None)
             if self._local.pop(name, None) is None:
                 raise MetricNotFoundError(
                     f"no metric named {name!r} was registered in this process with "
@@ -220,33 +258,52 @@ class _Registry:
 
     # -- lookup --------------------------------------------------------------
 
+    def _local_info(self, name: str, cls: type[Metric]) -> MetricInfo:
+        return MetricInfo(name, _target(cls), None, None, shadows=self._shadows.get(name))
+
+    def _spec_info(self, spec: EntryPointSpec) -> MetricInfo:
+        shadow = self._local.get(spec.name)
+        return MetricInfo(
+            name=spec.name,
+            target=spec.target,
+            distribution=spec.distribution,
+            version=spec.version,
+            error=spec.problem or self._errors.get(spec),
+            shadowed_by=None if shadow is None else _target(shadow),
+        )
+
     def infos(self) -> list[MetricInfo]:
+        """Every metric, installed and in-process; a shadowed installed metric
+        stays listed, marked with what shadows it."""
         with self._lock:
-            infos = [
-                MetricInfo(
-                    name=spec.name,
-                    target=spec.target,
-                    distribution=spec.distribution,
-                    version=spec.version,
-                    error=spec.problem or self._errors.get(spec),
-                )
-                for spec in self.specs()
-                if spec.name not in self._local
-            ]
-            infos += [
-                MetricInfo(name, f"{cls.__module__}:{cls.__qualname__}", None, None)
-                for name, cls in self._local.items()
-            ]
+            infos = [self._spec_info(spec) for spec in self.specs()]
+            infos += [self._local_info(name, cls) for name, cls in self._local.items()]
         return sorted(infos, key=lambda info: (info.name, info.distribution or ""))
+
+    def source_of(self, cls: type[Metric]) -> str:
+        """Where a metric class comes from, in words, for result metadata."""
+        with self._lock:
+            for name, local in self._local.items():
+                if local is cls:
+                    shadows = self._shadows.get(name)
+                    return (f"registered in this process ({_target(cls)})"
+                            + (f", shadowing {shadows}" if shadows else ""))
+            for spec, loaded in self._classes.items():
+                if loaded is cls:
+                    version = f" {spec.version}" if spec.version else ""
+                    return f"{spec.distribution}{version} ({spec.target})"
+        return f"{_target(cls)} (not registered)"
 
     def describe(self, name: str | None = None) -> list[MetricDescription]:
         """Load every metric (or those matching ``name``) and describe it."""
         with self._lock:
             described = []
             for spec in self.specs():
-                if spec.name in self._local or (name is not None and not _names(spec, name)):
+                if name is not None and not _names(spec, name):
                     continue
-                info = MetricInfo(spec.name, spec.target, spec.distribution, spec.version)
+                if name is not None and "/" not in name and spec.name in self._local:
+                    continue  # a plain name means the class that shadows it
+                info = attrs.evolve(self._spec_info(spec), error=None)
                 try:
                     loaded = self._load(spec)
                 except MetricLoadError as error:
@@ -256,8 +313,7 @@ class _Registry:
                     described.append(MetricDescription.of(info, loaded))
             for local_name, cls in self._local.items():
                 if name is None or name in (local_name, cls.__name__):
-                    info = MetricInfo(local_name, f"{cls.__module__}:{cls.__qualname__}", None, None)
-                    described.append(MetricDescription.of(info, cls))
+                    described.append(MetricDescription.of(self._local_info(local_name, cls), cls))
         return sorted(described, key=lambda d: (d.info.name, d.info.distribution or ""))
 
     def find(self, name: str) -> type[Metric]:
@@ -398,6 +454,10 @@ class _Registry:
         )
 
 
+def _target(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
 _registry = _Registry()
 
 
@@ -507,17 +567,23 @@ def _instantiate(cls: type[Metric], params: dict[str, Any]) -> Metric:
 
 
 @overload
-def register_metric(cls: M, /, *, replace: bool = False) -> M: ...
+def register_metric(cls: M, /, *, replace: bool | str = False) -> M: ...
 @overload
-def register_metric(*, replace: bool = False) -> Callable[[M], M]: ...
+def register_metric(*, replace: bool | str = False) -> Callable[[M], M]: ...
 
 
-def register_metric(cls: M | None = None, /, *, replace: bool = False) -> M | Callable[[M], M]:
+def register_metric(
+    cls: M | None = None, /, *, replace: bool | str = False
+) -> M | Callable[[M], M]:
     """Make a Metric subclass available by its ``name`` in this process.
 
     Use it as ``@register_metric``, ``@register_metric(replace=True)`` or
-    ``register_metric(MyMetric)``. A name that is already taken raises
-    DuplicateMetricError unless ``replace=True``, which shadows the other.
+    ``register_metric(MyMetric)``. A name already registered in this process
+    raises DuplicateMetricError unless ``replace=True``. A name an installed
+    distribution provides can be shadowed only by naming it:
+    ``replace="distribution/name"``; shadowing then shows in
+    :func:`list_metrics` (``shadows``, ``shadowed_by``), in ``agentmetrics
+    list`` and ``describe``, and in each EvaluationResult's ``sources``.
     """
 
     def decorate(metric_cls: M) -> M:
@@ -543,4 +609,10 @@ def refresh() -> None:
 
 def _find_by_class_name(class_name: str) -> type[Metric] | None:
     return _registry.find_class_name(class_name)
+
+
+def source_of(cls: type[Metric]) -> str:
+    """Where a metric class comes from: its distribution and version, or that it
+    was registered in this process (and what it shadows)."""
+    return _registry.source_of(cls)
 

@@ -217,7 +217,7 @@ def check_metric(
 
     from agentmetrics._batch import ToolCallBatch
     from agentmetrics._metric import METRIC_NAME_PATTERN, _CASE_FIELDS
-    from agentmetrics.errors import AgentMetricsError, MissingFieldError
+    from agentmetrics.errors import AgentMetricsError, InvalidMetricError, MissingFieldError
 
     label = getattr(metric_cls, "__name__", repr(metric_cls))
     params = dict(params or {})
@@ -266,6 +266,8 @@ def check_metric(
     for index, case in enumerate(checked):
         try:
             score = metric.evaluate(case)
+        except InvalidMetricError as error:  # the validator found the metric at fault
+            raise fail("score", f"case {index}: {error}") from error
         except AgentMetricsError as error:
             scores.append(error)
             continue
@@ -297,7 +299,10 @@ def check_metric(
 
     # batch equals scalar
     batch_cases = checked + [AgentTestCase(**{fields[0]: None})] if fields else checked
-    result = metric.evaluate_batch(ToolCallBatch.from_cases(batch_cases), errors="record")
+    try:
+        result = metric.evaluate_batch(ToolCallBatch.from_cases(batch_cases), errors="record")
+    except InvalidMetricError as error:
+        raise fail("evaluate_batch", str(error)) from error
     if len(result) != len(batch_cases):
         raise fail("evaluate_batch", f"{len(result)} results for {len(batch_cases)} cases")
     for index, case in enumerate(batch_cases):

@@ -137,11 +137,10 @@ def test_evaluate_agrees_with_a_loop_of_evaluate(examples_path):
 def test_thread_count_setting(monkeypatch):
     monkeypatch.setenv(_kernels.THREADS_ENV, "1")
     assert _kernels.thread_count() == 1
-    monkeypatch.setenv(_kernels.THREADS_ENV, "0")
-    assert _kernels.thread_count() == 1
-    monkeypatch.setenv(_kernels.THREADS_ENV, "many")
-    with pytest.raises(ValueError, match="AGENTMETRICS_NUM_THREADS must be a whole number"):
-        _kernels.thread_count()
+    for bad in ("0", "-1", "many"):  # once silently 1: a setting that means nothing is an error
+        monkeypatch.setenv(_kernels.THREADS_ENV, bad)
+        with pytest.raises(ValueError, match="AGENTMETRICS_NUM_THREADS: expected a whole number"):
+            _kernels.thread_count()
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])

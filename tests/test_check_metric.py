@@ -51,7 +51,8 @@ def unpicklable_init(self, threshold=None):
         ({"required_fields": ("tools",)}, "required_fields: expected a tuple of AgentTestCase fields"),
         ({"higher_is_better": 1}, "higher_is_better: expected a bool"),
         ({"evaluate_batch": wrong_batch}, "evaluate_batch: case 3: batch gave"),
-        ({"measure": lambda self, case: (0.5, "")}, "reason: case 0: expected a non-empty str"),
+        ({"measure": lambda self, case: (0.5, "")},
+         "score: case 0: metric bug in Broken: evaluate returned reason ''; expected a non-empty str"),
     ],
 )
 def test_each_broken_contract_is_named(overrides, message):

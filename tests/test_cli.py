@@ -199,7 +199,7 @@ def test_list_shows_every_metric_with_its_metadata(capsys):
         "higher_is_better": True, "required_fields": ["tool_calls", "expected_tool_calls"],
         "default_threshold": 0.8, "parameters": {"threshold": 0.8, "order_matters": False},
         "description": "Intersection over union of tool names called and expected, optionally order-aware.",
-        "error": None}
+        "needs": [], "shadows": None, "shadowed_by": None, "error": None}
 
 
 def test_describe_a_metric(capsys):

@@ -120,7 +120,9 @@ def test_errors_record_keeps_every_row():
     }
     assert tsa.reason(5) == tsa.errors[5]
     count = result["call_count"]
-    assert count.errors == {1: "'boom'", 6: str(MissingFieldError("call_count", "tool_calls"))}
+    assert count.errors == {
+        1: "metric bug in CallCount: KeyError: 'boom'. Report it to the metric's author.",
+        6: str(MissingFieldError("call_count", "tool_calls"))}
     row = result.summary()[0]
     assert (row["n"], row["errors"], row["passed"]) == (7, 2, 3)
     assert row["mean"] == pytest.approx(np.mean([1.0, 0.5, 0.5, 1.0, 1.0]))
@@ -129,10 +131,14 @@ def test_errors_record_keeps_every_row():
         tsa.score(5)
 
 
-def test_generic_metrics_raise_with_the_case_too():
-    with pytest.raises(CaseEvaluationError, match=r"case 1 \(id 'extra'\).*'boom'") as info:
+def test_a_metric_bug_keeps_its_type_and_says_whose_bug_it_is():
+    # Not a CaseEvaluationError, whose message tells the user to fix the case.
+    with pytest.raises(KeyError, match="boom") as info:
         evaluate(cases(), CallCount())
-    assert isinstance(info.value.__cause__, KeyError)
+    if sys.version_info >= (3, 11):
+        assert info.value.__notes__ == [
+            "agentmetrics: metric bug in CallCount while scoring case 1 (id 'extra'); the case "
+            "is not at fault. errors='record' scores the rest."]
 
 
 def test_a_metric_whose_batch_result_has_the_wrong_length_is_refused():
@@ -142,7 +148,9 @@ def test_a_metric_whose_batch_result_has_the_wrong_length_is_refused():
         def evaluate_batch(self, batch, *, errors="raise"):
             return MetricResult(self, np.zeros(1), np.zeros(1, bool), {}, str)
 
-    with pytest.raises(InvalidMetricError, match="must return a MetricResult with 5 cases"):
+    with pytest.raises(InvalidMetricError, match=r"^metric bug in .*Short: evaluate_batch returned "
+                                                 r"values of dtype float64 and shape \(1,\); "
+                                                 r"expected float64 of shape \(5,\)"):
         evaluate(cases(), Short())
 
 

@@ -9,6 +9,7 @@ import pytest
 
 import agentmetrics
 from agentmetrics import (
+    AgentTestCase,
     DuplicateMetricError,
     InvalidMetricError,
     InvalidParameterError,
@@ -283,13 +284,32 @@ def test_taken_names_need_replace():
         register_metric(_local_metric("taken"))
     with pytest.raises(DuplicateMetricError, match="already provided by distribution agentmetrics"):
         register_metric(_local_metric("tool_selection_accuracy"))
-    shadow = register_metric(_local_metric("tool_selection_accuracy"), replace=True)
+
+
+def test_shadowing_an_installed_metric_takes_naming_it_and_stays_visible():
+    # An import-time replace=True in one plugin must not take over another's metric.
+    with pytest.raises(DuplicateMetricError,
+                       match=r"pass replace='agentmetrics/tool_selection_accuracy' to shadow"):
+        register_metric(_local_metric("tool_selection_accuracy"), replace=True)
+    with pytest.raises(DuplicateMetricError):
+        register_metric(_local_metric("tool_selection_accuracy"), replace="other/tool_selection_accuracy")
+    shadow = register_metric(_local_metric("tool_selection_accuracy"),
+                             replace="agentmetrics/tool_selection_accuracy")
     assert get_metric_class("tool_selection_accuracy") is shadow
-    assert [i.distribution for i in list_metrics() if i.name == "tool_selection_accuracy"] == [None]
+    assert get_metric_class("agentmetrics/tool_selection_accuracy") is ToolSelectionAccuracy
+    installed, local = sorted((i for i in list_metrics() if i.name == "tool_selection_accuracy"),
+                              key=lambda i: i.distribution is None)
+    assert installed.distribution == "agentmetrics"
+    assert installed.shadowed_by == f"{shadow.__module__}:{shadow.__qualname__}"
+    assert local.distribution is None and local.shadows == "agentmetrics/tool_selection_accuracy"
+    assert registry.source_of(shadow).endswith(", shadowing agentmetrics/tool_selection_accuracy")
+    result = agentmetrics.evaluate([AgentTestCase(tool_calls=[], expected_tool_calls=[])],
+                                   "tool_selection_accuracy")
+    assert result.sources["tool_selection_accuracy"] == registry.source_of(shadow)
 
 
 def test_register_refuses_non_metrics_and_bad_names():
-    with pytest.raises(TypeError, match="expects a Metric subclass"):
+    with pytest.raises(InvalidMetricError, match="expects a Metric subclass"):
         register_metric(object)  # type: ignore[arg-type]
     with pytest.raises(InvalidMetricError, match="Local.name must be a str matching"):
         register_metric(_local_metric("Bad Name"))

@@ -1,0 +1,274 @@
+"""Issue 11: no wrong score, no lost row, no traceback under bad input, threads and
+hostile plugins. Each test is a regression for something a fuzzing pass found."""
+
+from __future__ import annotations
+
+import enum
+import pickle
+import threading
+
+import numpy as np
+import pytest
+
+import agentmetrics
+from agentmetrics import (
+    AgentTestCase,
+    EvalScore,
+    InvalidCaseError,
+    InvalidMetricError,
+    InvalidParameterError,
+    Metric,
+    MetricResult,
+    ToolCallBatch,
+    ToolSelectionAccuracy,
+    evaluate,
+)
+from agentmetrics.testing import MetricConformanceError, check_metric
+
+pd = pytest.importorskip("pandas")
+pa = pytest.importorskip("pyarrow")
+
+
+def cases(n=6):
+    return [AgentTestCase(tool_calls=["A", "B"][: i % 3], expected_tool_calls=["A"],
+                          metadata={"id": f"c{i}"}) for i in range(n)]
+
+
+# --- wrong results with no warning ------------------------------------------------------------
+
+def test_none_stays_not_given_when_another_row_holds_call_objects():
+    # Once scored as 1.0: None became [] because row 1 left the fast path.
+    for row in ([{"name": "A"}], [agentmetrics.ToolCall("A")], [""]):
+        batch = ToolCallBatch.from_columns(tool_calls=[None, row], expected_tool_calls=[[], ["A"]],
+                                           errors="record")
+        assert not batch.called_given[0]
+        result = evaluate(batch, "tool_selection_accuracy", errors="record")["tool_selection_accuracy"]
+        assert np.isnan(result.values[0]) and "requires the test case field 'tool_calls'" in result.errors[0]
+
+
+class Liar(Metric):
+    """A plugin whose vectorized path returns whatever it likes."""
+
+    name = "liar"
+    description = "Lies in batch."
+    required_fields = ("tool_calls",)
+
+    def __init__(self, threshold=None, value=7.0, passed=True):
+        super().__init__(threshold)
+        self.value, self.passed = value, passed
+
+    def measure(self, case):
+        return 1.0, "fine"
+
+    def evaluate_batch(self, batch, *, errors="raise"):
+        n = len(batch)
+        return MetricResult(self, np.full(n, self.value), np.full(n, self.passed), {},
+                            lambda row: "fine")
+
+
+@pytest.mark.parametrize(("value", "passed", "complaint"), [
+    (7.0, True, r"gave row 0 the value 7\.0; expected a value in \[0, 1\]"),
+    (np.nan, True, "gave row 0 the value NaN without an error"),
+    (0.2, True, r"gave row 0 passed=True for value 0\.2, threshold 0\.5"),
+])
+def test_batch_results_pass_through_the_same_validator_as_scalar_ones(value, passed, complaint):
+    liar = Liar(value=value, passed=passed)
+    with pytest.raises(InvalidMetricError, match="^metric bug in Liar: evaluate_batch " + complaint):
+        evaluate(cases(), [liar, "tool_selection_accuracy"])
+    # Recorded: the liar's rows are error rows; the other metric's rows are untouched.
+    result = evaluate(cases(), [liar, "tool_selection_accuracy"], errors="record")
+    assert len(result["liar"].errors) == 6 and not result["liar"].passed.any()
+    assert result["liar"].errors[0].startswith("metric bug in Liar: evaluate_batch")
+    assert np.array_equal(result["tool_selection_accuracy"].values,
+                          evaluate(cases(), "tool_selection_accuracy")["tool_selection_accuracy"].values)
+    # Called directly, outside evaluate(), the same check runs.
+    with pytest.raises(InvalidMetricError, match=complaint):
+        liar.evaluate_batch(ToolCallBatch.from_cases(cases()))
+
+
+def test_a_batch_that_scores_an_unreadable_row_is_a_metric_bug():
+    class Blind(Liar):
+        name = "blind"
+
+        def evaluate_batch(self, batch, *, errors="raise"):
+            n = len(batch)
+            return MetricResult(self, np.ones(n), np.ones(n, bool), {}, lambda row: "fine")
+
+    batch = ToolCallBatch.from_columns(tool_calls=[["A"], ["A", 3]], expected_tool_calls=[["A"], ["A"]],
+                                       errors="record")
+    with pytest.raises(InvalidMetricError, match=r"scored row 1, which could not be read"):
+        Blind().evaluate_batch(batch, errors="record")
+
+
+def test_reasons_are_checked_when_asked_for():
+    class Mute(Liar):
+        name = "mute"
+
+        def evaluate_batch(self, batch, *, errors="raise"):
+            n = len(batch)
+            return MetricResult(self, np.ones(n), np.ones(n, bool), {}, lambda row: "" if row else "ok")
+
+    with pytest.raises(InvalidMetricError, match=r"gave case 5 the reason ''"):
+        evaluate(cases(), Mute())
+
+
+def test_a_set_of_calls_is_refused_everywhere():
+    with pytest.raises(InvalidCaseError, match="got a set, which has no order"):
+        AgentTestCase(tool_calls={"A", "B"}, expected_tool_calls=["A"])
+    with pytest.raises(InvalidCaseError, match="got a frozenset, which has no order"):
+        ToolCallBatch.from_columns(tool_calls=[frozenset({"A"})], expected_tool_calls=[["A"]])
+
+
+def test_an_exception_without_a_message_is_an_error_row_not_a_fail():
+    class Asserting(Metric):
+        name = "asserting"
+        description = "Asserts."
+
+        def measure(self, case):
+            if not case.tool_calls:
+                raise AssertionError  # a bare assert, as in a plugin pytest does not rewrite
+            return 1.0, "ok"
+
+    result = evaluate([AgentTestCase(tool_calls=[], expected_tool_calls=[])], Asserting(),
+                      errors="record")["asserting"]
+    assert result.errors == {0: "metric bug in Asserting: AssertionError. Report it to the metric's author."}
+    assert result.reason(0) == result.errors[0]
+
+
+# --- crashes -------------------------------------------------------------------------------------
+
+class Color(str, enum.Enum):
+    GET = "GetOrder"
+
+
+def test_str_subclasses_are_read_as_their_value():
+    case = AgentTestCase(tool_calls=[Color.GET, np.str_("Refund")], expected_tool_calls=["GetOrder"])
+    assert case.tool_names == ("GetOrder", "Refund") and type(case.tool_names[0]) is str
+    batch = ToolCallBatch.from_columns(tool_calls=[[Color.GET, np.str_("Refund")]],
+                                       expected_tool_calls=[["GetOrder"]])
+    assert batch.vocabulary == ("GetOrder", "Refund")
+    assert evaluate([case], "tool_selection_accuracy")["tool_selection_accuracy"].values[0] == 0.5
+
+
+def test_results_pickle_with_their_reasons():
+    result = evaluate(cases(), ["tool_selection_accuracy", ("tool_selection_accuracy", {"order_matters": True})])
+    clone = pickle.loads(pickle.dumps(result))
+    for label in result.metrics:
+        assert np.array_equal(clone[label].values, result[label].values)
+        assert list(clone[label].reasons) == list(result[label].reasons)
+    assert clone.sources == result.sources
+
+
+def test_evaluate_from_eight_threads_with_eight_kernel_threads(monkeypatch):
+    # Once: "cannot schedule new futures after shutdown" as the shared pool was rebuilt.
+    monkeypatch.setenv("AGENTMETRICS_NUM_THREADS", "8")
+    monkeypatch.setattr(agentmetrics._kernels, "BLOCK_ROWS", 3)
+    expected = evaluate(cases(40), "tool_selection_accuracy")["tool_selection_accuracy"].values
+    failures: list[BaseException] = []
+
+    def work(size):
+        try:
+            for _ in range(20):
+                got = evaluate(cases(size), "tool_selection_accuracy")["tool_selection_accuracy"].values
+                assert np.array_equal(got, expected[:size])
+        except BaseException as error:  # noqa: BLE001 - reported below
+            failures.append(error)
+
+    threads = [threading.Thread(target=work, args=(size,)) for size in (7, 13, 40, 29, 3, 40, 17, 31)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "2.5"])
+def test_a_bad_thread_count_is_an_error(monkeypatch, value):
+    monkeypatch.setenv("AGENTMETRICS_NUM_THREADS", value)
+    monkeypatch.setattr(agentmetrics._kernels, "BLOCK_ROWS", 2)
+    with pytest.raises(InvalidParameterError, match="AGENTMETRICS_NUM_THREADS: expected a whole number"):
+        evaluate(cases(), "tool_selection_accuracy")
+
+
+class Exploding(Metric):
+    name = "exploding"
+    description = "Its vectorized path raises."
+
+    def measure(self, case):
+        return 1.0, "ok"
+
+    def evaluate_batch(self, batch, *, errors="raise"):
+        raise ZeroDivisionError("plugin bug")
+
+
+def test_one_metric_failing_keeps_the_others_rows():
+    result = evaluate(cases(), [Exploding(), "tool_selection_accuracy"], errors="record")
+    assert set(result["exploding"].errors) == set(range(6))
+    assert result["exploding"].errors[0] == ("metric bug in Exploding: ZeroDivisionError: plugin bug. "
+                                             "Report it to the metric's author.")
+    assert not result["tool_selection_accuracy"].errors
+    with pytest.raises(ZeroDivisionError, match="plugin bug"):
+        evaluate(cases(), [Exploding(), "tool_selection_accuracy"])
+
+
+def test_dataframe_and_arrow_oddities():
+    frame = pd.DataFrame({"tool_calls": [np.array(["A"]), np.array(None, dtype=object), pd.NA],
+                          "expected_tool_calls": [["A"], ["A"], ["A"]]})
+    result = evaluate(frame, "tool_selection_accuracy", errors="record")["tool_selection_accuracy"]
+    assert result.values[0] == 1.0 and "0-d array" in result.errors[1]
+    assert "requires the test case field 'tool_calls'" in result.errors[2]  # pd.NA: not given
+    # A dictionary column whose dictionary holds a null: once read as another name.
+    names = pa.DictionaryArray.from_arrays(pa.array([0, 1, 0], pa.int32()), pa.array(["A", None]))
+    column = pa.ListArray.from_arrays(pa.array([0, 2, 3], pa.int32()), names)
+    batch = ToolCallBatch.from_arrow(tool_calls=column, expected_tool_calls=pa.array([["A", "A"], ["A"]]),
+                                     errors="record")
+    assert batch.invalid == {0: "tool_calls[1]: expected a non-empty tool name, got null."}
+    with pytest.raises(InvalidCaseError, match="the Arrow table has no column 'expected_tool_calls'"):
+        evaluate(pa.table({"tool_calls": [["A"]]}), "tool_selection_accuracy")
+
+
+# --- the Metric contract: measure or evaluate ------------------------------------------------------
+
+class EvaluateOnly(Metric):
+    name = "evaluate_only"
+    description = "Implements evaluate, not measure."
+    required_fields = ("tool_calls",)
+
+    def evaluate(self, case):
+        self.check_required_fields(case)
+        value = 1.0 if case.tool_calls else 0.0
+        return EvalScore(value, self.passes(value), "calls" if value else "none", self.name, self.threshold)
+
+
+def test_a_metric_may_implement_evaluate_alone():
+    check_metric(EvaluateOnly)
+    result = evaluate(cases(), EvaluateOnly())["evaluate_only"]
+    assert result.values.tolist() == [0.0, 1.0, 1.0, 0.0, 1.0, 1.0]
+
+
+def test_an_evaluate_only_metric_is_validated_too():
+    class Sloppy(EvaluateOnly):
+        name = "sloppy"
+
+        def evaluate(self, case):
+            return EvalScore(0.9, False, "fine", self.name, self.threshold)
+
+    with pytest.raises(InvalidMetricError, match=r"metric bug in .*Sloppy: evaluate returned passed=False "
+                                                 r"for value 0\.9 and threshold 0\.5"):
+        Sloppy().evaluate(cases()[0])
+    with pytest.raises(MetricConformanceError, match=r"score: case 0: metric bug"):
+        check_metric(Sloppy)
+    recorded = evaluate(cases(), Sloppy(), errors="record")["sloppy"]
+    assert len(recorded.errors) == 6
+
+
+def test_a_metric_with_neither_measure_nor_evaluate_is_refused():
+    class Empty(Metric):
+        name = "empty"
+
+    with pytest.raises(InvalidMetricError, match="implements neither measure"):
+        Empty()
+
+
+def test_check_metric_still_passes_the_builtin():
+    check_metric(ToolSelectionAccuracy)
