@@ -11,7 +11,14 @@ import attrs
 from agentmetrics._model import AgentTestCase
 from agentmetrics.errors import InvalidCaseError
 
-__all__ = ["LINE_KEYS", "UnreadableCase", "case_from_record", "example_cases", "read_cases"]
+__all__ = [
+    "LINE_KEYS",
+    "UnreadableCase",
+    "case_from_record",
+    "example_cases",
+    "numbered_cases",
+    "read_cases",
+]
 
 #: The keys a JSONL line may have. ``tool_calls`` and ``expected_tool_calls``
 #: hold names or ``{"name": ..., "arguments": {...}}`` objects; instead of
@@ -23,6 +30,10 @@ LINE_KEYS = frozenset(
     {"id", "input", "actual_output", "tool_calls", "response", "format",
      "expected_tool_calls", "metadata"}
 )
+
+
+#: What JSON counts as whitespace; a line holding only these is blank and skipped.
+_JSON_WHITESPACE = " \t\r\n"
 
 
 @attrs.frozen(slots=True)
@@ -57,8 +68,10 @@ def case_from_record(
         )
     unknown = sorted(set(record) - LINE_KEYS)
     if unknown:
+        shown = ", ".join(repr(key if len(key) <= 40 else key[:37] + "...") for key in unknown[:5])
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         raise InvalidCaseError(
-            f"unknown keys {unknown}; expected some of {sorted(LINE_KEYS)}. "
+            f"unknown keys [{shown}]{more}; expected some of {sorted(LINE_KEYS)}. "
             f"Fix: put extra fields under \"metadata\"."
         )
     metadata: Any = record.get("metadata") or {}
@@ -98,7 +111,7 @@ def case_from_record(
 
 
 def read_cases(
-    source: str | os.PathLike[str] | IO[str],
+    source: str | os.PathLike[str] | IO[str] | IO[bytes],
     *,
     errors: str = "raise",
     input_format: str | None = None,
@@ -114,6 +127,19 @@ def read_cases(
     ``input_format`` names the format of ``response`` payloads (one of
     :data:`agentmetrics.formats.FORMATS`) on lines without ``format``.
     """
+    for _, case in numbered_cases(source, errors=errors, input_format=input_format,
+                                  hosted_tools=hosted_tools):
+        yield case
+
+
+def numbered_cases(
+    source: str | os.PathLike[str] | IO[str] | IO[bytes] | None,
+    *,
+    errors: str = "raise",
+    input_format: str | None = None,
+    hosted_tools: bool = True,
+) -> Iterator[tuple[int, AgentTestCase | UnreadableCase]]:
+    """:func:`read_cases`, each case with the number of the line it came from."""
     if errors not in ("raise", "record"):
         raise InvalidCaseError(f"errors must be 'raise' or 'record', got {errors!r}.")
     if input_format is not None:
@@ -125,47 +151,49 @@ def read_cases(
                 f"{', '.join(FORMATS)}."
             )
     options = {"input_format": input_format, "hosted_tools": hosted_tools}
-    if isinstance(source, (str, os.PathLike)):
-        with open(source, encoding="utf-8") as handle:
-            yield from _read(handle, os.fspath(source), errors, options)
-    else:
-        yield from _read(source, getattr(source, "name", "<stream>"), errors, options)
+    name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else getattr(
+        source, "name", None)
+    yield from _read(source, name if isinstance(name, str) else "<stream>", errors, options)
 
 
 def _read(
-    handle: IO[str], label: str, errors: str, options: dict[str, Any]
-) -> Iterator[AgentTestCase | UnreadableCase]:
-    import json  # deferred: keeps `import agentmetrics` light
+    source: Any, label: str, errors: str, options: dict[str, Any]
+) -> Iterator[tuple[int, AgentTestCase | UnreadableCase]]:
+    # Deferred: keeps `import agentmetrics` light.
+    from agentmetrics._lines import LineError, SourceError, lines, parse_json_line
 
-    for number, line in enumerate(handle, start=1):
-        if not line.strip():
-            continue
-        record: Any = None
-        try:
+    try:
+        for line in lines(source):
+            number = line.number
+            if line.text is not None and not line.text.strip(_JSON_WHITESPACE):
+                continue  # blank: JSON's whitespace only (str.strip would skip "\x1f" lines)
+            record: Any = None
             try:
-                record = json.loads(line.rstrip("\r\n"))  # columns then count within the line
-            except json.JSONDecodeError as error:
-                raise InvalidCaseError(
-                    f"not valid JSON ({error.msg} at column {error.colno}). "
-                    f"Fix: each line must be one complete JSON object."
-                ) from None
-            case = case_from_record(record, **options)
-        except InvalidCaseError as error:
-            message = f"{label}:{number}: {error}"
-            if errors == "raise":
-                raise InvalidCaseError(message) from None
-            yield UnreadableCase(label, number, message, id=_line_id(record))
-        except (ValueError, TypeError, LookupError, AttributeError, RecursionError) as error:
-            # A reader bug must not take the rest of the file down: the line
-            # becomes an error row that says so.
-            message = (f"{label}:{number}: could not read the line ({type(error).__name__}: "
-                       f"{error}). This is a bug in agentmetrics; please report it with the "
-                       f"line.")
-            if errors == "raise":
-                raise InvalidCaseError(message) from error
-            yield UnreadableCase(label, number, message, id=_line_id(record))
-        else:
-            yield case
+                try:
+                    if line.text is None:  # bytes that could not be decoded
+                        raise InvalidCaseError(line.error or "unreadable line")
+                    record = parse_json_line(line.text)
+                except LineError as error:
+                    raise InvalidCaseError(str(error)) from None
+                case = case_from_record(record, **options)
+            except InvalidCaseError as error:
+                message = f"{label}:{number}: {error}"
+                if errors == "raise":
+                    raise InvalidCaseError(message) from None
+                yield number, UnreadableCase(label, number, message, id=_line_id(record))
+            except (ValueError, TypeError, LookupError, AttributeError, RecursionError) as error:
+                # A reader bug must not take the rest of the file down: the line
+                # becomes an error row that says so.
+                message = (f"{label}:{number}: could not read the line ({type(error).__name__}: "
+                           f"{error}). This is a bug in agentmetrics; please report it with "
+                           f"the line.")
+                if errors == "raise":
+                    raise InvalidCaseError(message) from error
+                yield number, UnreadableCase(label, number, message, id=_line_id(record))
+            else:
+                yield number, case
+    except SourceError as error:
+        raise InvalidCaseError(f"{label}: {error}") from None
 
 
 def _line_id(record: object) -> Any:

@@ -367,10 +367,15 @@ def loop_evaluate(metric: Metric, batch: ToolCallBatch, errors: str) -> MetricRe
 
 
 def _nan_stats(values: FloatArray) -> tuple[float, float, float, float]:
+    """Mean (of the exact sum: the same however the cases were chunked), std,
+    min and max over the scored cases."""
+    from agentmetrics._exact import ExactSum
+
     scored = values[~np.isnan(values)]
     if not len(scored):
         return (float("nan"),) * 4
-    return float(scored.mean()), float(scored.std()), float(scored.min()), float(scored.max())
+    mean = ExactSum().add(scored).value / len(scored)
+    return mean, float(scored.std()), float(scored.min()), float(scored.max())
 
 
 class EvaluationResult:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from agentmetrics._exact import ExactSum
 from agentmetrics._metric import Metric, metric_labels
 from agentmetrics.errors import CaseEvaluationError
 
@@ -26,21 +27,28 @@ CHUNK_CASES = 50_000
 
 @attrs.define(slots=True)
 class RunningSummary:
-    """One metric's totals over everything scored so far."""
+    """One metric's totals over everything scored so far.
+
+    The sum of the values is exact (:class:`agentmetrics._exact.ExactSum`), so
+    the mean is the same whatever the chunk size: counts are integers, and the
+    sum is the correctly rounded exact sum."""
 
     label: str
     metric: Metric
     n: int = 0
-    scored: int = 0
-    total: float = 0.0
+    total: ExactSum = attrs.Factory(ExactSum)
     low: float = math.inf
     high: float = -math.inf
     passed: int = 0
     errors: int = 0
 
     @property
+    def scored(self) -> int:
+        return self.total.count
+
+    @property
     def mean(self) -> float:
-        return self.total / self.scored if self.scored else math.nan
+        return self.total.value / self.scored if self.scored else math.nan
 
     @property
     def pass_rate(self) -> float:
@@ -52,9 +60,8 @@ class RunningSummary:
         values = result.values
         finite = values[~np.isnan(values)]
         self.n += len(values)
-        self.scored += len(finite)
+        self.total.add(finite)
         if len(finite):
-            self.total += float(finite.sum())
             self.low = min(self.low, float(finite.min()))
             self.high = max(self.high, float(finite.max()))
         self.passed += int(result.passed.sum())

@@ -9,12 +9,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
+from fractions import Fraction
 from collections.abc import Sequence
 from typing import IO, Any
 
-from agentmetrics._dataset import example_cases, read_cases
-from agentmetrics.errors import AgentMetricsError, InvalidParameterError
+from agentmetrics._dataset import example_cases, numbered_cases
+from agentmetrics._metric import Metric
+from agentmetrics.errors import (
+    AgentMetricsError,
+    CaseEvaluationError,
+    InvalidCaseError,
+    InvalidMetricError,
+    InvalidParameterError,
+)
 from agentmetrics._streaming import CHUNK_CASES, RunningSummary
 from agentmetrics.registry import MetricDescription, describe_metric, describe_metrics, get_metric
 
@@ -26,18 +36,47 @@ EXAMPLE_CASES = "tau2_airline.jsonl"
 DEFAULT_METRIC = "agentmetrics/tool_selection_accuracy"
 
 
+def _split_top_level(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets, braces and quotes, so a
+    JSON list or object value keeps its own commas."""
+    parts, depth, quote, start = [], 0, "", 0
+    escaped = False
+    for position, char in enumerate(text):
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "[{(":
+            depth += 1
+        elif char in "]})":
+            depth = max(0, depth - 1)
+        elif char == "," and depth == 0:
+            parts.append(text[start:position])
+            start = position + 1
+    parts.append(text[start:])
+    return parts
+
+
 def parse_metric_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split ``name[:key=value,...]`` into a name and parameters.
 
-    Values are read as JSON when they parse (``0.9``, ``true``) and kept as
-    strings otherwise.
+    Values are read as JSON when they parse (``0.9``, ``true``, ``["a", "b"]``)
+    and kept as strings otherwise; commas inside brackets, braces or quotes
+    belong to the value.
 
     >>> parse_metric_spec("tool_selection_accuracy:threshold=0.9,order_matters=true")
     ('tool_selection_accuracy', {'threshold': 0.9, 'order_matters': True})
+    >>> parse_metric_spec('trajectory_match:args=["a", "b"],mode=strict')
+    ('trajectory_match', {'args': ['a', 'b'], 'mode': 'strict'})
     """
     name, _, rest = spec.partition(":")
     params: dict[str, Any] = {}
-    for item in filter(None, (part.strip() for part in rest.split(","))):
+    for item in filter(None, (part.strip() for part in _split_top_level(rest))):
         key, equals, raw = item.partition("=")
         if not equals or not key.strip():
             raise InvalidParameterError(
@@ -51,14 +90,31 @@ def parse_metric_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), params
 
 
-def _print_table(rows: list[list[str]], out: IO[str], right: frozenset[int] = frozenset()) -> None:
-    widths = [max(len(row[col]) for row in rows) for col in range(len(rows[0]))]
+_CONTROL = {code: f"\\x{code:02x}" for code in [*range(32), 127]}
+_CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+
+
+def _cell(text: str) -> str:
+    """A table cell on one line: newlines, tabs and terminal escapes (ANSI
+    sequences start with ESC) shown escaped, never acted on."""
+    return text.translate(_CONTROL)
+
+
+def _print_table(rows: list[list[str]], out: IO[str], right: frozenset[int] = frozenset(),
+                 widths: list[int] | None = None) -> list[int]:
+    """Print aligned rows; ``widths`` keeps the columns of an earlier part of
+    the same table (a later chunk of rows lines up with the first). Returns the
+    widths used."""
+    rows = [[_cell(cell) for cell in row] for row in rows]
+    if widths is None:
+        widths = [max(len(row[col]) for row in rows) for col in range(len(rows[0]))]
     for row in rows:
         cells = [
             cell.rjust(width) if col in right else cell.ljust(width)
             for col, (cell, width) in enumerate(zip(row, widths))
         ]
         out.write("  ".join(cells).rstrip() + "\n")
+    return widths
 
 
 class _Rows:
@@ -72,6 +128,7 @@ class _Rows:
         self.out = out
         self.form = form
         self.counts = counts
+        self.widths: list[int] | None = None  # the table's columns, set by the first chunk
         if counts:
             self.columns = self.columns + self.count_columns
         self.first = True
@@ -111,12 +168,13 @@ class _Rows:
                 table.insert(0, ["case", "metric", "value", "result",
                                  *(["calls", "expected"] if self.counts else []), "reason"])
             if table:
-                _print_table(table, self.out, right=frozenset({2}))
+                self.widths = _print_table(table, self.out, right=frozenset({2}),
+                                           widths=self.widths)
         elif self.form == "csv":
             self.csv.writerows(["" if v is None else v for v in r] for r in records)
         else:
             for record in records:
-                text = json.dumps(dict(zip(self.columns, record)), ensure_ascii=False, default=repr)
+                text = _json(dict(zip(self.columns, record)))
                 if self.form == "json":
                     text = ("\n  " if self.first else ",\n  ") + text
                 else:
@@ -128,8 +186,27 @@ class _Rows:
     def finish(self, summaries: list[RunningSummary], fail_under: float) -> None:
         if self.form == "json":
             rows = [_summary_record(summary) for summary in summaries]
-            self.out.write("\n],\n" + f'"summary": {json.dumps(rows, indent=2)},\n'
+            self.out.write("\n],\n" + f'"summary": {_json(rows, indent=2)},\n'
                            + f'"fail_under": {fail_under}}}\n')
+
+
+def _finite(value: Any) -> Any:
+    """NaN and infinities as null: JSON has neither, and output must stay JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
+def _json(value: Any, indent: int | None = None) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, default=repr, allow_nan=False, indent=indent)
+    except ValueError:  # a non-finite float somewhere (an id read from a DataFrame, say)
+        return json.dumps(_finite(value), ensure_ascii=False, default=repr, allow_nan=False,
+                          indent=indent)
 
 
 def _count(offsets: Any, given: Any, row: int) -> int | None:
@@ -173,13 +250,49 @@ def _print_summary(summaries: list[RunningSummary], out: IO[str]) -> None:
     _print_table(table, out, right=frozenset(range(1, 9)))
 
 
+def _build_metric(spec: str) -> Metric:
+    name, params = parse_metric_spec(spec)
+    try:
+        return get_metric(name, **params)
+    except AgentMetricsError:
+        raise
+    except Exception as error:  # the plugin's own __init__ failed
+        raise InvalidMetricError(
+            f"--metric {spec!r}: the metric could not be built: {type(error).__name__}: "
+            f"{error}. Fix: check its parameters (`agentmetrics describe {name}`), or report "
+            f"it to the metric's author."
+        ) from error
+
+
+class _Lines:
+    """The input line of each case not yet written: scoring errors name file:line."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.numbers: list[int] = []
+        self.first_row = 0  # the global row of numbers[0]
+
+    def track(self, numbered: Any) -> Any:
+        for number, case in numbered:
+            self.numbers.append(number)
+            yield case
+
+    def done(self, rows: int) -> None:
+        del self.numbers[:rows]
+        self.first_row += rows
+
+    def where(self, row: int) -> str:
+        index = row - self.first_row
+        if 0 <= index < len(self.numbers):
+            return f"{self.source}:{self.numbers[index]}"
+        return f"case {row}"
+
+
 def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
-    metrics = []
-    for spec in args.metric or [DEFAULT_METRIC]:
-        name, params = parse_metric_spec(spec)
-        metrics.append(get_metric(name, **params))
+    metrics = [_build_metric(spec) for spec in args.metric or [DEFAULT_METRIC]]
 
     cases: Any
+    lines: _Lines | None = None
     if args.file is None:
         cases = example_cases()
         source = f"bundled example: {EXAMPLE_CASES} (tau2-bench airline runs)"
@@ -187,11 +300,15 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
         options = {"errors": args.errors, "input_format": args.input_format,
                    "hosted_tools": not args.no_hosted_tools}
         if args.file == "-":
-            cases = read_cases(sys.stdin, **options)
+            # Bytes: encodings are detected per file, a bad byte spoils one line only.
+            stdin = None if sys.stdin is None else getattr(sys.stdin, "buffer", sys.stdin)
             source = "<stdin>"
+            lines = _Lines(source)
+            cases = lines.track(numbered_cases(stdin, **options))
         else:
-            cases = read_cases(args.file, **options)
             source = args.file
+            lines = _Lines(source)
+            cases = lines.track(numbered_cases(args.file, **options))
 
     from agentmetrics._progress import Progress
     from agentmetrics._streaming import score_stream
@@ -201,10 +318,31 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
 
         def on_chunk(offset: int, result: Any) -> None:
             rows.write(offset, result)
+            if lines is not None:
+                lines.done(len(result))
             bar.update(len(result))
 
-        summaries = score_stream(cases, metrics, errors=args.errors, on_chunk=on_chunk,
-                                 chunk_size=args.chunk_size)
+        try:
+            summaries = score_stream(cases, metrics, errors=args.errors, on_chunk=on_chunk,
+                                     chunk_size=args.chunk_size)
+        except CaseEvaluationError as error:
+            where = lines.where(error.index) if lines is not None else f"case {error.index}"
+            named = where if error.case_id is None else f"{where} (id {error.case_id!r})"
+            raise InvalidCaseError(
+                f"{named}: could not be scored by {error.metric!r}: {error.message} Fix the "
+                f"case, or pass --errors record to score the rest and report it."
+            ) from None
+        except (AgentMetricsError, OSError):
+            raise  # OSError: writing the rows failed (a closed pipe), not a metric
+        except Exception as error:  # a bug in a metric: no traceback, say whose it is
+            if isinstance(error, ValueError) and "closed file" in str(error):
+                raise  # stdout closed while writing
+            raise InvalidMetricError(
+                f"metric bug: {type(error).__name__}: {error}"
+                + "".join(f" ({note})" for note in getattr(error, "__notes__", ()))
+                + ". Fix: report it to the metric's author, or run with --errors record to "
+                "score the rest (its rows then carry the error)."
+            ) from error
     rows.finish(summaries, args.fail_under)
 
     # Tables get the summary on stdout; machine formats keep stdout for data.
@@ -212,10 +350,12 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
     if args.format == "table":
         out.write(f"\nScored {summaries[0].n if summaries else 0} cases from {source}\n\n")
     _print_summary(summaries, report)
-    failing = [s.label for s in summaries if s.n and s.pass_rate < args.fail_under]
+    # passed / n < fail_under, in exact arithmetic: no rounding decides a gate.
+    failing = [s for s in summaries if s.n and Fraction(s.passed, s.n) < Fraction(args.fail_under)]
     if failing:
-        report.write(f"\nFAILED: pass rate below --fail-under {args.fail_under:g} for "
-                     f"{', '.join(failing)}\n")
+        report.write("\n" + "".join(
+            f"FAILED: {s.label} passed {s.passed} of {s.n} cases ({s.passed / s.n:.4g}), below "
+            f"--fail-under {args.fail_under:g}\n" for s in failing))
         return 1
     return 0
 
@@ -427,14 +567,46 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The exit status of a command whose reader went away (128 + SIGPIPE), as Unix tools give.
+BROKEN_PIPE = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    out = sys.stdout
+    if out is None:
+        print("agentmetrics: error: standard output is closed; expected somewhere to write "
+              "the results. Fix: redirect it to a file or to /dev/null.", file=sys.stderr)
+        return 2
+    if hasattr(out, "reconfigure"):
+        out.reconfigure(errors="backslashreplace")  # a lone surrogate never stops the output
     try:
-        status: int = args.run(args, sys.stdout)
+        status: int = args.run(args, out)
+        out.flush()
         return status
+    except BrokenPipeError:
+        # The reader (`| head`) has what it wanted: stop quietly, as Unix tools do.
+        _quiet_stdout()
+        return BROKEN_PIPE
     except (AgentMetricsError, OSError) as error:
         print(f"agentmetrics: error: {error}", file=sys.stderr)
         return 2
+    except ValueError as error:
+        if "closed file" not in str(error):
+            raise
+        print("agentmetrics: error: standard output was closed while writing. Fix: keep it "
+              "open, or redirect it to a file.", file=sys.stderr)
+        return 2
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush cannot
+    raise BrokenPipeError again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -124,7 +124,10 @@ def test_several_metrics_with_parameters(capsys, cases_file):
 def test_fail_under_sets_the_exit_status(capsys, cases_file):
     assert run(capsys, "evaluate", str(cases_file), "--fail-under", "0.3")[0] == 0
     status, out, _ = run(capsys, "evaluate", str(cases_file), "--fail-under", "0.5")
-    assert status == 1 and "FAILED: pass rate below --fail-under 0.5 for tool_selection_accuracy" in out
+    assert status == 1 and ("FAILED: tool_selection_accuracy passed 1 of 3 cases (0.3333), below "
+                            "--fail-under 0.5") in out
+    # At exactly the rate, nothing fails: the comparison is exact.
+    assert run(capsys, "evaluate", str(cases_file), "--fail-under", str(1 / 3))[0] == 0
 
 
 def test_evaluate_reads_stdin(capsys, monkeypatch):
@@ -162,8 +165,11 @@ def test_a_case_without_a_required_field_is_named(capsys, tmp_path):
     path.write_text('{"id": "x", "tool_calls": ["A"], "expected_tool_calls": []}\n{"id": "y", "tool_calls": ["A"]}\n')
     status, _, err = run(capsys, "evaluate", str(path))
     assert status == 2
-    assert ("case 1 (id 'y') could not be scored by 'tool_selection_accuracy': metric "
-            "'tool_selection_accuracy' requires the test case field 'expected_tool_calls'") in err
+    # Named by file and line, not by a 0-based count of the cases read.
+    assert err.startswith(f"agentmetrics: error: {path}:2 (id 'y'): could not be scored by "
+                          "'tool_selection_accuracy': metric 'tool_selection_accuracy' requires "
+                          "the test case field 'expected_tool_calls'")
+    assert err.endswith("Fix the case, or pass --errors record to score the rest and report it.\n")
 
 
 def test_usage_errors_exit_2(capsys):

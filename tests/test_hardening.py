@@ -272,3 +272,208 @@ def test_a_metric_with_neither_measure_nor_evaluate_is_refused():
 
 def test_check_metric_still_passes_the_builtin():
     check_metric(ToolSelectionAccuracy)
+
+
+# --- the command line: one row per line, no traceback ----------------------------------------------
+
+import gzip  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from agentmetrics import registry  # noqa: E402
+from agentmetrics._discovery import EntryPointSpec  # noqa: E402
+from agentmetrics.cli import BROKEN_PIPE, main  # noqa: E402
+
+GOOD = '{"id": "ok", "tool_calls": ["A"], "expected_tool_calls": ["A"]}'
+
+
+def run_cli(capsys, *argv):
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def jsonl_rows(out):
+    return [json.loads(line, parse_constant=lambda name: pytest.fail(f"{name} in the output"))
+            for line in out.splitlines()]
+
+
+BAD_LINES = {
+    "latin-1": "é".encode("latin-1").join([b'{"id": "x", "tool_calls": ["caf', b'"], "expected_tool_calls": []}']),
+    "huge-int": b'{"tool_calls": [], "expected_tool_calls": [], "metadata": {"n": ' + b"9" * 5000 + b"}}",
+    "deep": b'{"metadata": ' + b"[" * 10_000 + b"]" * 10_000 + b"}",
+    "format-list": b'{"response": {}, "format": ["openai_chat"], "expected_tool_calls": []}',
+    "index-x": json.dumps({"response": [{"object": "chat.completion.chunk", "choices": [
+        {"index": 0, "delta": {"tool_calls": [{"index": "x", "function": {"name": 5}}]}}]}],
+        "expected_tool_calls": []}).encode(),
+    "otel-time": json.dumps({"response": {"resourceSpans": [{"scopeSpans": [{"spans": [
+        {"name": "execute_tool f", "startTimeUnixNano": "abc", "attributes": [
+            {"key": "gen_ai.tool.name", "value": {"intValue": "x"}}]}]}]}]},
+        "expected_tool_calls": []}).encode(),
+    "kvlist-without-key": json.dumps({"response": {"name": "s", "attributes": [
+        {"key": "gen_ai.output.messages", "value": {"kvlistValue": {"values": [{"value": {}}]}}}]},
+        "expected_tool_calls": []}).encode(),
+    "type-object": b'{"response": [{"type": {"a": 1}}], "expected_tool_calls": []}',
+    "nan": b'{"tool_calls": [], "expected_tool_calls": [], "metadata": {"x": NaN}}',
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_LINES))
+def test_a_bad_line_is_one_error_row_between_good_ones(capsys, tmp_path, name):
+    path = tmp_path / "cases.jsonl"
+    path.write_bytes(b"\n".join([GOOD.encode(), BAD_LINES[name], GOOD.encode()]) + b"\n")
+    status, out, err = run_cli(capsys, "evaluate", str(path), "--errors", "record", "--format", "jsonl")
+    rows = jsonl_rows(out)
+    assert status == 0 and [row["value"] for row in rows] == [1.0, None, 1.0], out
+    assert rows[1]["error"].startswith(f"{path}:2: ") and "bug in agentmetrics" not in rows[1]["error"]
+    status, _, err = run_cli(capsys, "evaluate", str(path))
+    assert status == 2 and err.startswith(f"agentmetrics: error: {path}:2: ") and "Traceback" not in err
+
+
+@pytest.mark.parametrize("encode", [
+    lambda text: text.encode("utf-16"),  # PowerShell `>`: a BOM, then UTF-16 LE
+    lambda text: "\ufeff".encode() + text.encode(),  # a UTF-8 BOM is skipped
+    lambda text: gzip.compress(text.encode()),
+], ids=["utf-16", "utf-8-bom", "gzip"])
+def test_files_in_other_encodings_are_read(capsys, tmp_path, encode):
+    path = tmp_path / "cases.jsonl"
+    path.write_bytes(encode(GOOD + "\n" + GOOD + "\n"))
+    status, out, _ = run_cli(capsys, "evaluate", str(path), "--format", "jsonl")
+    assert status == 0 and [row["value"] for row in jsonl_rows(out)] == [1.0, 1.0]
+
+
+def test_a_binary_handle_is_read(tmp_path):
+    import io
+
+    rows = list(agentmetrics.read_cases(io.BytesIO((GOOD + "\n").encode())))
+    assert rows[0].tool_names == ("A",)
+
+
+def shell(command, tmp_path):
+    return subprocess.run(["bash", "-c", command], capture_output=True, text=True, cwd=tmp_path,
+                          env={**__import__("os").environ, "PYTHONWARNINGS": "ignore"})
+
+
+def test_closed_streams_and_broken_pipes_exit_cleanly(tmp_path):
+    (tmp_path / "cases.jsonl").write_text((GOOD + "\n") * 5000, encoding="utf-8")
+    cli = f"{sys.executable} -m agentmetrics evaluate"
+    closed_in = shell(f"{cli} - <&-", tmp_path)
+    assert closed_in.returncode == 2 and "the input is closed" in closed_in.stderr
+    assert "Traceback" not in closed_in.stderr
+    closed_out = shell(f"{cli} cases.jsonl >&-", tmp_path)
+    assert closed_out.returncode == 2 and "standard output is closed" in closed_out.stderr
+    piped = shell(f"set -o pipefail; {cli} cases.jsonl --format jsonl | head -1", tmp_path)
+    assert piped.stdout.count("\n") == 1 and piped.stderr == "" and piped.returncode == BROKEN_PIPE
+
+
+def test_table_cells_are_escaped_and_columns_stay_aligned_across_chunks(capsys, tmp_path):
+    lines = [{"id": "line\nbreak\x1b[31m", "tool_calls": ["A"], "expected_tool_calls": ["A"]},
+             {"id": "x", "tool_calls": [], "expected_tool_calls": ["A"]},
+             {"id": "a-much-longer-id", "tool_calls": ["A"], "expected_tool_calls": ["A"]}]
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    _, out, _ = run_cli(capsys, "evaluate", str(path), "--chunk-size", "1")
+    table = out.split("\n\n")[0].splitlines()
+    assert table[1].startswith("line\\nbreak\\x1b[31m  tool_selection_accuracy")
+    assert len({line.index("tool_selection_accuracy") for line in table[1:3]}) == 1
+    assert "\x1b" not in out
+
+
+def test_the_summary_mean_does_not_depend_on_the_chunk_size(capsys, tmp_path):
+    rng = np.random.default_rng(0)
+    names = [f"t{i}" for i in range(7)]
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps({"tool_calls": list(rng.choice(names, rng.integers(0, 6))),
+                                        "expected_tool_calls": list(rng.choice(names, rng.integers(1, 6)))})
+                            + "\n" for _ in range(500)), encoding="utf-8")
+    means = set()
+    for size in ("1", "7", "64", "50000"):
+        _, out, _ = run_cli(capsys, "evaluate", str(path), "--format", "json", "--chunk-size", size)
+        means.add(json.loads(out)["summary"][0]["mean"])
+    assert len(means) == 1
+
+
+def test_the_default_metric_is_the_builtin_even_when_another_claims_its_name(capsys, tmp_path):
+    specs = registry._registry.specs()
+    impostor = EntryPointSpec("tool_selection_accuracy", "agentmetrics_trajectory:ToolCallF1",
+                              "impostor-metrics", "1.0")
+    registry._registry._specs = [*specs, impostor]
+    path = tmp_path / "c.jsonl"
+    path.write_text(GOOD + "\n", encoding="utf-8")
+    status, out, err = run_cli(capsys, "evaluate", str(path))
+    assert status == 0 and "1.00  PASS" in out, err
+    status, _, err = run_cli(capsys, "evaluate", str(path), "--metric", "tool_selection_accuracy")
+    assert status == 2 and "provided by more than one distribution" in err
+
+
+class BadInit(Metric):
+    name = "bad_init"
+    description = "Its constructor fails."
+
+    def __init__(self, threshold=None):
+        raise TypeError("needs a config file")
+
+    def measure(self, case):  # pragma: no cover - never built
+        return 1.0, "ok"
+
+
+def test_plugin_failures_never_print_a_traceback(capsys, tmp_path):
+    agentmetrics.register_metric(BadInit)
+    agentmetrics.register_metric(Exploding)
+    path = tmp_path / "c.jsonl"
+    path.write_text(GOOD + "\n" + GOOD + "\n", encoding="utf-8")
+    status, _, err = run_cli(capsys, "evaluate", str(path), "--metric", "bad_init")
+    assert status == 2 and err.startswith("agentmetrics: error: --metric 'bad_init': the metric could "
+                                          "not be built: TypeError: needs a config file.")
+    status, _, err = run_cli(capsys, "evaluate", str(path), "--metric", "exploding")
+    assert status == 2 and err.startswith("agentmetrics: error: metric bug: ZeroDivisionError: plugin bug")
+    status, out, _ = run_cli(capsys, "evaluate", str(path), "--metric", "exploding", "--metric",
+                             "tool_selection_accuracy", "--errors", "record", "--format", "jsonl")
+    rows = jsonl_rows(out)
+    assert [(row["metric"], row["value"]) for row in rows] == [
+        ("exploding", None), ("tool_selection_accuracy", 1.0)] * 2
+    assert rows[0]["error"].startswith("metric bug in Exploding: ZeroDivisionError: plugin bug")
+
+
+def test_a_metric_that_lies_in_batch_cannot_pass_the_gate(capsys, tmp_path):
+    agentmetrics.register_metric(Liar)
+    path = tmp_path / "c.jsonl"
+    path.write_text(GOOD + "\n", encoding="utf-8")
+    status, _, err = run_cli(capsys, "evaluate", str(path), "--metric", "liar", "--fail-under", "1")
+    assert status == 2 and "metric bug in Liar" in err
+    status, out, _ = run_cli(capsys, "evaluate", str(path), "--metric", "liar", "--fail-under", "1",
+                             "--errors", "record")
+    assert status == 1 and "ERROR" in out
+
+
+LINE = st.one_of(
+    st.binary(max_size=40).map(lambda raw: raw.replace(b"\n", b" ")),
+    st.sampled_from(list(BAD_LINES.values()) + [GOOD.encode(), b"", b"   ", b"{}", b"[]", b"null"]),
+    st.text(max_size=30).map(lambda text: text.replace("\n", " ").encode("utf-8", "surrogatepass")),
+)
+
+
+@settings(max_examples=int(__import__("os").environ.get("AGENTMETRICS_FUZZ_EXAMPLES", "400")) // 4,
+          suppress_health_check=[HealthCheck.too_slow,
+                                                  HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(LINE, min_size=1, max_size=8), form=st.sampled_from(["jsonl", "csv", "table"]))
+def test_fuzzed_files_give_one_row_per_line_and_no_traceback(capsys, tmp_path, lines, form):
+    data = b"\n".join(lines) + b"\n"
+    # A file that starts like gzip or a UTF-16/32 BOM is read as that: its lines are others.
+    assume(not data.startswith((b"\x1f\x8b", b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")))
+    path = tmp_path / "fuzz.jsonl"
+    path.write_bytes(data)
+    status, out, err = run_cli(capsys, "evaluate", str(path), "--errors", "record", "--format", form)
+    assert status == 0, err
+    expected = sum(1 for line in b"\n".join(lines).split(b"\n") if line.strip(b" \t\r"))
+    if form == "jsonl":
+        assert len(jsonl_rows(out)) == expected
+    elif form == "csv":
+        import csv
+        import io
+
+        assert len(list(csv.reader(io.StringIO(out)))) - 1 == expected

@@ -31,6 +31,11 @@ def _load_json(path: FilePath) -> Any:
     try:
         with path.open(encoding="utf-8") as handle:
             return json.load(handle)
+    except OSError as error:
+        raise InvalidCaseError(
+            f"{NAME}: cannot read {str(path)!r}: {error.strerror or error}. Fix: pass the path of "
+            f"a tau2 results file or run directory, or the results object."
+        ) from None
     except ValueError as error:
         raise InvalidCaseError(
             f"{NAME}: {path}: expected a JSON results file, got text that does not parse "
