@@ -313,8 +313,9 @@ def note_metric_bug(error: BaseException, metric: Metric, batch: ToolCallBatch,
     (Python 3.11+ shows notes under the traceback). ``offset`` is the batch's
     first row in the whole evaluation."""
     add_note = getattr(error, "add_note", None)
-    if add_note is None or getattr(error, "_agentmetrics_noted", False):
-        return
+    if add_note is None or getattr(error, "_agentmetrics_noted", False) or (
+            isinstance(error, InvalidMetricError) and str(error).startswith("metric bug in ")):
+        return  # the message says it already
     row = getattr(error, "_agentmetrics_row", None)
     if row is None:
         where = f"cases {offset} to {offset + len(batch) - 1}"

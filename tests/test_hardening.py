@@ -477,3 +477,31 @@ def test_fuzzed_files_give_one_row_per_line_and_no_traceback(capsys, tmp_path, l
         import io
 
         assert len(list(csv.reader(io.StringIO(out)))) - 1 == expected
+
+
+# --- messages --------------------------------------------------------------------------------------
+
+def test_describe_and_list_say_when_a_metric_cannot_be_built(capsys):
+    agentmetrics.register_metric(BadInit)
+    status, out, _ = run_cli(capsys, "describe", "bad_init")
+    assert status == 1
+    assert out.splitlines()[-1] == ("status:             broken: it cannot be built with its defaults: "
+                                    "BadInit() raised TypeError: needs a config file")
+    _, out, _ = run_cli(capsys, "list")
+    (line,) = [line for line in out.splitlines() if line.startswith("bad_init")]
+    assert "BROKEN: it cannot be built with its defaults" in line
+
+
+def test_a_huge_unknown_key_is_cut_in_the_message():
+    from agentmetrics._dataset import case_from_record
+
+    with pytest.raises(InvalidCaseError) as info:
+        case_from_record({"k" * 1_000_000: 1, "tool_calls": []})
+    assert len(str(info.value)) < 400 and "kkk..." in str(info.value)
+
+
+def test_metric_parameters_keep_the_commas_of_their_json_values():
+    from agentmetrics.cli import parse_metric_spec
+
+    assert parse_metric_spec('x:args=["a","b"],rule={"a": 1, "b": [2, 3]},label="p, q",t=0.5') == (
+        "x", {"args": ["a", "b"], "rule": {"a": 1, "b": [2, 3]}, "label": "p, q", "t": 0.5})
