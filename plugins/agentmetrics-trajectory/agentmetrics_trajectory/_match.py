@@ -6,16 +6,23 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, Metric, ToolCall
+from agentmetrics_trajectory._matching import (
+    canonical_json,
+    connected,
+    first_fit_order_matching,
+    maximum_matching,
+)
 
 if TYPE_CHECKING:
     from agentmetrics import MetricResult, ToolCallBatch
 
-__all__ = ["ARGS_MODES", "MODES", "TrajectoryMatch"]
+__all__ = ["ARGS_MODES", "MODES", "TrajectoryMatch", "maximum_matching"]
 
 MODES = ("strict", "unordered", "subset", "superset")
 ARGS_MODES = ("exact", "ignore", "subset", "superset")
 ArgsRule = str | Sequence[str] | Callable[[Mapping[str, Any], Mapping[str, Any]], bool]
 _MISSING = object()
+_FEW_PAIRS = 64  # up to this many pairs of calls of the same tool, every pair is compared
 
 
 def _check_rule(rule: object, where: str) -> ArgsRule:
@@ -73,28 +80,17 @@ def _show(call: ToolCall) -> str:
     return f"{call.name}({', '.join(f'{k}={v!r}' for k, v in call.arguments.items())})"
 
 
-def maximum_matching(compatible: Sequence[Sequence[int]], right_size: int) -> list[int]:
-    """Maximum bipartite matching (augmenting paths, Kuhn's algorithm).
-
-    ``compatible[i]`` lists the right-side indices left item ``i`` may pair
-    with. Returns ``match`` with ``match[j]`` = the left index paired with
-    right item ``j``, or -1. The size is maximal whatever the input order,
-    unlike a greedy first-fit pairing.
-    """
-    match = [-1] * right_size
-
-    def augment(left: int, seen: list[bool]) -> bool:
-        for right in compatible[left]:
-            if not seen[right]:
-                seen[right] = True
-                if match[right] == -1 or augment(match[right], seen):
-                    match[right] = left
-                    return True
-        return False
-
-    for left in range(len(compatible)):
-        augment(left, [False] * right_size)
-    return match
+def _grouping_key(rule: ArgsRule, arguments: Mapping[str, Any]) -> str | None:
+    """Calls of one tool whose keys are equal (and not None) fit the same
+    calls under ``rule``; under ``exact`` or a list of names, calls whose keys
+    differ never fit."""
+    if rule == "ignore":
+        return ""
+    if callable(rule):  # anything: every pair is asked
+        return None
+    if not isinstance(rule, str):  # the listed argument names: only they count
+        arguments = {key: arguments[key] for key in rule if key in arguments}
+    return canonical_json(arguments)
 
 
 class TrajectoryMatch(Metric):
@@ -185,13 +181,8 @@ class TrajectoryMatch(Metric):
         return None
 
     def _matched(self, actual: Sequence[ToolCall], expected: Sequence[ToolCall]) -> str | None:
-        compatible = [
-            [j for j, want in enumerate(expected) if self._mismatch(call, want) is None]
-            for call in actual
-        ]
-        match = maximum_matching(compatible, len(expected))
-        paired_actual = {left for left in match if left != -1}
-        unmatched_expected = [j for j, left in enumerate(match) if left == -1]
+        paired_actual, paired_expected = self._pairing(actual, expected)
+        unmatched_expected = [j for j in range(len(expected)) if j not in paired_expected]
         unmatched_actual = [i for i in range(len(actual)) if i not in paired_actual]
         parts = []
         if self.mode in ("unordered", "superset") and unmatched_expected:
@@ -205,6 +196,128 @@ class TrajectoryMatch(Metric):
         if self.mode in ("unordered", "subset") and unmatched_actual:
             parts.append(f"extra call: {_show(actual[unmatched_actual[0]])}")
         return "; ".join(parts) or None
+
+    def _pairing(
+        self, actual: Sequence[ToolCall], expected: Sequence[ToolCall]
+    ) -> tuple[set[int], set[int]]:
+        """The indices of the calls and of the expected calls that a maximum
+        matching pairs: always those the first-fit augmenting order pairs
+        (``first_fit_order_matching``, the pairing of 0.1.0), since reasons
+        name the first unpaired ones.
+
+        Up to ``_FEW_PAIRS`` pairs of calls of the same tool, every such pair
+        is compared and paired in that order. Beyond, calls of one tool whose
+        arguments are the same plain data (as far as the rule reads them) fit
+        the same calls: they form a group, and fit is asked once per pair of
+        groups that may fit (a custom comparison is asked for every pair of
+        calls of its tool, in list order, as before). A connected set of
+        groups in which every call fits every expected call is paired by
+        count: the first-fit order pairs its first calls with its first
+        expected calls. Other sets go through ``maximum_matching``; only when
+        the case fails and such a set leaves a call unpaired is it paired
+        again in the first-fit order, which says which call.
+        """
+        named: dict[str, list[int]] = {}
+        for j, want in enumerate(expected):
+            named.setdefault(want.name, []).append(j)
+        if sum(len(named.get(call.name, ())) for call in actual) <= _FEW_PAIRS:
+            compatible = [  # every pair of calls of the same tool: cheaper than grouping
+                [j for j in named.get(call.name, ()) if self._mismatch(call, expected[j]) is None]
+                for call in actual
+            ]
+            match = first_fit_order_matching(compatible, len(expected), range(len(actual)))
+            return {i for i in match if i != -1}, {j for j, i in enumerate(match) if i != -1}
+        shared = {call.name for call in actual} & set(named)
+        rules = {name: self._rule(name) for name in shared}
+
+        def grouping_keys(calls: Sequence[ToolCall]) -> list[str | None]:
+            return [
+                _grouping_key(rules[c.name], c.arguments) if c.name in shared else None
+                for c in calls
+            ]
+
+        keys = (grouping_keys(actual), grouping_keys(expected))
+        ungrouped = {  # tools with a call that cannot be grouped: none of theirs is
+            call.name
+            for calls, side in zip((actual, expected), keys)
+            for call, key in zip(calls, side)
+            if key is None and call.name in shared
+        }
+        groups: tuple[list[list[int]], list[list[int]]] = ([], [])  # members, ascending
+        of_name: tuple[dict[str, list[int]], dict[str, list[int]]] = ({}, {})
+        indexes: tuple[dict[tuple[str, str], int], dict[tuple[str, str], int]] = ({}, {})
+        for calls, side, side_groups, by_name, index in zip(
+            (actual, expected), keys, groups, of_name, indexes
+        ):
+            for i, (call, key) in enumerate(zip(calls, side)):
+                if call.name not in shared:
+                    continue  # no call of that tool on the other side
+                if key is None or call.name in ungrouped:
+                    group = len(side_groups)
+                else:
+                    group = index.setdefault((call.name, key), len(side_groups))
+                if group == len(side_groups):
+                    side_groups.append([])
+                    by_name.setdefault(call.name, []).append(group)
+                side_groups[group].append(i)
+        left_groups, right_groups = groups
+        fits: list[list[int]] = []  # per left group, the right groups it fits
+        for members in left_groups:
+            call, key = actual[members[0]], keys[0][members[0]]
+            rule = rules[call.name]
+            candidates = of_name[1][call.name]
+            if key is not None and call.name not in ungrouped and (
+                rule == "exact" or isinstance(rule, tuple)
+            ):  # equality: only the group with the same key can fit
+                same = indexes[1].get((call.name, key))
+                candidates = [] if same is None else [same]
+            first = [right_groups[h][0] for h in candidates]
+            fits.append(
+                [h for h, j in zip(candidates, first) if self._mismatch(call, expected[j]) is None]
+            )
+
+        paired_actual: set[int] = set()
+        paired_expected: set[int] = set()
+        uncertain = []  # sets not paired by count and not fully paired
+        for lefts_of, rights_of in connected(fits, len(right_groups)):
+            if len(lefts_of) + len(rights_of) <= 2:  # a group alone, or two that fit
+                lefts = left_groups[lefts_of[0]] if lefts_of else []
+                rights = right_groups[rights_of[0]] if rights_of else []
+                count = min(len(lefts), len(rights))
+                paired_actual.update(lefts[:count])
+                paired_expected.update(rights[:count])
+                continue
+            lefts = sorted(i for g in lefts_of for i in left_groups[g])
+            rights = sorted(j for h in rights_of for j in right_groups[h])
+            if sum(len(fits[g]) for g in lefts_of) == len(lefts_of) * len(rights_of):
+                count = min(len(lefts), len(rights))  # all fit all: paired by count
+                paired_actual.update(lefts[:count])
+                paired_expected.update(rights[:count])
+                continue
+            local = {j: k for k, j in enumerate(rights)}
+            lists = {
+                g: sorted(local[j] for h in fits[g] for j in right_groups[h]) for g in lefts_of
+            }
+            group_of = {i: g for g in lefts_of for i in left_groups[g]}
+            kinds = [group_of[i] for i in lefts]
+            compatible = [lists[g] for g in kinds]
+            match = maximum_matching(compatible, len(rights))
+            pairs = [(lefts[i], rights[j]) for j, i in enumerate(match) if i != -1]
+            paired_actual.update(i for i, _ in pairs)
+            paired_expected.update(j for _, j in pairs)
+            if len(pairs) < max(len(lefts), len(rights)):
+                uncertain.append((lefts, rights, compatible, kinds, pairs))
+        fails = (self.mode != "subset" and len(paired_expected) < len(expected)) or (
+            self.mode != "superset" and len(paired_actual) < len(actual)
+        )
+        if fails:  # the reason names unpaired calls: pair as the first-fit order does
+            for lefts, rights, compatible, kinds, pairs in uncertain:
+                paired_actual.difference_update(i for i, _ in pairs)
+                paired_expected.difference_update(j for _, j in pairs)
+                match = first_fit_order_matching(compatible, len(rights), kinds)
+                paired_actual.update(lefts[i] for i in match if i != -1)
+                paired_expected.update(rights[j] for j, i in enumerate(match) if i != -1)
+        return paired_actual, paired_expected
 
     # -- a batch ------------------------------------------------------------------
 
