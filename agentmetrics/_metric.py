@@ -7,7 +7,7 @@ import functools
 import math
 import numbers
 import re
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from agentmetrics._model import AgentTestCase, EvalScore, _describe
 from agentmetrics.errors import (
@@ -139,6 +139,15 @@ def _checked_evaluate(evaluate: Any) -> Any:
     return checked
 
 
+def _checked_aevaluate(aevaluate: Any) -> Any:
+    @functools.wraps(aevaluate)
+    async def checked(self: Metric, case: AgentTestCase) -> EvalScore:
+        return check_score(self, await aevaluate(self, case))
+
+    checked.__agentmetrics_checked__ = True  # type: ignore[attr-defined]
+    return checked
+
+
 def _checked_evaluate_batch(evaluate_batch: Any) -> Any:
     @functools.wraps(evaluate_batch)
     def checked(self: Metric, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
@@ -178,6 +187,24 @@ class Metric(abc.ABC):
         One line for ``agentmetrics list``.
     ``default_threshold``
         The threshold used when none is given.
+    ``concurrency``
+        How ``evaluate(cases, ...)`` may run the metric's cases at once:
+        ``"serial"`` (one after another: pure computation), ``"threads"``
+        (blocking I/O, on a thread pool) or ``"async"`` (``ameasure`` or
+        ``aevaluate``, as tasks on one event loop). ``None``, the default,
+        means ``"async"`` for a class that defines ``ameasure`` or
+        ``aevaluate``, else ``"serial"``. A metric with its own vectorized
+        ``evaluate_batch`` is scored by it, whatever this says.
+    ``version``
+        Change it when the metric's scores change: cached scores are kept per
+        version (``evaluate(..., cache=PATH)``).
+    ``cache_fields``
+        The AgentTestCase fields the metric reads: a cached score is reused
+        only for a case equal in these (default: input, actual_output and
+        both call lists, with arguments, ids and outputs).
+    ``cache_exclude``
+        Constructor parameters that do not change scores (credentials,
+        timeouts): left out of the cache key.
 
     ``threshold=None`` means the class's ``default_threshold``.
     Constructor parameters are stored as attributes of the same name, which
@@ -190,11 +217,17 @@ class Metric(abc.ABC):
     higher_is_better: ClassVar[bool] = True
     description: ClassVar[str] = ""
     default_threshold: ClassVar[float] = 0.5
+    concurrency: ClassVar[Literal["serial", "threads", "async"] | None] = None
+    version: ClassVar[str] = "1"
+    cache_fields: ClassVar[tuple[str, ...]] = (
+        "input", "actual_output", "tool_calls", "expected_tool_calls")
+    cache_exclude: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # A subclass's own evaluate and evaluate_batch return through the validator.
         for attribute, wrap in (("evaluate", _checked_evaluate),
+                                ("aevaluate", _checked_aevaluate),
                                 ("evaluate_batch", _checked_evaluate_batch)):
             method = cls.__dict__.get(attribute)
             if callable(method) and not getattr(method, "__agentmetrics_checked__", False):
@@ -203,11 +236,17 @@ class Metric(abc.ABC):
     def __init__(self, threshold: float | None = None) -> None:
         cls = type(self)
         name = declared_name(cls)
-        if getattr(cls.measure, "__isabstractmethod__", False) or (
-                cls.measure is Metric.measure and _base_evaluate(cls)):
+        if not any(_defines(cls, method) for method in
+                   ("measure", "evaluate", "ameasure", "aevaluate")):
             raise InvalidMetricError(
-                f"{cls.__qualname__} implements neither measure(case) -> (value, reason) nor "
-                f"evaluate(case) -> EvalScore; expected one of them. Fix: define measure."
+                f"{cls.__qualname__} implements none of measure(case) -> (value, reason), "
+                f"evaluate(case) -> EvalScore, or their async forms ameasure and aevaluate; "
+                f"expected one of them. Fix: define measure."
+            )
+        if cls.concurrency not in (None, "serial", "threads", "async"):
+            raise InvalidMetricError(
+                f"{cls.__qualname__}.concurrency must be 'serial', 'threads', 'async' or None, "
+                f"got {cls.concurrency!r}."
             )
         unknown = [f for f in cls.required_fields if f not in _CASE_FIELDS]
         if unknown:
@@ -224,11 +263,39 @@ class Metric(abc.ABC):
         """The pass/fail threshold, a float in [0, 1]."""
         return self._threshold
 
+    @property
+    def execution(self) -> Literal["serial", "threads", "async"]:
+        """How this metric's cases may run at once (see ``concurrency``)."""
+        cls = type(self)
+        if cls.concurrency is not None:
+            return cls.concurrency
+        return "async" if _defines(cls, "ameasure") or _defines(cls, "aevaluate") else "serial"
+
     def measure(self, case: AgentTestCase) -> tuple[float, str]:
         """Return ``(value, reason)`` for one case whose required fields are set.
 
-        A subclass implements this, or :meth:`evaluate` itself."""
+        A subclass implements this, :meth:`ameasure`, or :meth:`evaluate` itself."""
         raise NotImplementedError(f"{type(self).__qualname__}.measure")
+
+    async def ameasure(self, case: AgentTestCase) -> tuple[float, str]:
+        """The async form of :meth:`measure`, for metrics that wait on a service
+        (an LLM judge, an embedding model): ``evaluate(cases, ...)`` runs many
+        at once as tasks on one event loop."""
+        raise NotImplementedError(f"{type(self).__qualname__}.ameasure")
+
+    async def aevaluate(self, case: AgentTestCase) -> EvalScore:
+        """Score one case, awaitably; every metric has it. It awaits
+        :meth:`ameasure` where the class defines it, runs :meth:`evaluate` on a
+        thread for ``concurrency = "threads"``, and calls it directly otherwise."""
+        cls = type(self)
+        if _defines(cls, "ameasure") and _base_evaluate(cls):
+            self._check_case(case)
+            return self._score(await self.ameasure(case))
+        if self.execution == "threads":
+            import asyncio
+
+            return await asyncio.to_thread(self.evaluate, case)
+        return self.evaluate(case)
 
     def evaluate(self, case: AgentTestCase) -> EvalScore:
         """Score one test case.
@@ -236,6 +303,15 @@ class Metric(abc.ABC):
         Raises InvalidCaseError if ``case`` is not an AgentTestCase and
         MissingFieldError if a required field is ``None``.
         """
+        cls = type(self)
+        if _defines(cls, "ameasure") and not _defines(cls, "measure"):
+            from agentmetrics._aio import run_sync  # an async-only metric, called plainly
+
+            return run_sync(self.aevaluate(case))
+        self._check_case(case)
+        return self._score(self.measure(case))
+
+    def _check_case(self, case: object) -> None:
         if not isinstance(case, AgentTestCase):
             raise InvalidCaseError(
                 f"{self.name}.evaluate: expected an AgentTestCase, got "
@@ -243,7 +319,9 @@ class Metric(abc.ABC):
                 f"AgentTestCase(tool_calls=[...], expected_tool_calls=[...])."
             )
         self.check_required_fields(case)
-        measured = self.measure(case)
+
+    def _score(self, measured: object) -> EvalScore:
+        """What measure or ameasure returned, as a checked EvalScore."""
         if not isinstance(measured, tuple) or len(measured) != 2:
             raise metric_bug(self, f"measure returned {_describe(measured)}; expected a "
                                    f"(value, reason) pair")
@@ -324,5 +402,10 @@ def _rebuild_metric(cls: type[Metric], params: dict[str, Any]) -> Metric:
 
 def _base_evaluate(cls: type[Metric]) -> bool:
     """Whether ``cls`` uses Metric's own evaluate (the one that calls measure)."""
-    evaluate = cls.evaluate
-    return getattr(evaluate, "__wrapped__", evaluate) is Metric.evaluate
+    return not _defines(cls, "evaluate")
+
+
+def _defines(cls: type[Metric], method: str) -> bool:
+    """Whether ``cls`` (or a base below Metric) implements ``method`` itself."""
+    own = getattr(cls, method)
+    return getattr(own, "__wrapped__", own) is not getattr(Metric, method)

@@ -14,14 +14,17 @@ __all__ = [
     "AgentMetricsError",
     "CaseEvaluationError",
     "DuplicateMetricError",
+    "EvaluationInterrupted",
     "InvalidCaseError",
     "InvalidMetricError",
     "InvalidParameterError",
     "MetricLoadError",
     "MetricNotFoundError",
+    "MetricServiceError",
     "MissingDependencyError",
     "MissingFieldError",
     "RegistryError",
+    "TransientMetricError",
 ]
 
 
@@ -97,3 +100,41 @@ class MetricLoadError(RegistryError, ImportError):
 
 class DuplicateMetricError(RegistryError):
     """A metric name is claimed twice (two distributions, or a local re-registration)."""
+
+
+class MetricServiceError(AgentMetricsError, RuntimeError):
+    """A metric could not score a case because a service it calls failed or
+    answered badly: a judge's verdict that is not valid JSON, an HTTP error.
+
+    Not the case's fault and not a bug in the metric: with ``errors="record"``
+    the case's row carries the message, and the rest are scored.
+    """
+
+
+class TransientMetricError(MetricServiceError):
+    """A failure worth retrying: a rate limit (HTTP 429), a server error (5xx),
+    a dropped connection. ``retry_after`` is how long the service asked to wait,
+    in seconds (HTTP ``Retry-After``), or None. ``evaluate(..., retries=R)``
+    retries these, with exponential backoff and jitter, and never waits less
+    than ``retry_after``."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        self.retry_after = retry_after
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (str(self), self.retry_after))
+
+
+class EvaluationInterrupted(KeyboardInterrupt):
+    """An evaluation stopped by Ctrl-C. It is a KeyboardInterrupt, so it stops
+    the program as one does; ``result`` holds what finished (the cases not yet
+    scored are error rows that say so), and a cache kept everything scored.
+
+    Not an AgentMetricsError, so that ``except Exception`` never swallows it.
+    """
+
+    def __init__(self, result: object) -> None:
+        self.result = result
+        super().__init__("the evaluation was interrupted; .result holds the cases scored so far")
+
