@@ -266,7 +266,7 @@ def test_a_metric_with_neither_measure_nor_evaluate_is_refused():
     class Empty(Metric):
         name = "empty"
 
-    with pytest.raises(InvalidMetricError, match="implements neither measure"):
+    with pytest.raises(InvalidMetricError, match="implements none of measure"):
         Empty()
 
 
