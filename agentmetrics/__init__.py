@@ -26,7 +26,10 @@ from agentmetrics.errors import (
     MetricNotFoundError,
     MissingFieldError,
     CaseEvaluationError,
+    EvaluationInterrupted,
+    MetricServiceError,
     MissingDependencyError,
+    TransientMetricError,
 )
 from agentmetrics.metrics import ToolSelectionAccuracy
 from agentmetrics.registry import (
@@ -41,7 +44,7 @@ from agentmetrics.registry import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._batch import ToolCallBatch
-    from agentmetrics._evaluate import evaluate
+    from agentmetrics._evaluate import aevaluate, evaluate
     from agentmetrics._results import EvaluationResult, MetricResult
     from agentmetrics._table import Table
 
@@ -52,6 +55,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "ToolCallBatch": "agentmetrics._batch",
     "evaluate": "agentmetrics._evaluate",
+    "aevaluate": "agentmetrics._evaluate",
     "EvaluationResult": "agentmetrics._results",
     "MetricResult": "agentmetrics._results",
     "Table": "agentmetrics._table",
@@ -79,6 +83,7 @@ __all__ = [
     "CaseEvaluationError",
     "DuplicateMetricError",
     "EvalScore",
+    "EvaluationInterrupted",
     "EvaluationResult",
     "InvalidCaseError",
     "InvalidMetricError",
@@ -88,13 +93,16 @@ __all__ = [
     "MetricLoadError",
     "MetricNotFoundError",
     "MetricResult",
+    "MetricServiceError",
     "MissingDependencyError",
     "MissingFieldError",
     "Table",
     "ToolCall",
     "ToolCallBatch",
     "ToolSelectionAccuracy",
+    "TransientMetricError",
     "__version__",
+    "aevaluate",
     "evaluate",
     "example_cases",
     "get_metric",

@@ -5,9 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sized
 from typing import Any
 
+import asyncio
+import os
+import sys
+
 import numpy as np
 
+from agentmetrics._aio import run_sync
 from agentmetrics._batch import ToolCallBatch, check_errors_mode
+from agentmetrics._concurrent import MetricRun, RunSettings, needs_runner, score_concurrently
 from agentmetrics._metric import Metric, metric_labels
 from agentmetrics._model import AgentTestCase, _describe
 from agentmetrics._progress import AUTO_PROGRESS_MIN_CASES, Progress
@@ -18,9 +24,14 @@ from agentmetrics._results import (
     metric_failure,
     note_metric_bug,
 )
-from agentmetrics.errors import CaseEvaluationError, InvalidCaseError, InvalidParameterError
+from agentmetrics.errors import (
+    CaseEvaluationError,
+    EvaluationInterrupted,
+    InvalidCaseError,
+    InvalidParameterError,
+)
 
-__all__ = ["CHUNK_CASES", "evaluate"]
+__all__ = ["CHUNK_CASES", "aevaluate", "evaluate"]
 
 #: Cases scored per evaluate_batch call: bounds temporary memory and paces
 #: the progress bar.
@@ -116,12 +127,110 @@ def _score(metric: Metric, batch: ToolCallBatch, errors: str, progress: Progress
     return MetricResult.concat(parts)
 
 
+def _settings(errors: str, concurrency: int | None, timeout: float | None, retries: int,
+              max_rate: float | None, cache: Any) -> RunSettings:
+    check_errors_mode(errors)
+    if concurrency is not None and (isinstance(concurrency, bool)
+                                    or not isinstance(concurrency, int) or concurrency < 1):
+        raise InvalidParameterError(
+            f"concurrency: expected a whole number of cases in flight, at least 1, got "
+            f"{_describe(concurrency)}.")
+    for name, value in (("timeout", timeout), ("max_rate", max_rate)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not 0 < value < float("inf")):
+            raise InvalidParameterError(
+                f"{name}: expected a positive number of seconds{' per case' if name == 'timeout' else ''}"
+                f" or None, got {_describe(value)}." if name == "timeout" else
+                f"{name}: expected a positive number of attempts per second or None, got "
+                f"{_describe(value)}.")
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise InvalidParameterError(
+            f"retries: expected a whole number of retries, 0 or more, got {_describe(retries)}.")
+    store = None
+    if cache is not None:
+        from agentmetrics._cache import ScoreCache
+
+        if isinstance(cache, ScoreCache):
+            store = cache
+        elif isinstance(cache, (str, os.PathLike)):
+            store = ScoreCache(cache)
+        else:
+            raise InvalidParameterError(
+                f"cache: expected the path of a cache file or None, got {_describe(cache)}.")
+    return RunSettings(concurrency=concurrency, timeout=timeout, retries=retries,
+                       max_rate=max_rate, cache=store, errors=errors)
+
+
+class _Evaluation:
+    """One call of evaluate or aevaluate: the metrics, the batch, the results so far."""
+
+    def __init__(self, cases: Any, metrics: Any, settings: RunSettings,
+                 progress: bool | None) -> None:
+        if isinstance(metrics, (Metric, str, type, tuple)):
+            self.metrics = [_resolve_metric(metrics)]
+        else:
+            self.metrics = [_resolve_metric(spec) for spec in metrics]
+        if not self.metrics:
+            raise InvalidParameterError("metrics: expected at least one metric, got none.")
+        self.labels = metric_labels(self.metrics)
+        self.settings = settings
+        waiting = [needs_runner(metric, settings) for metric in self.metrics]
+        size = len(cases) if isinstance(cases, Sized) else None
+        if progress is None:
+            enabled = (size or 0) >= AUTO_PROGRESS_MIN_CASES or (
+                any(waiting) and sys.stderr is not None and sys.stderr.isatty())
+        else:
+            enabled = progress
+        encode_work = 0 if isinstance(cases, ToolCallBatch) else (size or 0)
+        self.bar = Progress(encode_work + (size or 0) * len(self.metrics),
+                            bool(enabled) and size is not None)
+        try:
+            self.batch = _to_batch(cases, settings.errors, self.bar)
+            self.bar.update(max(0, encode_work - self.bar.done))
+            self.results: dict[str, MetricResult] = {}
+            self.runs: dict[str, MetricRun] = {}
+            for label, metric, waits in zip(self.labels, self.metrics, waiting):
+                if waits:
+                    self.runs[label] = MetricRun(metric, self.batch)
+                else:
+                    self.results[label] = _score(metric, self.batch, settings.errors, self.bar)
+        except BaseException:
+            self.bar.close()
+            raise
+
+    async def run(self) -> None:
+        """Score the waiting metrics, all at once; the progress bar ends here."""
+        with self.bar:
+            if self.runs:
+                scored = await asyncio.gather(*(
+                    score_concurrently(run, self.settings, self.bar)
+                    for run in self.runs.values()))
+                self.results.update(zip(self.runs, scored))
+
+    def result(self) -> EvaluationResult:
+        """The result: in an interrupted run, the cases not scored are error rows."""
+        from agentmetrics.registry import source_of
+
+        results = {label: self.results[label] if label in self.results
+                   else self.runs[label].result() for label in self.labels}
+        sources = {label: source_of(type(metric))
+                   for label, metric in zip(self.labels, self.metrics)}
+        stats = {label: run.cache_stats for label, run in self.runs.items()
+                 if self.settings.cache is not None}
+        return EvaluationResult(self.batch, results, sources, stats)
+
+
 def evaluate(
     cases: Iterable[AgentTestCase] | ToolCallBatch | Any,
     metrics: MetricSpec | Iterable[MetricSpec],
     *,
     errors: str = "raise",
     progress: bool | None = None,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    retries: int = 0,
+    max_rate: float | None = None,
+    cache: str | os.PathLike[str] | None = None,
 ) -> EvaluationResult:
     """Score many cases with one or more metrics.
 
@@ -136,29 +245,54 @@ def evaluate(
     it NaN, passed False and the message, and goes on. No row is ever dropped.
 
     ``progress``: True or False to show a bar on stderr or not; None shows it
-    for runs of at least 200,000 cases.
+    for runs of at least 200,000 cases, and for metrics that wait when stderr
+    is a terminal.
+
+    Metrics that wait (an LLM judge: ``ameasure``, or ``concurrency =
+    "threads"``) run their cases at once: ``concurrency`` cases in flight per
+    metric (default 16), ``timeout`` seconds per attempt, ``retries`` more
+    attempts after a timeout or a TransientMetricError (exponential backoff
+    with jitter, honouring ``retry_after``), at most ``max_rate`` attempts a
+    second. ``cache`` (a file path) keeps every score computed and reuses it
+    in later runs. Results are in input order; vectorized metrics are scored
+    as always. Inside a running event loop (a Jupyter cell) this works as
+    anywhere; ``await aevaluate(...)`` is the async form.
+
+    Ctrl-C stops the run with EvaluationInterrupted, whose ``result`` holds
+    the cases scored so far (the others are error rows that say so).
     """
-    check_errors_mode(errors)
-    if isinstance(metrics, (Metric, str, type, tuple)):
-        metric_list = [_resolve_metric(metrics)]
-    else:
-        metric_list = [_resolve_metric(spec) for spec in metrics]
-    if not metric_list:
-        raise InvalidParameterError("metrics: expected at least one metric, got none.")
-    labels = metric_labels(metric_list)
+    settings = _settings(errors, concurrency, timeout, retries, max_rate, cache)
+    evaluation = _Evaluation(cases, metrics, settings, progress)
+    if not evaluation.runs:  # vectorized and plain metrics only: no event loop needed
+        evaluation.bar.close()
+        return evaluation.result()
+    try:
+        run_sync(evaluation.run())
+    except KeyboardInterrupt:
+        raise EvaluationInterrupted(evaluation.result()) from None
+    return evaluation.result()
 
-    size = len(cases) if isinstance(cases, Sized) else None
-    enabled = progress if progress is not None else (size or 0) >= AUTO_PROGRESS_MIN_CASES
-    encode_work = 0 if isinstance(cases, ToolCallBatch) else (size or 0)
-    total = encode_work + (size or 0) * len(metric_list)
-    with Progress(total, bool(enabled) and size is not None) as bar:
-        batch = _to_batch(cases, errors, bar)
-        bar.update(max(0, encode_work - bar.done))
-        results = {
-            label: _score(metric, batch, errors, bar)
-            for label, metric in zip(labels, metric_list)
-        }
-    from agentmetrics.registry import source_of
 
-    sources = {label: source_of(type(metric)) for label, metric in zip(labels, metric_list)}
-    return EvaluationResult(batch, results, sources)
+async def aevaluate(
+    cases: Iterable[AgentTestCase] | ToolCallBatch | Any,
+    metrics: MetricSpec | Iterable[MetricSpec],
+    *,
+    errors: str = "raise",
+    progress: bool | None = None,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    retries: int = 0,
+    max_rate: float | None = None,
+    cache: str | os.PathLike[str] | None = None,
+) -> EvaluationResult:
+    """:func:`evaluate`, awaitable: the metrics that wait run on the caller's
+    event loop. If the task is cancelled, the CancelledError carries
+    ``partial_result``: the cases scored so far."""
+    settings = _settings(errors, concurrency, timeout, retries, max_rate, cache)
+    evaluation = _Evaluation(cases, metrics, settings, progress)
+    try:
+        await evaluation.run()
+    except asyncio.CancelledError as cancelled:
+        cancelled.partial_result = evaluation.result()  # type: ignore[attr-defined]
+        raise
+    return evaluation.result()

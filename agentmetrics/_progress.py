@@ -26,6 +26,8 @@ class Progress:
         self._plain = False
         self._description = description
         self._last_draw = 0.0
+        self._status = ""
+        self._width = 0
         if not enabled or (total is not None and total <= 0):
             return
         try:
@@ -36,9 +38,15 @@ class Progress:
             self._tqdm = tqdm(total=total, desc=description, unit="case", file=sys.stderr,
                               leave=False, unit_scale=True)
 
-    def update(self, amount: int) -> None:
+    def update(self, amount: int, status: str | None = None) -> None:
+        """Count ``amount`` more cases done; ``status`` is shown beside the count
+        (failed, retrying and rate, for metrics that wait)."""
         self.done += amount
+        if status is not None:
+            self._status = status
         if self._tqdm is not None:
+            if status is not None:
+                self._tqdm.set_postfix_str(status, refresh=False)
             self._tqdm.update(amount)
         elif self._plain:
             now = time.monotonic()
@@ -51,7 +59,11 @@ class Progress:
             text = f"{self.done / self.total:4.0%} ({self.done:,}/{self.total:,} cases)"
         else:
             text = f"{self.done:,} cases"
-        sys.stderr.write(f"\r{self._description}: {text}")
+        if self._status:
+            text += f", {self._status}"
+        line = f"{self._description}: {text}"
+        sys.stderr.write("\r" + line.ljust(self._width))  # spaces cover a longer last line
+        self._width = len(line)
         sys.stderr.flush()
 
     def close(self) -> None:

@@ -387,19 +387,22 @@ class EvaluationResult:
     ``sources[label]`` says where each metric's class comes from.
     """
 
-    __slots__ = ("batch", "results", "sources")
+    __slots__ = ("batch", "results", "sources", "cache_stats")
 
     def __init__(
         self,
         batch: ToolCallBatch,
         results: Mapping[str, MetricResult],
         sources: Mapping[str, str] | None = None,
+        cache_stats: Mapping[str, Any] | None = None,
     ) -> None:
         self.batch = batch
         self.results = dict(results)
         #: Per metric label, where its class comes from: a distribution and
         #: version, or a registration in this process (and what it shadows).
         self.sources = dict(sources or {})
+        #: Per metric scored with a cache: CacheStats(hits, misses).
+        self.cache_stats = dict(cache_stats or {})
 
     # -- access ------------------------------------------------------------------
 
