@@ -14,7 +14,7 @@ import attrs
 
 from agentmetrics._exact import ExactSum
 from agentmetrics._metric import Metric, metric_labels
-from agentmetrics.errors import CaseEvaluationError
+from agentmetrics.errors import CaseEvaluationError, EvaluationInterrupted
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._results import EvaluationResult, MetricResult
@@ -81,25 +81,35 @@ def score_stream(
     errors: str = "raise",
     chunk_size: int = CHUNK_CASES,
     on_chunk: Callable[[int, EvaluationResult], None] | None = None,
+    **options: Any,
 ) -> list[RunningSummary]:
     """Score ``cases`` (AgentTestCase, or UnreadableCase rows to report) with
     ``metrics``, ``chunk_size`` at a time. ``on_chunk(offset, result)`` sees
-    each chunk's result, ``offset`` being the position of its first case."""
+    each chunk's result, ``offset`` being the position of its first case.
+    ``options`` go to :func:`agentmetrics.evaluate` (concurrency, timeout,
+    retries, max_rate, cache). Interrupted (Ctrl-C), the chunk in progress is
+    still handed to ``on_chunk`` and counted, its unfinished cases as error
+    rows, before EvaluationInterrupted is raised again with the totals."""
     from agentmetrics._evaluate import evaluate
 
     labels = metric_labels(metrics)
     summaries = [RunningSummary(label, metric) for label, metric in zip(labels, metrics)]
     offset = 0
     for chunk in _chunks(cases, chunk_size):
+        interrupted = None
         try:
-            result = evaluate(chunk, metrics, errors=errors, progress=False)
+            result = evaluate(chunk, metrics, errors=errors, progress=False, **options)
         except CaseEvaluationError as error:
             raise CaseEvaluationError(
                 offset + error.index, error.case_id, error.metric, error.message
             ) from error.__cause__
+        except EvaluationInterrupted as stop:
+            interrupted, result = stop, stop.result  # type: ignore[assignment]
         for summary in summaries:
             summary.add(result[summary.label])
         if on_chunk is not None:
             on_chunk(offset, result)
         offset += len(chunk)
+        if interrupted is not None:
+            raise EvaluationInterrupted(summaries) from None
     return summaries

@@ -21,6 +21,7 @@ from agentmetrics._metric import Metric
 from agentmetrics.errors import (
     AgentMetricsError,
     CaseEvaluationError,
+    EvaluationInterrupted,
     InvalidCaseError,
     InvalidMetricError,
     InvalidParameterError,
@@ -323,8 +324,20 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
             bar.update(len(result))
 
         try:
-            summaries = score_stream(cases, metrics, errors=args.errors, on_chunk=on_chunk,
-                                     chunk_size=args.chunk_size)
+            summaries = score_stream(
+                cases, metrics, errors=args.errors, on_chunk=on_chunk,
+                chunk_size=args.chunk_size, concurrency=args.concurrency, timeout=args.timeout,
+                retries=args.retries, max_rate=args.max_rate, cache=args.cache)
+        except EvaluationInterrupted as stop:
+            summaries = stop.result  # type: ignore[assignment]
+            rows.finish(summaries, args.fail_under)
+            report = out if args.format == "table" else sys.stderr
+            _print_summary(summaries, report)
+            sys.stderr.write(f"\nagentmetrics: interrupted; the {summaries[0].n} cases above "
+                             f"were written" + (", and every score computed is in the cache "
+                                                f"{args.cache}" if args.cache else "")
+                             + ". Run again to go on.\n")
+            return INTERRUPTED
         except CaseEvaluationError as error:
             where = lines.where(error.index) if lines is not None else f"case {error.index}"
             named = where if error.case_id is None else f"{where} (id {error.case_id!r})"
@@ -466,6 +479,26 @@ def _rate(text: str) -> float:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {text!r}")
+    return value
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -539,6 +572,29 @@ def build_parser() -> argparse.ArgumentParser:
         "report it as a row with its error and go on (record)",
     )
     evaluate.add_argument(
+        "--concurrency",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="cases in flight at once for metrics that wait (an LLM judge); default 16",
+    )
+    evaluate.add_argument(
+        "--timeout", type=_seconds, default=None, metavar="S",
+        help="seconds per attempt for metrics that wait; longer is a transient failure",
+    )
+    evaluate.add_argument(
+        "--retries", type=_non_negative, default=0, metavar="R",
+        help="retries after a timeout or a transient failure (backoff with jitter)",
+    )
+    evaluate.add_argument(
+        "--max-rate", type=_seconds, default=None, metavar="QPS",
+        help="at most QPS attempts a second per metric that waits",
+    )
+    evaluate.add_argument(
+        "--cache", default=None, metavar="PATH",
+        help="a SQLite file keeping every score of a metric that waits, reused by later runs",
+    )
+    evaluate.add_argument(
         "--chunk-size",
         type=_positive,
         default=CHUNK_CASES,
@@ -569,6 +625,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: The exit status of a command whose reader went away (128 + SIGPIPE), as Unix tools give.
 BROKEN_PIPE = 141
+#: The exit status after Ctrl-C (128 + SIGINT), once what was scored is written.
+INTERRUPTED = 130
 
 
 def main(argv: Sequence[str] | None = None) -> int:
