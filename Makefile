@@ -13,15 +13,16 @@ $(BIN)/python:
 
 # Stamps re-run the install when the packaging changes.
 PLUGIN := plugins/agentmetrics-trajectory
+JUDGE := plugins/agentmetrics-judge
 
 # The plugin is installed like any third-party package, so the registry, the
 # CLI, the batch evaluator and the pytest marker find it through entry points.
-$(VENV)/.installed: pyproject.toml $(PLUGIN)/pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e . -e $(PLUGIN)
+$(VENV)/.installed: pyproject.toml $(PLUGIN)/pyproject.toml $(JUDGE)/pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e . -e $(PLUGIN) -e $(JUDGE)
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml $(PLUGIN)/pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]' -e '$(PLUGIN)[test]'
+$(VENV)/.installed-test: pyproject.toml $(PLUGIN)/pyproject.toml $(JUDGE)/pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]' -e '$(PLUGIN)[test]' -e '$(JUDGE)[test]'
 	touch $@ $(VENV)/.installed
 
 demo: $(VENV)/.installed
@@ -41,6 +42,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_batch.py
+	$(BIN)/python benchmarks/bench_concurrency.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis docs/_build docs/jupyter_execute

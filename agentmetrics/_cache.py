@@ -63,13 +63,17 @@ class ScoreCache:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self._local = threading.local()
+        self._opened: list[sqlite3.Connection] = []  # every thread's, for close()
+        self._lock = threading.Lock()
         self._connection()  # fail now, with the path, if the file cannot be used
 
     def _connection(self) -> sqlite3.Connection:
         connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
         if connection is None:
             try:
-                connection = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+                # One connection a thread; close() may close them from any thread.
+                connection = sqlite3.connect(self.path, timeout=60.0, isolation_level=None,
+                                             check_same_thread=False)
                 connection.execute("PRAGMA journal_mode=WAL")
                 connection.execute("PRAGMA synchronous=NORMAL")
                 connection.execute(_SCHEMA)
@@ -79,6 +83,8 @@ class ScoreCache:
                     f"path of a new file, or of a cache agentmetrics wrote."
                 ) from None
             self._local.connection = connection
+            with self._lock:
+                self._opened.append(connection)
         return connection
 
     def get_many(self, keys: Sequence[str]) -> dict[str, tuple[float, str]]:
@@ -114,10 +120,18 @@ class ScoreCache:
         return int(self._connection().execute("SELECT count(*) FROM scores").fetchone()[0])
 
     def close(self) -> None:
-        connection = getattr(self._local, "connection", None)
-        if connection is not None:
+        """Close every thread's connection (a later use opens new ones)."""
+        with self._lock:
+            opened, self._opened = self._opened, []
+        for connection in opened:
             connection.close()
-            self._local.connection = None
+        self._local = threading.local()
+
+    def __enter__(self) -> ScoreCache:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def __repr__(self) -> str:
         return f"ScoreCache({self.path!r})"

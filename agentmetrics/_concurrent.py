@@ -69,10 +69,12 @@ INTERRUPTED = "not scored: the evaluation was interrupted before this case finis
 class RunSettings:
     """The knobs of one evaluation, checked once."""
 
-    __slots__ = ("concurrency", "timeout", "retries", "max_rate", "cache", "errors")
+    __slots__ = ("concurrency", "timeout", "retries", "max_rate", "cache", "errors", "owns_cache")
 
     def __init__(self, *, concurrency: int | None, timeout: float | None, retries: int,
-                 max_rate: float | None, cache: ScoreCache | None, errors: str) -> None:
+                 max_rate: float | None, cache: ScoreCache | None, errors: str,
+                 owns_cache: bool = False) -> None:
+        self.owns_cache = owns_cache  # opened from a path: closed when the evaluation ends
         self.concurrency = concurrency
         self.timeout = timeout
         self.retries = retries

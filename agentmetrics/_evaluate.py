@@ -158,7 +158,8 @@ def _settings(errors: str, concurrency: int | None, timeout: float | None, retri
             raise InvalidParameterError(
                 f"cache: expected the path of a cache file or None, got {_describe(cache)}.")
     return RunSettings(concurrency=concurrency, timeout=timeout, retries=retries,
-                       max_rate=max_rate, cache=store, errors=errors)
+                       max_rate=max_rate, cache=store, errors=errors,
+                       owns_cache=store is not None and store is not cache)
 
 
 class _Evaluation:
@@ -262,15 +263,19 @@ def evaluate(
     the cases scored so far (the others are error rows that say so).
     """
     settings = _settings(errors, concurrency, timeout, retries, max_rate, cache)
-    evaluation = _Evaluation(cases, metrics, settings, progress)
-    if not evaluation.runs:  # vectorized and plain metrics only: no event loop needed
-        evaluation.bar.close()
-        return evaluation.result()
     try:
-        run_sync(evaluation.run())
-    except KeyboardInterrupt:
-        raise EvaluationInterrupted(evaluation.result()) from None
-    return evaluation.result()
+        evaluation = _Evaluation(cases, metrics, settings, progress)
+        if not evaluation.runs:  # vectorized and plain metrics only: no event loop needed
+            evaluation.bar.close()
+            return evaluation.result()
+        try:
+            run_sync(evaluation.run())
+        except KeyboardInterrupt:
+            raise EvaluationInterrupted(evaluation.result()) from None
+        return evaluation.result()
+    finally:
+        if settings.owns_cache and settings.cache is not None:
+            settings.cache.close()
 
 
 async def aevaluate(
@@ -289,10 +294,14 @@ async def aevaluate(
     event loop. If the task is cancelled, the CancelledError carries
     ``partial_result``: the cases scored so far."""
     settings = _settings(errors, concurrency, timeout, retries, max_rate, cache)
-    evaluation = _Evaluation(cases, metrics, settings, progress)
     try:
-        await evaluation.run()
-    except asyncio.CancelledError as cancelled:
-        cancelled.partial_result = evaluation.result()  # type: ignore[attr-defined]
-        raise
-    return evaluation.result()
+        evaluation = _Evaluation(cases, metrics, settings, progress)
+        try:
+            await evaluation.run()
+        except asyncio.CancelledError as cancelled:
+            cancelled.partial_result = evaluation.result()  # type: ignore[attr-defined]
+            raise
+        return evaluation.result()
+    finally:
+        if settings.owns_cache and settings.cache is not None:
+            settings.cache.close()

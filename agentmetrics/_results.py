@@ -18,6 +18,7 @@ from agentmetrics.errors import (
     CaseEvaluationError,
     InvalidCaseError,
     InvalidMetricError,
+    MetricServiceError,
     MissingFieldError,
 )
 
@@ -316,15 +317,23 @@ def note_metric_bug(error: BaseException, metric: Metric, batch: ToolCallBatch,
     if add_note is None or getattr(error, "_agentmetrics_noted", False) or (
             isinstance(error, InvalidMetricError) and str(error).startswith("metric bug in ")):
         return  # the message says it already
+    if isinstance(error, MetricServiceError):  # a service failed: not the metric's bug
+        add_note(f"agentmetrics: {metric.name} could not score {_where(error, batch, offset)}; "
+                 f"errors='record' scores the rest.")
+        error._agentmetrics_noted = True  # type: ignore[attr-defined]
+        return
+    add_note(f"agentmetrics: metric bug in {type(metric).__name__} while scoring "
+             f"{_where(error, batch, offset)}; the case is not at fault. errors='record' "
+             f"scores the rest.")
+    error._agentmetrics_noted = True  # type: ignore[attr-defined]
+
+
+def _where(error: BaseException, batch: ToolCallBatch, offset: int) -> str:
     row = getattr(error, "_agentmetrics_row", None)
     if row is None:
-        where = f"cases {offset} to {offset + len(batch) - 1}"
-    else:
-        case_id = batch.case_id(row)
-        where = f"case {offset + row}" + ("" if case_id is None else f" (id {case_id!r})")
-    add_note(f"agentmetrics: metric bug in {type(metric).__name__} while scoring {where}; "
-             f"the case is not at fault. errors='record' scores the rest.")
-    error._agentmetrics_noted = True  # type: ignore[attr-defined]
+        return f"cases {offset} to {offset + len(batch) - 1}"
+    case_id = batch.case_id(row)
+    return f"case {offset + row}" + ("" if case_id is None else f" (id {case_id!r})")
 
 
 def loop_evaluate(metric: Metric, batch: ToolCallBatch, errors: str) -> MetricResult:
@@ -354,6 +363,12 @@ def loop_evaluate(metric: Metric, batch: ToolCallBatch, errors: str) -> MetricRe
                     row, batch.case_id(row), metric.name, describe_error(error)
                 ) from error
             failed[row] = describe_error(error)
+            continue
+        except MetricServiceError as error:  # a service the metric calls failed
+            if errors == "raise":
+                error._agentmetrics_row = row  # type: ignore[attr-defined]
+                raise
+            failed[row] = f"{metric.name}: {describe_error(error)}"
             continue
         except Exception as error:
             if errors == "raise":

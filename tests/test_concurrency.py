@@ -30,6 +30,11 @@ from agentmetrics import _concurrent
 from agentmetrics._cache import ScoreCache, case_keys
 
 
+def stored(path):
+    with ScoreCache(path) as cache:
+        return len(cache)
+
+
 def cases(n=40):
     return [AgentTestCase(input=f"request {i}", tool_calls=["A"] * (i % 3),
                           expected_tool_calls=["A"], metadata={"id": f"c{i}"}) for i in range(n)]
@@ -304,7 +309,7 @@ def test_a_changed_version_parameter_or_case_is_never_served_from_the_cache(tmp_
 def test_errors_are_not_cached(tmp_path, no_wait):
     path = tmp_path / "scores.sqlite"
     evaluate(cases(4), Flaky(failures=1), errors="record", cache=path)
-    assert len(ScoreCache(path)) == 0
+    assert stored(path) == 0
     assert evaluate(cases(4), Flaky(failures=0), cache=path).cache_stats["flaky"].misses == 4
 
 
@@ -322,7 +327,7 @@ def test_processes_share_one_cache(tmp_path):
     for worker in workers:
         worker.join()
         assert worker.exitcode == 0
-    assert len(ScoreCache(path)) == 200
+    assert stored(path) == 200
     assert evaluate(cases(200), Versioned(), cache=path).cache_stats["versioned"].hits == 200
     with sqlite3.connect(path) as connection:
         assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -355,7 +360,7 @@ def test_ctrl_c_returns_what_finished_and_the_cache_kept_it(tmp_path):
     assert all(result.errors[row] == _concurrent.INTERRUPTED
                for row in range(40) if row not in finished)
     assert len(info.value.result["tool_selection_accuracy"].errors) == 0  # vectorized: all done
-    assert len(ScoreCache(path)) == len(finished)  # every score finished was kept
+    assert stored(path) == len(finished)  # every score finished was kept
     rerun = evaluate(cases(), Interrupting.__mro__[1](delay=0), cache=path)  # the file is sound
     assert rerun["counting"].values.tolist() == [min(i % 3, 2) / 2 for i in range(40)]
 
