@@ -396,3 +396,26 @@ def test_an_evaluate_only_async_metric_is_validated():
 
     result = evaluate(cases(2), Liar(), errors="record")["async_liar"]
     assert result.errors[0].startswith("metric bug in Liar: evaluate returned passed=True for value 0.3")
+
+
+def test_the_command_line_runs_a_judge_concurrently_with_a_cache(tmp_path, capsys):
+    pytest.importorskip("agentmetrics_judge")
+    import json
+
+    from agentmetrics.cli import main
+    from judge_server import JudgeServer
+
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps({"id": f"c{i}", "input": f"look up order {i}",
+                                        "tool_calls": ["GetOrder"] + (["DeleteOrder"] if i % 2 else []),
+                                        "expected_tool_calls": ["GetOrder"]}) + "\n"
+                            for i in range(30)), encoding="utf-8")
+    with JudgeServer() as server:
+        argv = ["evaluate", str(path), "--metric",
+                f"tool_call_appropriateness:model=judge,base_url={server.url}",
+                "--concurrency", "8", "--retries", "2", "--timeout", "10",
+                "--cache", str(tmp_path / "judge.sqlite"), "--format", "jsonl"]
+        assert main(argv) == 0
+        rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert [row["value"] for row in rows] == [1.0, 0.5] * 15
+        assert main(argv) == 0 and server.total == 30  # the second run: all from the cache

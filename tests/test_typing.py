@@ -16,7 +16,8 @@ def test_py_typed_marker_ships_with_the_package():
     assert (Path(agentmetrics.__file__).parent / "py.typed").is_file()
 
 
-@pytest.mark.parametrize("package", ["agentmetrics", "plugins/agentmetrics-trajectory/agentmetrics_trajectory"])
+@pytest.mark.parametrize("package", ["agentmetrics", "plugins/agentmetrics-trajectory/agentmetrics_trajectory",
+                                     "plugins/agentmetrics-judge/agentmetrics_judge"])
 def test_mypy_strict_passes(package):
     pytest.importorskip("mypy")
     result = subprocess.run(
