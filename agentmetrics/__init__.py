@@ -44,6 +44,7 @@ from agentmetrics.registry import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._batch import ToolCallBatch
+    from agentmetrics._compare import Comparison, compare
     from agentmetrics._evaluate import aevaluate, evaluate
     from agentmetrics._results import EvaluationResult, MetricResult
     from agentmetrics._table import Table
@@ -57,6 +58,8 @@ _LAZY = {
     "evaluate": "agentmetrics._evaluate",
     "aevaluate": "agentmetrics._evaluate",
     "EvaluationResult": "agentmetrics._results",
+    "Comparison": "agentmetrics._compare",
+    "compare": "agentmetrics._compare",
     "MetricResult": "agentmetrics._results",
     "Table": "agentmetrics._table",
 }
@@ -81,6 +84,7 @@ __all__ = [
     "AgentMetricsError",
     "AgentTestCase",
     "CaseEvaluationError",
+    "Comparison",
     "DuplicateMetricError",
     "EvalScore",
     "EvaluationInterrupted",
@@ -103,6 +107,7 @@ __all__ = [
     "TransientMetricError",
     "__version__",
     "aevaluate",
+    "compare",
     "evaluate",
     "example_cases",
     "get_metric",

@@ -17,6 +17,7 @@ from agentmetrics._table import Table
 from agentmetrics.errors import (
     CaseEvaluationError,
     InvalidCaseError,
+    InvalidParameterError,
     InvalidMetricError,
     MetricServiceError,
     MissingFieldError,
@@ -24,6 +25,7 @@ from agentmetrics.errors import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._metric import Metric
+    from agentmetrics._repeated import Trials
 
 __all__ = [
     "CASE_ERRORS",
@@ -442,23 +444,48 @@ class EvaluationResult:
 
     # -- tables ------------------------------------------------------------------
 
-    def summary(self) -> Table:
-        """Per metric: n, mean, std, min, max (over scored cases), pass rate, errors.
+    def summary(
+        self,
+        ci: float | None = 0.95,
+        *,
+        cluster: str | Sequence[Any] | None = None,
+        method: str = "clt",
+        resamples: int = 10_000,
+        seed: int = 0,
+    ) -> Table:
+        """Per metric: n, the mean with its standard error and a ``ci`` interval,
+        std, min, max (over scored cases), the pass rate with its interval,
+        passed, errors and threshold.
 
-        ``pass_rate`` is ``passed / n``: a case that could not be scored did not pass.
+        ``pass_rate`` is ``passed / n``: a case that could not be scored did not
+        pass. The mean's interval is a t interval (``method="clt"``) or a seeded
+        percentile bootstrap of ``resamples`` (``"bootstrap"``); the pass rate's
+        is Wilson's. ``cluster`` says which cases share a task (a metadata key
+        such as ``"task_id"``, or one label per case): the intervals then treat
+        each cluster, not each case, as the independent unit (cluster-robust
+        standard errors, or whole clusters resampled). ``ci=None`` leaves the
+        intervals out.
         """
-        rows = []
-        for label, result in self.results.items():
-            n = len(result)
-            passed = int(result.passed.sum())
-            mean, std, low, high = _nan_stats(result.values)
-            rows.append((
-                label, n, mean, std, low, high,
-                passed / n if n else float("nan"), passed, len(result.errors),
-                result.metric.threshold,
-            ))
-        columns = ("metric", "n", "mean", "std", "min", "max", "pass_rate", "passed", "errors", "threshold")
-        return Table(columns, rows, title="Summary")
+        from agentmetrics._summary import summary_table
+
+        return summary_table(self, ci=ci, cluster=cluster, method=method,
+                             resamples=resamples, seed=seed)
+
+    def trials(self, by: str | Sequence[Any] = "task_id", metric: str | None = None) -> Trials:
+        """Repeated trials: the cases grouped by task (``by``: a metadata key,
+        or one task label per case), with pass@k and pass^k for ``metric``
+        (needed when there are several). A case that could not be scored
+        counts as a failed trial."""
+        from agentmetrics._repeated import Trials
+
+        if metric is None:
+            if len(self.results) != 1:
+                raise InvalidParameterError(
+                    f"metric: expected one of {list(self.results)} (this result has "
+                    f"{len(self.results)} metrics), got none. Fix: "
+                    f"result.trials(by, metric={next(iter(self.results), 'name')!r}).")
+            metric = next(iter(self.results))
+        return Trials.from_result(self, by, metric)
 
     def failures(self, metric: str | None = None, *, limit: int | None = None) -> Table:
         """The cases that did not pass (errors included), with their reasons."""
@@ -574,10 +601,15 @@ class EvaluationResult:
 
     def __repr__(self) -> str:
         head = f"EvaluationResult({len(self)} cases, metrics: {', '.join(self.metrics)})"
-        return head + "\n" + self.summary().render()
+        return head + "\n" + self._brief().render()
+
+    def _brief(self) -> Table:
+        """The summary's main columns: what a glance needs."""
+        return self.summary().select("metric", "n", "mean", "mean_low", "mean_high", "pass_rate",
+                                     "pass_low", "pass_high", "errors", "threshold")
 
     def _repr_html_(self) -> str:
         head = html.escape(f"EvaluationResult: {len(self)} cases")
         failed = sum(int((~r.passed).sum()) for r in self.results.values())
         tail = html.escape(f"{failed} failing case-metric pairs; see .failures() and .per_tool()")
-        return f"<p><b>{head}</b></p>{self.summary()._repr_html_()}<p>{tail}</p>"
+        return f"<p><b>{head}</b></p>{self._brief()._repr_html_()}<p>{tail}</p>"

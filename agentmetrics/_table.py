@@ -22,7 +22,8 @@ class Table:
     """Rows of named columns, readable in a terminal and in Jupyter.
 
     ``table[i]`` is row ``i`` as a dict, ``table["column"]`` a column as a
-    list; ``to_dicts()`` and ``to_pandas()`` export it.
+    list, ``table[:k]`` the first k rows as a table; ``select(...)`` keeps some
+    columns; ``to_dicts()`` and ``to_pandas()`` export it.
     """
 
     __slots__ = ("columns", "rows", "title")
@@ -42,8 +43,12 @@ class Table:
     def __getitem__(self, key: int) -> dict[str, Any]: ...
     @overload
     def __getitem__(self, key: str) -> list[Any]: ...
+    @overload
+    def __getitem__(self, key: slice) -> Table: ...
 
-    def __getitem__(self, key: int | str) -> dict[str, Any] | list[Any]:
+    def __getitem__(self, key: int | str | slice) -> dict[str, Any] | list[Any] | Table:
+        if isinstance(key, slice):
+            return Table(self.columns, self.rows[key], self.title)
         if isinstance(key, str):
             try:
                 column = self.columns.index(key)
@@ -51,6 +56,15 @@ class Table:
                 raise KeyError(f"no column {key!r}; the columns are {list(self.columns)}") from None
             return [row[column] for row in self.rows]
         return dict(zip(self.columns, self.rows[key]))
+
+    def select(self, *columns: str) -> Table:
+        """A table of some of the columns, in the order given."""
+        try:
+            indices = [self.columns.index(column) for column in columns]
+        except ValueError:
+            missing = next(c for c in columns if c not in self.columns)
+            raise KeyError(f"no column {missing!r}; the columns are {list(self.columns)}") from None
+        return Table(columns, [tuple(row[i] for i in indices) for row in self.rows], self.title)
 
     def to_dicts(self) -> list[dict[str, Any]]:
         return list(self)

@@ -14,6 +14,7 @@ resolved when a marked test runs.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Generator, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,8 @@ __all__ = ["AgentEval", "agent_eval"]
 
 MARKER = "agent_metric"
 REPORT_OPTION = "--agentmetrics-report"
+BASELINE_OPTION = "--agentmetrics-baseline"
+GATE_OPTION = "--agentmetrics-fail-on-regression"
 _REPORT_VERSION = 1
 
 
@@ -103,6 +106,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="write every agent_metric evaluation (and a summary) to PATH as JSON",
     )
+    group.addoption(
+        BASELINE_OPTION,
+        metavar="PATH",
+        default=None,
+        help=f"compare this session's evaluations with a report saved by {REPORT_OPTION}, "
+        f"case by case (pairing on test, metric and case)",
+    )
+    group.addoption(
+        GATE_OPTION,
+        action="store_true",
+        default=False,
+        help=f"with {BASELINE_OPTION}: fail the session when it is significantly worse than "
+        f"the baseline on a metric",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -112,6 +129,13 @@ def pytest_configure(config: pytest.Config) -> None:
         f"records with the agent_eval fixture using metric (a Metric class, instance or "
         f"registry name); the test fails when a case does not pass. Stackable.",
     )
+    baseline = config.getoption(BASELINE_OPTION)
+    if config.getoption(GATE_OPTION) and not baseline:
+        raise pytest.UsageError(f"{GATE_OPTION} compares with a baseline; expected "
+                                f"{BASELINE_OPTION} PATH as well.")
+    if baseline and not os.path.isfile(baseline):
+        raise pytest.UsageError(f"{BASELINE_OPTION} {baseline}: expected a report saved by "
+                                f"{REPORT_OPTION}, but there is no such file.")
     if not hasattr(config, "workerinput"):  # xdist workers send their reports up
         config.pluginmanager.register(_Collector(config), _COLLECTOR)
 
@@ -178,6 +202,7 @@ def _score_item(item: pytest.Item, markers: list[pytest.Mark]) -> None:
                 "case": index,
                 "case_id": _plain(case.metadata.get("id")),
                 "threshold": metric.threshold,
+                "higher_is_better": bool(metric.higher_is_better),
             }
             try:
                 score = metric.evaluate(case)
@@ -263,6 +288,7 @@ class _Collector:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.evaluations: list[dict[str, Any]] = []
+        self.comparison: Any = None  # a Comparison, or the message saying why there is none
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         evaluations = getattr(report, "agentmetrics", None)
@@ -292,7 +318,7 @@ class _Collector:
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.evaluations:
+        if not self.evaluations and self.comparison is None:
             return
         terminalreporter.section("agentmetrics")
         lines = [("metric", "cases", "mean", "pass rate", "failing tests")]
@@ -313,8 +339,43 @@ class _Collector:
         path = self.config.getoption(REPORT_OPTION)
         if path:
             terminalreporter.write_line(f"evaluations written to {path}")
+        if isinstance(self.comparison, str):
+            terminalreporter.write_line(f"agentmetrics: cannot compare with the baseline: "
+                                        f"{self.comparison}", red=True)
+        elif self.comparison is not None:
+            terminalreporter.write_line("")
+            for line in self.comparison.report().splitlines():
+                terminalreporter.write_line(line)
+            worse = self.comparison.significantly_worse
+            if worse and self.config.getoption(GATE_OPTION):
+                terminalreporter.write_line(
+                    f"FAILED: significantly worse than the baseline on {', '.join(worse)} "
+                    f"({GATE_OPTION})", red=True)
+
+    def _compare(self, session: pytest.Session) -> None:
+        from agentmetrics._compare import compare
+        from agentmetrics._sides import read_side, side_from_evaluations
+        from agentmetrics.errors import AgentMetricsError
+
+        path = self.config.getoption(BASELINE_OPTION)
+        gate = self.config.getoption(GATE_OPTION)
+        try:
+            baseline = read_side(path, None)
+            current = side_from_evaluations(self.evaluations, "this session")
+            if not current.metrics:
+                raise AgentMetricsError("this session recorded no agent_metric evaluation.")
+            self.comparison = compare(baseline, current, on=None)
+        except AgentMetricsError as error:
+            self.comparison = str(error)
+            if gate and session.exitstatus == 0:  # a gate that cannot judge does not pass
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            return
+        if gate and self.comparison.significantly_worse and session.exitstatus == 0:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.config.getoption(BASELINE_OPTION):
+            self._compare(session)
         path = self.config.getoption(REPORT_OPTION)
         if not path:
             return

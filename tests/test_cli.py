@@ -48,7 +48,7 @@ def test_evaluate_prints_a_row_per_case_and_a_summary(capsys, cases_file):
     summary = out.split("Summary\n")[1].splitlines()
     assert summary[1].split() == [
         "ToolSelectionAccuracy(threshold=0.8,", "order_matters=False)",
-        "3", "0.556", "0.00", "1.00", "1/3", "33.3%", "0", "0.8"]
+        "3", "0.556", "0.00", "1.00", "1/3", "33.3%", "6.1%-79.2%", "0", "0.8"]
 
 
 def test_machine_formats_carry_every_row(capsys, cases_file):

@@ -113,7 +113,8 @@ def test_every_page_has_an_executed_example(page):
     assert "\n>>> " in text or runs, f"{page} shows nothing that the tests run"
 
 
-@pytest.mark.parametrize("module", ["agentmetrics", "agentmetrics.registry", "agentmetrics.cli"])
+@pytest.mark.parametrize("module", ["agentmetrics", "agentmetrics.registry",
+                                    "agentmetrics.cli._common", "agentmetrics.stats"])
 def test_docstring_examples(module):
     failures, attempted = doctest.testmod(importlib.import_module(module), optionflags=FLAGS)
     assert attempted and not failures

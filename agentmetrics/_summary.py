@@ -1,0 +1,148 @@
+"""The summary table of an evaluation, with error bars; the grouping labels it
+(and repeated trials) read from the cases."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from agentmetrics._table import Table
+from agentmetrics.errors import InvalidParameterError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._batch import ToolCallBatch
+    from agentmetrics._results import EvaluationResult
+
+__all__ = ["case_labels", "summary_table"]
+
+_PLAIN_COLUMNS = ("metric", "n", "mean", "std", "min", "max", "pass_rate", "passed", "errors",
+                  "threshold")
+_INTERVAL_COLUMNS = ("metric", "n", "mean", "se", "mean_low", "mean_high", "std", "min", "max",
+                     "pass_rate", "pass_low", "pass_high", "passed", "errors", "threshold")
+
+
+def _missing(label: object) -> bool:
+    if label is None:
+        return True
+    try:
+        return bool(label != label)  # NaN, pd.NA (whose comparison is not a bool)
+    except (TypeError, ValueError):
+        return True
+
+
+def case_labels(batch: ToolCallBatch, key: str | Sequence[Any] | Any, parameter: str) -> list[Any]:
+    """One label per case: ``key`` names a metadata entry of every case (``"id"``
+    is the case id), or is itself one label per case (a list, an array, a pandas
+    Series). A case without a label is an error, never dropped or grouped alone."""
+    from agentmetrics._model import AgentTestCase
+
+    n = len(batch)
+    if isinstance(key, str):
+        if key == "id" and batch.case_ids is not None:
+            labels = list(batch.case_ids)
+        elif batch.cases is None:
+            raise InvalidParameterError(
+                f"{parameter}={key!r}: expected cases with metadata, but this result was built "
+                f"from columns (a DataFrame, Arrow or a ToolCallBatch), which keep none. Fix: "
+                f"pass one label per case, e.g. {parameter}=frame[{key!r}].")
+        else:
+            labels = [case.metadata.get(key) if isinstance(case, AgentTestCase) else None
+                      for case in batch.cases]
+        what = f"metadata[{key!r}]"
+    else:
+        if isinstance(key, (bytes, bytearray)) or not hasattr(key, "__len__"):
+            raise InvalidParameterError(
+                f"{parameter}: expected a metadata key (a string) or one label per case, got "
+                f"{type(key).__name__}.")
+        labels = key.tolist() if hasattr(key, "tolist") else list(key)
+        if len(labels) != n:
+            raise InvalidParameterError(
+                f"{parameter}: expected one label per case ({n}), got {len(labels)}.")
+        what = "a label"
+    lacking = [row for row, label in enumerate(labels) if _missing(label)]
+    if lacking:
+        shown = ", ".join(map(str, lacking[:5])) + (f" and {len(lacking) - 5} more"
+                                                    if len(lacking) > 5 else "")
+        unreadable = batch.cases is not None and any(
+            not isinstance(batch.cases[row], AgentTestCase) for row in lacking)
+        hint = (" (some are lines that could not be read: nothing says which group they "
+                "belong to)" if unreadable else "")
+        raise InvalidParameterError(
+            f"{parameter}: expected {what} for every case; rows {shown} have none{hint}. Fix: "
+            f"give every case one, or pass {parameter}= as one label per case.")
+    for row, label in enumerate(labels):
+        try:
+            hash(label)
+        except TypeError:
+            raise InvalidParameterError(
+                f"{parameter}: labels must be hashable (task ids, names); row {row} has a "
+                f"{type(label).__name__}.") from None
+    return labels
+
+
+def summary_table(
+    result: EvaluationResult,
+    *,
+    ci: float | None,
+    cluster: str | Sequence[Any] | None,
+    method: str,
+    resamples: int,
+    seed: int,
+) -> Table:
+    from agentmetrics._results import _nan_stats
+    from agentmetrics.stats._intervals import _check_ci, mean_interval, proportion_interval
+
+    if method not in ("clt", "bootstrap"):
+        raise InvalidParameterError(f"method: expected 'clt' or 'bootstrap', got {method!r}.")
+    kind: Literal["clt", "bootstrap"] = "clt" if method == "clt" else "bootstrap"
+    if ci is None:
+        if cluster is not None or method != "clt":
+            raise InvalidParameterError("cluster and method shape the interval; with ci=None "
+                                        "there is none. Fix: give ci=0.95, say.")
+    else:
+        ci = _check_ci(ci)
+    labels = None if cluster is None else np.asarray(
+        _codes(case_labels(result.batch, cluster, "cluster")))
+    rows: list[tuple[Any, ...]] = []
+    groups = None
+    for label, scores in result.results.items():
+        n = len(scores)
+        passed = int(scores.passed.sum())
+        mean, std, low, high = _nan_stats(scores.values)
+        pass_rate = passed / n if n else math.nan
+        common = (label, n, mean)
+        tail = (passed, len(scores.errors), scores.metric.threshold)
+        if ci is None:
+            rows.append((*common, std, low, high, pass_rate, *tail))
+            continue
+        scored = ~np.isnan(scores.values)
+        mean_bar = mean_interval(
+            scores.values[scored], cluster=None if labels is None else labels[scored], ci=ci,
+            method=kind, resamples=resamples, seed=seed)
+        if labels is None and method == "clt":
+            pass_bar = proportion_interval(passed, n, ci=ci)
+        else:
+            pass_bar = mean_interval(scores.passed.astype(np.float64), cluster=labels, ci=ci,
+                                     method=kind, resamples=resamples, seed=seed)
+        groups = pass_bar.clusters
+        rows.append((
+            *common, mean_bar.se, mean_bar.low, mean_bar.high, std, low, high,
+            pass_rate, max(0.0, pass_bar.low), min(1.0, pass_bar.high), *tail,
+        ))
+    if ci is None:
+        return Table(_PLAIN_COLUMNS, rows, title="Summary")
+    described = {"clt": "t interval" if labels is None else "cluster-robust t interval",
+                 "bootstrap": "bootstrap" if labels is None else "cluster bootstrap"}[method]
+    pass_described = "Wilson" if labels is None and method == "clt" else described
+    within = "" if labels is None else f", {groups} clusters"
+    title = (f"Summary ({ci:.0%} CI: mean by {described}, pass rate by {pass_described}"
+             f"{within})")
+    return Table(_INTERVAL_COLUMNS, rows, title=title)
+
+
+def _codes(labels: list[Any]) -> list[int]:
+    codes: dict[Any, int] = {}
+    return [codes.setdefault(label, len(codes)) for label in labels]

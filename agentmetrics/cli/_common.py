@@ -1,0 +1,178 @@
+"""What the commands share: metric specs, argument types, aligned tables, JSON out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import IO, Any
+
+from agentmetrics._metric import Metric
+from agentmetrics.errors import AgentMetricsError, InvalidMetricError, InvalidParameterError
+from agentmetrics.registry import get_metric
+
+__all__ = ["DEFAULT_METRIC", "INTERRUPTED", "build_metric", "non_negative", "parse_metric_spec",
+           "positive", "print_table", "rate", "seconds", "to_json"]
+
+#: The built-in, named by its distribution: another package that also claims
+#: the name must not make a plain `agentmetrics evaluate` ambiguous.
+DEFAULT_METRIC = "agentmetrics/tool_selection_accuracy"
+#: The exit status after Ctrl-C (128 + SIGINT), once what was scored is written.
+INTERRUPTED = 130
+
+
+def _split_top_level(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets, braces and quotes, so a
+    JSON list or object value keeps its own commas."""
+    parts, depth, quote, start = [], 0, "", 0
+    escaped = False
+    for position, char in enumerate(text):
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "[{(":
+            depth += 1
+        elif char in "]})":
+            depth = max(0, depth - 1)
+        elif char == "," and depth == 0:
+            parts.append(text[start:position])
+            start = position + 1
+    parts.append(text[start:])
+    return parts
+
+
+def parse_metric_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split ``name[:key=value,...]`` into a name and parameters.
+
+    Values are read as JSON when they parse (``0.9``, ``true``, ``["a", "b"]``)
+    and kept as strings otherwise; commas inside brackets, braces or quotes
+    belong to the value.
+
+    >>> parse_metric_spec("tool_selection_accuracy:threshold=0.9,order_matters=true")
+    ('tool_selection_accuracy', {'threshold': 0.9, 'order_matters': True})
+    >>> parse_metric_spec('trajectory_match:args=["a", "b"],mode=strict')
+    ('trajectory_match', {'args': ['a', 'b'], 'mode': 'strict'})
+    """
+    name, _, rest = spec.partition(":")
+    params: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in _split_top_level(rest))):
+        key, equals, raw = item.partition("=")
+        if not equals or not key.strip():
+            raise InvalidParameterError(
+                f"--metric {spec!r}: expected key=value after the colon, got {item!r}. "
+                f"Fix: write e.g. --metric {name}:threshold=0.9"
+            )
+        try:
+            params[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key.strip()] = raw
+    return name.strip(), params
+
+
+_CONTROL = {code: f"\\x{code:02x}" for code in [*range(32), 127]}
+_CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+
+
+def _cell(text: str) -> str:
+    """A table cell on one line: newlines, tabs and terminal escapes (ANSI
+    sequences start with ESC) shown escaped, never acted on."""
+    return text.translate(_CONTROL)
+
+
+def print_table(rows: list[list[str]], out: IO[str], right: frozenset[int] = frozenset(),
+                 widths: list[int] | None = None) -> list[int]:
+    """Print aligned rows; ``widths`` keeps the columns of an earlier part of
+    the same table (a later chunk of rows lines up with the first). Returns the
+    widths used."""
+    rows = [[_cell(cell) for cell in row] for row in rows]
+    if widths is None:
+        widths = [max(len(row[col]) for row in rows) for col in range(len(rows[0]))]
+    for row in rows:
+        cells = [
+            cell.rjust(width) if col in right else cell.ljust(width)
+            for col, (cell, width) in enumerate(zip(row, widths))
+        ]
+        out.write("  ".join(cells).rstrip() + "\n")
+    return widths
+
+
+def _finite(value: Any) -> Any:
+    """NaN and infinities as null: JSON has neither, and output must stay JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
+def to_json(value: Any, indent: int | None = None) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, default=repr, allow_nan=False, indent=indent)
+    except ValueError:  # a non-finite float somewhere (an id read from a DataFrame, say)
+        return json.dumps(_finite(value), ensure_ascii=False, default=repr, allow_nan=False,
+                          indent=indent)
+
+
+
+def build_metric(spec: str) -> Metric:
+    name, params = parse_metric_spec(spec)
+    try:
+        return get_metric(name, **params)
+    except AgentMetricsError:
+        raise
+    except Exception as error:  # the plugin's own __init__ failed
+        raise InvalidMetricError(
+            f"--metric {spec!r}: the metric could not be built: {type(error).__name__}: "
+            f"{error}. Fix: check its parameters (`agentmetrics describe {name}`), or report "
+            f"it to the metric's author."
+        ) from error
+
+
+
+def rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
+    return value
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {text!r}")
+    return value
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {text!r}")
+    return value
+

@@ -1,0 +1,207 @@
+"""``agentmetrics compare``: a candidate run against a baseline, case by case."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import IO, Any
+
+from agentmetrics.cli._common import DEFAULT_METRIC, build_metric, rate, to_json
+from agentmetrics.errors import InvalidParameterError
+
+__all__ = ["add_parser"]
+
+
+def _kind(path: str) -> str:
+    """``"results"`` for saved scores (rows of ``agentmetrics evaluate``, its
+    ``--format json`` document, a pytest report), ``"cases"`` otherwise."""
+    from agentmetrics._lines import LineError, SourceError, lines, parse_json_line
+
+    try:
+        for line in lines(path):
+            text = (line.text or "").strip(" \t\r\n")
+            if line.error is not None or not text:
+                if line.error is not None:
+                    return "cases"  # the case reader reports the line as it should
+                continue
+            if text == "{" or text.startswith('{"results"'):
+                return "results"  # a whole JSON document: evaluate --format json, pytest
+            try:
+                record = parse_json_line(text)
+            except LineError:
+                return "cases"
+            return "results" if isinstance(record, dict) and {"case", "metric"} <= set(
+                record) else "cases"
+    except SourceError as error:
+        raise InvalidParameterError(f"{path}: {error}") from None
+    return "cases"
+
+
+def _side(path: str, args: argparse.Namespace, on: str | None) -> Any:
+    """Saved results as they are, or a cases file scored with --metric."""
+    if _kind(path) == "results":
+        return path
+    from agentmetrics._dataset import read_cases
+    from agentmetrics._evaluate import evaluate
+
+    metrics = [build_metric(spec) for spec in args.metric or [DEFAULT_METRIC]]
+    cases = list(read_cases(path, errors=args.errors, input_format=args.input_format))
+    return evaluate(cases, metrics, errors=args.errors, progress=False)
+
+
+def _labels(args: argparse.Namespace, saved: bool) -> list[str] | None:
+    """The metric labels to compare: --metric names them for saved results
+    (as the results name them); for cases they are what was scored."""
+    if not args.metric or not saved:
+        return None
+    return list(args.metric)
+
+
+def _compare(args: argparse.Namespace, out: IO[str]) -> int:
+    from agentmetrics._compare import compare
+    from agentmetrics._results import EvaluationResult
+
+    on = None if args.on == "position" else args.on
+    base = _side(args.baseline, args, on)
+    cand = _side(args.candidate, args, on)
+    saved = not isinstance(base, EvaluationResult) and not isinstance(cand, EvaluationResult)
+    if isinstance(base, EvaluationResult) != isinstance(cand, EvaluationResult) and args.metric:
+        raise InvalidParameterError(
+            "--metric: one side is a cases file (scored with --metric) and the other saved "
+            "results; expected two of a kind. Fix: compare two cases files, or two saved "
+            "results.")
+    comparison = compare(
+        base, cand, on=on, metrics=_labels(args, saved), ci=args.ci, method=args.method,
+        resamples=args.resamples, seed=args.seed)
+    # Name the sides by their files.
+    comparison = _named(comparison, args.baseline, args.candidate)
+    if args.format == "json":
+        out.write(to_json(_document(comparison), indent=2) + "\n")
+    else:
+        out.write(comparison.report(limit=args.show) + "\n")
+    worse = comparison.significantly_worse
+    if args.fail_on_regression and worse:
+        import sys
+
+        report = out if args.format == "table" else sys.stderr
+        for label in worse:
+            m = comparison[label]
+            why = []
+            if m.scores_worse:
+                d = m.difference
+                why.append(f"score difference {d.mean:+.4g} [{d.low:+.4g}, {d.high:+.4g}]")
+            if m.passes_worse:
+                why.append(f"{m.newly_failing} newly failing against {m.newly_passing} newly "
+                           f"passing, McNemar p = {m.mcnemar_p:.3g}")
+            report.write(f"\nFAILED: the candidate is significantly worse on {label} "
+                         f"({'; '.join(why)})\n")
+        return 1
+    return 0
+
+
+def _named(comparison: Any, baseline: str, candidate: str) -> Any:
+    import attrs
+
+    comparison.baseline = attrs.evolve(comparison.baseline, name=baseline)
+    comparison.candidate = attrs.evolve(comparison.candidate, name=candidate)
+    return comparison
+
+
+def _number(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def _document(comparison: Any) -> dict[str, Any]:
+    metrics = []
+    for m in comparison:
+        d = m.difference
+        metrics.append({
+            "metric": m.metric,
+            "higher_is_better": m.higher_is_better,
+            "paired": m.paired,
+            "scored": m.scored,
+            "baseline_mean": _number(m.baseline_mean),
+            "candidate_mean": _number(m.candidate_mean),
+            "difference": {"mean": _number(d.mean), "low": _number(d.low),
+                           "high": _number(d.high), "ci": d.ci, "p_value": _number(d.p_value),
+                           "method": d.method},
+            "improved": m.improved,
+            "regressed": m.regressed,
+            "unchanged": m.unchanged,
+            "baseline_pass_rate": _number(m.baseline_pass_rate),
+            "candidate_pass_rate": _number(m.candidate_pass_rate),
+            "newly_passing": m.newly_passing,
+            "newly_failing": m.newly_failing,
+            "mcnemar_p": _number(m.mcnemar_p),
+            "new_errors": m.new_errors,
+            "fixed_errors": m.fixed_errors,
+            "verdict": m.verdict,
+            "significantly_worse": m.significantly_worse,
+            "only_in_baseline": list(comparison.only_in_baseline[m.metric]),
+            "only_in_candidate": list(comparison.only_in_candidate[m.metric]),
+        })
+    return {
+        "baseline": comparison.baseline.name,
+        "candidate": comparison.candidate.name,
+        "metrics": metrics,
+        "metrics_only_in_baseline": list(comparison.metrics_only_in_baseline),
+        "metrics_only_in_candidate": list(comparison.metrics_only_in_candidate),
+        "regressions": comparison.regressions().to_dicts(),
+    }
+
+
+def _level(text: str) -> float:
+    value = rate(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a level between 0 and 1, got {text!r}")
+    return value
+
+
+def add_parser(commands: Any) -> None:
+    from agentmetrics.cli._common import positive
+    from agentmetrics.formats import FORMATS
+
+    parser = commands.add_parser(
+        "compare",
+        help="compare a candidate run against a baseline, case by case",
+        description=(
+            "Compare CANDIDATE against BASELINE on the cases both have: per metric the mean "
+            "difference with its interval and p-value, the exact McNemar test of pass/fail "
+            "flips, and the cases that got worse with both reasons. Each file is either "
+            "test cases (scored here with --metric) or saved results (the rows of "
+            "`agentmetrics evaluate --format jsonl`, its --format json, or a pytest "
+            "--agentmetrics-report)."),
+    )
+    parser.add_argument("baseline", metavar="BASELINE", help="the run to compare against")
+    parser.add_argument("candidate", metavar="CANDIDATE", help="the new run")
+    parser.add_argument(
+        "--metric", action="append", metavar="NAME[:key=value,...]",
+        help=f"for cases files: a metric to compute, repeatable (default: {DEFAULT_METRIC}); "
+        f"for saved results: a metric to compare, as the results name it (default: all)")
+    parser.add_argument(
+        "--on", default="id", metavar="KEY",
+        help="what pairs cases: 'id' (default), another metadata key (cases files), or "
+        "'position'")
+    parser.add_argument("--method", choices=("t", "permutation"), default="t",
+                        help="the test of the mean difference: paired t (default) or a "
+                        "sign-flip permutation test")
+    parser.add_argument("--ci", type=_level, default=0.95, metavar="LEVEL",
+                        help="confidence level of the intervals (default 0.95)")
+    parser.add_argument("--resamples", type=positive, default=10_000, metavar="N",
+                        help="random sign flips of the permutation test (default 10000)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the permutation test")
+    parser.add_argument(
+        "--fail-on-regression", action="store_true",
+        help="exit 1 when the candidate is significantly worse on a metric: the interval of "
+        "the score difference lies below 0 (in the metric's better direction), or "
+        "significantly more cases went from pass to fail than from fail to pass")
+    parser.add_argument("--show", type=positive, default=10, metavar="N",
+                        help="regressions shown with their reasons (default 10)")
+    parser.add_argument("--format", choices=("table", "json"), default="table",
+                        help="a report to read (default) or one JSON document")
+    parser.add_argument("--errors", choices=("raise", "record"), default="raise",
+                        help="cases files: a line that cannot be scored stops the run "
+                        "(raise) or is reported as an error row (record)")
+    parser.add_argument("--input-format", choices=tuple(FORMATS), default=None,
+                        metavar="NAME", help="cases files: the format of 'response' payloads")
+    parser.set_defaults(run=_compare)

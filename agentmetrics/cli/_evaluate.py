@@ -1,0 +1,362 @@
+"""``agentmetrics evaluate``: score a JSONL file chunk by chunk, print rows and a summary."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from fractions import Fraction
+from typing import IO, Any
+
+from agentmetrics._dataset import example_cases, numbered_cases
+from agentmetrics._streaming import CHUNK_CASES, RunningSummary
+from agentmetrics.cli._common import (
+    DEFAULT_METRIC,
+    INTERRUPTED,
+    build_metric,
+    non_negative,
+    positive,
+    print_table,
+    rate,
+    seconds,
+    to_json,
+)
+from agentmetrics.errors import (
+    AgentMetricsError,
+    CaseEvaluationError,
+    EvaluationInterrupted,
+    InvalidCaseError,
+    InvalidMetricError,
+)
+
+__all__ = ["EXAMPLE_CASES", "add_parser"]
+
+EXAMPLE_CASES = "tau2_airline.jsonl"
+
+
+class _Rows:
+    """Writes each chunk's rows in the chosen format, then the end of the output."""
+
+    columns: tuple[str, ...] = ("case", "id", "metric", "value", "passed", "threshold",
+                                "reason", "error")
+    count_columns = ("calls", "expected_calls")
+
+    def __init__(self, out: IO[str], form: str, counts: bool = False) -> None:
+        self.out = out
+        self.form = form
+        self.counts = counts
+        self.widths: list[int] | None = None  # the table's columns, set by the first chunk
+        if counts:
+            self.columns = self.columns + self.count_columns
+        self.first = True
+        if form == "csv":
+            import csv
+
+            self.csv = csv.writer(out, lineterminator="\n")
+            self.csv.writerow(self.columns)
+        elif form == "json":
+            out.write('{"results": [')
+
+    def write(self, offset: int, result: Any) -> None:
+        batch = result.batch
+        records: list[tuple[Any, ...]] = []
+        counts: tuple[Any, ...] = ()
+        for row in range(len(batch)):
+            case_id = batch.case_id(row)
+            if self.counts:
+                counts = (_count(batch.called_offsets, batch.called_given, row),
+                          _count(batch.expected_offsets, batch.expected_given, row))
+            for label in result.metrics:
+                scores = result[label]
+                error = scores.errors.get(row)
+                value = float(scores.values[row])
+                records.append((
+                    offset + row, case_id, label, None if error else value,
+                    bool(scores.passed[row]), scores.metric.threshold,
+                    None if error else scores.reason(row), error,
+                ) + counts)
+        if self.form == "table":
+            table = [[str(r[0] if r[1] is None else r[1]), r[2],
+                      "-" if r[3] is None else f"{r[3]:.2f}",
+                      "ERROR" if r[7] else ("PASS" if r[4] else "FAIL"),
+                      *(["-" if c is None else str(c) for c in r[8:10]] if self.counts else []),
+                      r[7] or r[6] or ""] for r in records]
+            if self.first and table:
+                table.insert(0, ["case", "metric", "value", "result",
+                                 *(["calls", "expected"] if self.counts else []), "reason"])
+            if table:
+                self.widths = print_table(table, self.out, right=frozenset({2}),
+                                           widths=self.widths)
+        elif self.form == "csv":
+            self.csv.writerows(["" if v is None else v for v in r] for r in records)
+        else:
+            for record in records:
+                text = to_json(dict(zip(self.columns, record)))
+                if self.form == "json":
+                    text = ("\n  " if self.first else ",\n  ") + text
+                else:
+                    text += "\n"
+                self.out.write(text)
+                self.first = False
+        self.first = self.first and not records
+
+    def finish(self, summaries: list[RunningSummary], fail_under: float) -> None:
+        if self.form == "json":
+            rows = [_summary_record(summary) for summary in summaries]
+            self.out.write("\n],\n" + f'"summary": {to_json(rows, indent=2)},\n'
+                           + f'"fail_under": {fail_under}}}\n')
+
+
+
+def _count(offsets: Any, given: Any, row: int) -> int | None:
+    """How many calls were read for one side of a row; None when not given."""
+    return int(offsets[row + 1] - offsets[row]) if given[row] else None
+
+
+def _pass_interval(summary: RunningSummary) -> Any:
+    from agentmetrics.stats import proportion_interval
+
+    return proportion_interval(summary.passed, summary.n)
+
+
+def _summary_record(summary: RunningSummary) -> dict[str, Any]:
+    finite = summary.scored > 0
+    bar = _pass_interval(summary)
+    return {
+        "metric": summary.label,
+        "config": repr(summary.metric),
+        "cases": summary.n,
+        "mean": summary.mean if finite else None,
+        "min": summary.low if finite else None,
+        "max": summary.high if finite else None,
+        "passed": summary.passed,
+        "pass_rate": summary.pass_rate if summary.n else None,
+        "pass_rate_low": bar.low if summary.n else None,
+        "pass_rate_high": bar.high if summary.n else None,
+        "errors": summary.errors,
+        "threshold": summary.metric.threshold,
+    }
+
+
+def _print_summary(summaries: list[RunningSummary], out: IO[str]) -> None:
+    table = [["metric", "cases", "mean", "min", "max", "passed", "pass rate", "95% CI",
+              "errors", "threshold"]]
+    for summary in summaries:
+        scored = summary.scored > 0
+        bar = _pass_interval(summary)
+        table.append([
+            repr(summary.metric),
+            str(summary.n),
+            f"{summary.mean:.3f}" if scored else "-",
+            f"{summary.low:.2f}" if scored else "-",
+            f"{summary.high:.2f}" if scored else "-",
+            f"{summary.passed}/{summary.n}",
+            f"{summary.pass_rate:.1%}" if summary.n else "-",
+            f"{bar.low:.1%}-{bar.high:.1%}" if summary.n else "-",
+            str(summary.errors),
+            f"{summary.metric.threshold:g}",
+        ])
+    out.write("Summary\n")
+    print_table(table, out, right=frozenset(range(1, 10)))
+
+
+
+class _Lines:
+    """The input line of each case not yet written: scoring errors name file:line."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.numbers: list[int] = []
+        self.first_row = 0  # the global row of numbers[0]
+
+    def track(self, numbered: Any) -> Any:
+        for number, case in numbered:
+            self.numbers.append(number)
+            yield case
+
+    def done(self, rows: int) -> None:
+        del self.numbers[:rows]
+        self.first_row += rows
+
+    def where(self, row: int) -> str:
+        index = row - self.first_row
+        if 0 <= index < len(self.numbers):
+            return f"{self.source}:{self.numbers[index]}"
+        return f"case {row}"
+
+
+def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
+    metrics = [build_metric(spec) for spec in args.metric or [DEFAULT_METRIC]]
+
+    cases: Any
+    lines: _Lines | None = None
+    if args.file is None:
+        cases = example_cases()
+        source = f"bundled example: {EXAMPLE_CASES} (tau2-bench airline runs)"
+    else:
+        options = {"errors": args.errors, "input_format": args.input_format,
+                   "hosted_tools": not args.no_hosted_tools}
+        if args.file == "-":
+            # Bytes: encodings are detected per file, a bad byte spoils one line only.
+            stdin = None if sys.stdin is None else getattr(sys.stdin, "buffer", sys.stdin)
+            source = "<stdin>"
+            lines = _Lines(source)
+            cases = lines.track(numbered_cases(stdin, **options))
+        else:
+            source = args.file
+            lines = _Lines(source)
+            cases = lines.track(numbered_cases(args.file, **options))
+
+    from agentmetrics._progress import Progress
+    from agentmetrics._streaming import score_stream
+
+    rows = _Rows(out, args.format, counts=args.counts)
+    with Progress(None, enabled=sys.stderr.isatty()) as bar:
+
+        def on_chunk(offset: int, result: Any) -> None:
+            rows.write(offset, result)
+            if lines is not None:
+                lines.done(len(result))
+            bar.update(len(result))
+
+        try:
+            summaries = score_stream(
+                cases, metrics, errors=args.errors, on_chunk=on_chunk,
+                chunk_size=args.chunk_size, concurrency=args.concurrency, timeout=args.timeout,
+                retries=args.retries, max_rate=args.max_rate, cache=args.cache)
+        except EvaluationInterrupted as stop:
+            summaries = stop.result  # type: ignore[assignment]
+            rows.finish(summaries, args.fail_under)
+            report = out if args.format == "table" else sys.stderr
+            _print_summary(summaries, report)
+            sys.stderr.write(f"\nagentmetrics: interrupted; the {summaries[0].n} cases above "
+                             f"were written" + (", and every score computed is in the cache "
+                                                f"{args.cache}" if args.cache else "")
+                             + ". Run again to go on.\n")
+            return INTERRUPTED
+        except CaseEvaluationError as error:
+            where = lines.where(error.index) if lines is not None else f"case {error.index}"
+            named = where if error.case_id is None else f"{where} (id {error.case_id!r})"
+            raise InvalidCaseError(
+                f"{named}: could not be scored by {error.metric!r}: {error.message} Fix the "
+                f"case, or pass --errors record to score the rest and report it."
+            ) from None
+        except (AgentMetricsError, OSError):
+            raise  # OSError: writing the rows failed (a closed pipe), not a metric
+        except Exception as error:  # a bug in a metric: no traceback, say whose it is
+            if isinstance(error, ValueError) and "closed file" in str(error):
+                raise  # stdout closed while writing
+            raise InvalidMetricError(
+                f"metric bug: {type(error).__name__}: {error}"
+                + "".join(f" ({note})" for note in getattr(error, "__notes__", ()))
+                + ". Fix: report it to the metric's author, or run with --errors record to "
+                "score the rest (its rows then carry the error)."
+            ) from error
+    rows.finish(summaries, args.fail_under)
+
+    # Tables get the summary on stdout; machine formats keep stdout for data.
+    report = out if args.format == "table" else sys.stderr
+    if args.format == "table":
+        out.write(f"\nScored {summaries[0].n if summaries else 0} cases from {source}\n\n")
+    _print_summary(summaries, report)
+    # passed / n < fail_under, in exact arithmetic: no rounding decides a gate.
+    failing = [s for s in summaries if s.n and Fraction(s.passed, s.n) < Fraction(args.fail_under)]
+    if failing:
+        report.write("\n" + "".join(
+            f"FAILED: {s.label} passed {s.passed} of {s.n} cases ({s.passed / s.n:.4g}), below "
+            f"--fail-under {args.fail_under:g}\n" for s in failing))
+        return 1
+    return 0
+
+
+
+def add_parser(commands: Any) -> None:
+    evaluate = commands.add_parser(
+        "evaluate",
+        help="score JSONL test cases and print a table and a summary",
+        description=(
+            "Score JSONL test cases (one object a line: tool_calls, expected_tool_calls, "
+            "optional id, input, actual_output, metadata). With no FILE, scores the "
+            "bundled tau2-bench airline example."
+        ),
+    )
+    evaluate.add_argument("file", nargs="?", metavar="FILE", help="a .jsonl file, or - for stdin")
+    evaluate.add_argument(
+        "--metric",
+        action="append",
+        metavar="NAME[:key=value,...]",
+        help=f"a metric to compute, repeatable (default: {DEFAULT_METRIC})",
+    )
+    evaluate.add_argument(
+        "--format",
+        choices=("table", "json", "csv", "jsonl"),
+        default="table",
+        help="how to print the rows: an aligned table (default), JSON, CSV or JSON lines; "
+        "with csv and jsonl the summary goes to stderr",
+    )
+    from agentmetrics.formats import FORMATS
+
+    evaluate.add_argument(
+        "--input-format",
+        choices=tuple(FORMATS),
+        default=None,
+        metavar="NAME",
+        help="the format of 'response' payloads on lines that do not name one in 'format' "
+        f"({', '.join(FORMATS)}); default: detect it per line",
+    )
+    evaluate.add_argument(
+        "--no-hosted-tools",
+        action="store_true",
+        help="leave out calls to tools the provider runs itself (web search, code "
+        "execution, MCP servers) when reading 'response' payloads",
+    )
+    evaluate.add_argument(
+        "--counts",
+        action="store_true",
+        help="add the number of calls read from each side (calls, expected_calls) to every "
+        "row, to audit what was read",
+    )
+    evaluate.add_argument(
+        "--errors",
+        choices=("raise", "record"),
+        default="raise",
+        help="a line or case that cannot be scored: stop with exit 2 (raise, default), or "
+        "report it as a row with its error and go on (record)",
+    )
+    evaluate.add_argument(
+        "--concurrency",
+        type=positive,
+        default=None,
+        metavar="N",
+        help="cases in flight at once for metrics that wait (an LLM judge); default 16",
+    )
+    evaluate.add_argument(
+        "--timeout", type=seconds, default=None, metavar="S",
+        help="seconds per attempt for metrics that wait; longer is a transient failure",
+    )
+    evaluate.add_argument(
+        "--retries", type=non_negative, default=0, metavar="R",
+        help="retries after a timeout or a transient failure (backoff with jitter)",
+    )
+    evaluate.add_argument(
+        "--max-rate", type=seconds, default=None, metavar="QPS",
+        help="at most QPS attempts a second per metric that waits",
+    )
+    evaluate.add_argument(
+        "--cache", default=None, metavar="PATH",
+        help="a SQLite file keeping every score of a metric that waits, reused by later runs",
+    )
+    evaluate.add_argument(
+        "--chunk-size",
+        type=positive,
+        default=CHUNK_CASES,
+        metavar="N",
+        help="cases read and scored at a time; memory depends on N, not on the file size",
+    )
+    evaluate.add_argument(
+        "--fail-under",
+        type=rate,
+        default=0.0,
+        metavar="RATE",
+        help="exit 1 when a metric's pass rate is below RATE (default 0)",
+    )
+    evaluate.set_defaults(run=_evaluate)

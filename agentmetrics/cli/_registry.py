@@ -1,0 +1,122 @@
+"""``agentmetrics list`` and ``agentmetrics describe``: the installed metrics."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import IO, Any
+
+from agentmetrics.cli._common import print_table
+from agentmetrics.registry import MetricDescription, describe_metric, describe_metrics
+
+__all__ = ["add_parsers"]
+
+
+def _description_record(described: MetricDescription) -> dict[str, Any]:
+    info = described.info
+    return {
+        "name": info.name,
+        "class": info.class_name,
+        "target": info.target,
+        "distribution": info.distribution,
+        "version": info.version,
+        "requires_llm_judge": described.requires_llm_judge,
+        "higher_is_better": described.higher_is_better,
+        "required_fields": None if described.required_fields is None else list(described.required_fields),
+        "default_threshold": described.default_threshold,
+        "parameters": None if described.parameters is None else {
+            key: value if value is None or isinstance(value, (str, int, float, bool)) else repr(value)
+            for key, value in described.parameters.items()
+        },
+        "description": described.description,
+        "needs": list(described.needs),
+        "shadows": info.shadows,
+        "shadowed_by": info.shadowed_by,
+        "error": described.error,
+    }
+
+
+def _yes_no(value: bool | None) -> str:
+    return "-" if value is None else ("yes" if value else "no")
+
+
+def _list(args: argparse.Namespace, out: IO[str]) -> int:
+    described = describe_metrics()
+    if args.json:
+        out.write(json.dumps([_description_record(d) for d in described], indent=2) + "\n")
+        return 0
+    table = [["name", "class", "distribution", "version", "llm judge", "required fields",
+              "description"]]
+    for entry in described:
+        info = entry.info
+        if entry.error is not None:
+            description = f"BROKEN: {entry.info.error or entry.error}"
+        elif info.shadowed_by:
+            description = f"SHADOWED in this process by {info.shadowed_by}"
+        else:
+            description = entry.description or "-"
+        table.append([
+            info.name,
+            info.class_name,
+            info.distribution or (f"(in process, shadows {info.shadows})" if info.shadows
+                                  else "(registered in process)"),
+            info.version or "-",
+            _yes_no(entry.requires_llm_judge),
+            ", ".join(entry.required_fields) if entry.required_fields is not None else "-",
+            description,
+        ])
+    print_table(table, out)
+    return 0
+
+
+def _describe(args: argparse.Namespace, out: IO[str]) -> int:
+    described = describe_metric(args.name)
+    if args.json:
+        out.write(json.dumps(_description_record(described), indent=2) + "\n")
+        return 1 if described.error else 0
+    info = described.info
+    module, _, attribute = info.target.partition(":")
+    source = "registered in this process" if info.distribution is None else (
+        f"{info.distribution} {info.version or ''}".rstrip()
+    )
+    parameters = described.parameters
+    rows = [
+        ("name", info.name),
+        ("class", f"{attribute} (from {module})"),
+        ("distribution", source),
+    ]
+    if info.shadows:
+        rows.append(("shadows", info.shadows))
+    if info.shadowed_by:
+        rows.append(("shadowed by", f"{info.shadowed_by} (plain-name lookups find it)"))
+    if described.error is None:
+        assert parameters is not None and described.required_fields is not None
+        rows += [
+            ("description", described.description or "-"),
+            ("requires LLM judge", _yes_no(described.requires_llm_judge)),
+            ("higher is better", _yes_no(described.higher_is_better)),
+            ("required fields", ", ".join(described.required_fields) or "none"),
+            ("default threshold", f"{described.default_threshold:g}"),
+            ("parameters", ", ".join(f"{k}={v!r}" for k, v in parameters.items()) or "none"),
+            ("status", f"ok (needs {', '.join(described.needs)})" if described.needs else "ok"),
+        ]
+    else:
+        rows.append(("status", f"broken: {described.error}"))
+    width = len("requires LLM judge")  # the longest key, broken or not
+    for key, value in rows:
+        out.write(f"{key + ':':<{width + 2}}{value}\n")
+    return 1 if described.error else 0
+
+
+
+def add_parsers(commands: Any) -> None:
+    listing = commands.add_parser(
+        "list", help="list the installed metrics with their metadata (imports each plugin)"
+    )
+    listing.add_argument("--json", action="store_true", help="print JSON for machines")
+    listing.set_defaults(run=_list)
+
+    describe = commands.add_parser("describe", help="show one metric's metadata")
+    describe.add_argument("name", metavar="NAME", help="registry name, class name or distribution/name")
+    describe.add_argument("--json", action="store_true", help="print JSON for machines")
+    describe.set_defaults(run=_describe)
