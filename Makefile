@@ -43,6 +43,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_batch.py
 	$(BIN)/python benchmarks/bench_concurrency.py
+	$(BIN)/python benchmarks/bench_statistics.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis docs/_build docs/jupyter_execute
