@@ -423,3 +423,48 @@ def test_the_gate_needs_a_baseline_that_exists(pytester):
     missing = pytester.runpytest("--agentmetrics-baseline", "nowhere.json")
     missing.stderr.fnmatch_lines(["*no such file*"])
     assert missing.ret == pytest.ExitCode.USAGE_ERROR
+
+
+# -- fuzzing the saved-results reader ---------------------------------------------------
+
+FUZZ = int(__import__("os").environ.get("AGENTMETRICS_FUZZ_EXAMPLES", "200"))
+_ROW = {"case": 0, "id": "a", "metric": "tool_selection_accuracy", "value": 0.5,
+        "passed": False, "threshold": 0.8, "reason": "r", "error": None}
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner,
+                                                                  max_size=3),
+    max_leaves=8)
+
+
+@settings(max_examples=FUZZ, deadline=None)
+@given(st.lists(st.one_of(
+    st.builds(lambda changes: json.dumps({**_ROW, **changes}),
+              st.dictionaries(st.sampled_from(sorted(_ROW)), _JSON, max_size=3)),
+    _JSON.map(json.dumps),
+    st.binary(max_size=30).map(lambda b: b.decode("latin-1")),
+), max_size=6))
+def test_the_saved_results_reader_reads_or_refuses(tmp_path_factory, lines):
+    """Any file: a side whose rows are exactly the file's rows, or an error
+    naming the file; never another exception, never a row lost."""
+    from agentmetrics._sides import read_side
+
+    path = tmp_path_factory.mktemp("fuzz") / "saved.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8", errors="surrogateescape")
+    try:
+        side = read_side(str(path), "id")
+    except (InvalidCaseError, InvalidParameterError) as error:
+        assert str(path) in str(error)
+        return
+    rows = sum(len(scores.keys) for scores in side.metrics.values())
+    try:
+        document = json.loads("\n".join(lines))
+    except ValueError:
+        document = None
+    if isinstance(document, dict) and "agentmetrics_report" in document:
+        expected = len(document["evaluations"])
+    elif isinstance(document, dict) and isinstance(document.get("results"), list):
+        expected = len(document["results"])
+    else:
+        expected = sum(1 for line in "\n".join(lines).split("\n") if line.strip(" \t\r\n"))
+    assert rows == expected
