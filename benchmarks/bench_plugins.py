@@ -37,7 +37,6 @@ from bench_batch import make_cases, make_columns  # noqa: E402
 
 from agentmetrics import AgentTestCase, ToolCall, ToolCallBatch, get_metric  # noqa: E402
 from agentmetrics_trajectory import TrajectoryMatch  # noqa: E402
-from agentmetrics_trajectory._match import _show  # noqa: E402
 
 
 def python_f1(called: list[list[str]], expected: list[list[str]]) -> list[float]:
@@ -87,29 +86,15 @@ def previous_maximum_matching(compatible: list[list[int]], right_size: int) -> l
 
 
 class PreviousTrajectoryMatch(TrajectoryMatch):
-    """TrajectoryMatch with the _matched of 0.1.0: every pair compared, then Kuhn."""
+    """TrajectoryMatch with the pairing of 0.1.0: every pair compared, then Kuhn."""
 
-    def _matched(self, actual: Any, expected: Any) -> str | None:
+    def _pairing(self, actual: Any, expected: Any) -> tuple[set[int], set[int]]:
         compatible = [
             [j for j, want in enumerate(expected) if self._mismatch(call, want) is None]
             for call in actual
         ]
         match = previous_maximum_matching(compatible, len(expected))
-        paired_actual = {left for left in match if left != -1}
-        unmatched_expected = [j for j, left in enumerate(match) if left == -1]
-        unmatched_actual = [i for i in range(len(actual)) if i not in paired_actual]
-        parts = []
-        if self.mode in ("unordered", "superset") and unmatched_expected:
-            want = expected[unmatched_expected[0]]
-            part = f"missing call: {_show(want)}"
-            # Say why the nearest candidate, an unpaired call of the same tool, did not fit.
-            same_name = [i for i in unmatched_actual if actual[i].name == want.name]
-            if same_name:
-                part += f" (the {want.name} call made: {self._mismatch(actual[same_name[0]], want)})"
-            parts.append(part)
-        if self.mode in ("unordered", "subset") and unmatched_actual:
-            parts.append(f"extra call: {_show(actual[unmatched_actual[0]])}")
-        return "; ".join(parts) or None
+        return {left for left in match if left != -1}, {j for j, left in enumerate(match) if left != -1}
 
 
 def large_cases(n: int) -> list[tuple[str, dict[str, Any], AgentTestCase]]:

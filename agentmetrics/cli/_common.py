@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from typing import IO, Any
+from collections.abc import Callable
+from typing import IO, Any, TypeVar
 
 from agentmetrics._metric import Metric
 from agentmetrics.errors import AgentMetricsError, InvalidMetricError, InvalidParameterError
@@ -137,42 +138,33 @@ def build_metric(spec: str) -> Metric:
 
 
 
-def rate(text: str) -> float:
+_Number = TypeVar("_Number", int, float)
+
+
+def _parsed(text: str, kind: Callable[[str], _Number], ok: Callable[[_Number], bool],
+            expected: str) -> _Number:
+    """``text`` read by ``kind`` and checked by ``ok``, or argparse's error
+    saying what was ``expected``."""
     try:
-        value = float(text)
+        value = kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
     return value
+
+
+def rate(text: str) -> float:
+    return _parsed(text, float, lambda v: 0.0 <= v <= 1.0, "a number between 0 and 1")
 
 
 def seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
+    return _parsed(text, float, lambda v: 0 < v < math.inf, "a positive number")
 
 
 def non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more, got {text!r}")
-    return value
+    return _parsed(text, int, lambda v: v >= 0, "a whole number, 0 or more")
 
 
 def positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {text!r}")
-    return value
-
+    return _parsed(text, int, lambda v: v >= 1, "a whole number of at least 1")

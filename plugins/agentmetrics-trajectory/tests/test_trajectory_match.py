@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, ToolCall, ToolCallBatch, evaluate
 from agentmetrics.testing import check_metric
 from agentmetrics_trajectory import TrajectoryMatch, _match
-from agentmetrics_trajectory._match import ARGS_MODES, MODES, _show, maximum_matching
+from agentmetrics_trajectory._match import ARGS_MODES, MODES, maximum_matching
 from agentmetrics_trajectory._matching import first_fit_order_matching
 
 MODE_ARGS = [(mode, args) for mode in MODES for args in ARGS_MODES]
@@ -209,28 +209,15 @@ def previous_maximum_matching(compatible, right_size):
 
 
 class PreviousTrajectoryMatch(TrajectoryMatch):
-    """TrajectoryMatch with the pairing of 0.1.0: every pair asked, then Kuhn."""
+    """TrajectoryMatch with the pairing of 0.1.0: every pair compared, then Kuhn."""
 
-    def _matched(self, actual, expected):
+    def _pairing(self, actual, expected):
         compatible = [
             [j for j, want in enumerate(expected) if self._mismatch(call, want) is None]
             for call in actual
         ]
         match = previous_maximum_matching(compatible, len(expected))
-        paired_actual = {left for left in match if left != -1}
-        unmatched_expected = [j for j, left in enumerate(match) if left == -1]
-        unmatched_actual = [i for i in range(len(actual)) if i not in paired_actual]
-        parts = []
-        if self.mode in ("unordered", "superset") and unmatched_expected:
-            want = expected[unmatched_expected[0]]
-            part = f"missing call: {_show(want)}"
-            same_name = [i for i in unmatched_actual if actual[i].name == want.name]
-            if same_name:
-                part += f" (the {want.name} call made: {self._mismatch(actual[same_name[0]], want)})"
-            parts.append(part)
-        if self.mode in ("unordered", "subset") and unmatched_actual:
-            parts.append(f"extra call: {_show(actual[unmatched_actual[0]])}")
-        return "; ".join(parts) or None
+        return {left for left in match if left != -1}, {j for j, left in enumerate(match) if left != -1}
 
 
 def brute_force_matching_size(compatible, right_size):
