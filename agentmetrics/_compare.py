@@ -170,24 +170,19 @@ class Comparison:
                    "only_in_candidate", "verdict")
         first = next(iter(self.metrics.values()), None)
         level = f"{first.difference.ci:.0%} CI, {first.difference.method}" if first else ""
-        return Table(columns, rows, title=f"Comparison: {self.candidate.name} against "
-                                          f"{self.baseline.name} ({level})")
+        return Table(columns, rows, title=f"Comparison: {self._title()} ({level})")
 
-    def _rows(self, metric: str) -> list[tuple[Any, ...]]:
-        """Every paired case of ``metric``: key, both values, change (in the
-        better direction: positive is better), both pass flags, reasons, errors."""
+    def _row(self, metric: str, pair: int) -> tuple[Any, ...]:
+        """Paired case number ``pair`` of ``metric``: key, both values, change
+        (in the better direction: positive is better), both pass flags, and
+        each side's reason (its error where it could not score the case)."""
         b, c = self.baseline.metrics[metric], self.candidate.metrics[metric]
-        left, right = self._pairs[metric]
+        i, j = int(self._pairs[metric][0][pair]), int(self._pairs[metric][1][pair])
+        before, after = float(b.values[i]), float(c.values[j])
         sign = 1.0 if b.higher_is_better else -1.0
-        rows = []
-        for i, j in zip(left.tolist(), right.tolist()):
-            before, after = float(b.values[i]), float(c.values[j])
-            rows.append((
-                b.keys[i], metric, before, after, sign * (after - before),
+        return (b.keys[i], metric, before, after, sign * (after - before),
                 bool(b.passed[i]), bool(c.passed[j]),
-                b.error(i) or b.reason(i), c.error(j) or c.reason(j),
-            ))
-        return rows
+                b.error(i) or b.reason(i), c.error(j) or c.reason(j))
 
     def regressions(self, metric: str | None = None, *, limit: int | None = None) -> Table:
         """The cases that got worse: a lower score (in the metric's better
@@ -201,24 +196,24 @@ class Comparison:
 
     def _changes(self, metric: str | None, limit: int | None, worse: bool) -> Table:
         labels = list(self.metrics) if metric is None else [self[metric].metric]
-        rows = []
+        picked: list[tuple[float, str, int]] = []
         for label in labels:
-            for row in self._rows(label):
-                change, was, now = row[4], row[5], row[6]
-                if worse:
-                    hit = change < 0 or (was and not now) or (math.isnan(row[3]) and
-                                                              not math.isnan(row[2]))
-                else:
-                    hit = change > 0 or (now and not was) or (math.isnan(row[2]) and
-                                                              not math.isnan(row[3]))
-                if hit:
-                    rows.append(row)
+            b, c = self.baseline.metrics[label], self.candidate.metrics[label]
+            left, right = self._pairs[label]
+            before, after = b.values[left], c.values[right]
+            change = (after - before) * (1.0 if b.higher_is_better else -1.0)
+            was, now = b.passed[left], c.passed[right]
+            if worse:
+                hit = (change < 0) | (was & ~now) | (np.isnan(after) & ~np.isnan(before))
+            else:
+                hit = (change > 0) | (now & ~was) | (np.isnan(before) & ~np.isnan(after))
+            picked.extend((float(change[k]), label, int(k)) for k in np.flatnonzero(hit))
         # Cases that lost (or gained) a score first, then by the size of the change.
-        rows.sort(key=lambda r: (0, 0.0) if math.isnan(r[4]) else (1, r[4] if worse else -r[4]))
+        picked.sort(key=lambda p: (0, 0.0) if math.isnan(p[0]) else (1, p[0] if worse else -p[0]))
+        rows = [self._row(label, pair) for _, label, pair in picked[:limit]]
         columns = ("key", "metric", "baseline", "candidate", "change", "baseline_passed",
                    "candidate_passed", "baseline_reason", "candidate_reason")
-        title = "Regressions" if worse else "Improvements"
-        return Table(columns, rows[:limit], title=title)
+        return Table(columns, rows, title="Regressions" if worse else "Improvements")
 
     def to_pandas(self) -> Any:
         """One row per case and metric: key, both values, change, pass flags,
@@ -229,7 +224,8 @@ class Comparison:
         pd = _require("pandas", "pandas")
         records = []
         for label in self.metrics:
-            for row in self._rows(label):
+            for pair in range(len(self._pairs[label][0])):
+                row = self._row(label, pair)
                 change = row[4]
                 status = ("unscored" if math.isnan(change) else "improved" if change > 0
                           else "regressed" if change < 0 else "unchanged")

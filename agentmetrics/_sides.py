@@ -28,7 +28,8 @@ RESULT_ROW_KEYS = frozenset({"case", "id", "metric", "value", "passed", "thresho
 @attrs.frozen(slots=True)
 class Scores:
     """One metric's scores on one side: per case its pairing key, value (NaN
-    when it could not be scored), pass flag, and how to get its reason or error."""
+    when it could not be scored), pass flag, and how to get its reason or error
+    (by row)."""
 
     keys: tuple[Any, ...]
     values: npt.NDArray[np.float64]
@@ -36,7 +37,6 @@ class Scores:
     higher_is_better: bool
     reason: Callable[[int], str | None]
     error: Callable[[int], str | None]
-    where: Callable[[int], str]
 
 
 @attrs.frozen(slots=True)
@@ -91,17 +91,14 @@ def side_from_result(result: EvaluationResult, on: str | None, name: str) -> Sid
         fix = ("Fix: give cases unique ids, pair on another key (on=...), or by position "
                "(on=None).")
 
-    def where(row: int) -> str:
-        return f"row {row}"
-
-    metrics = {}
-    for label, scores in result.results.items():
-        _check_unique(keys, where, name, label, fix)
-        errors = scores.errors
-        metrics[label] = Scores(
-            keys=keys, values=scores.values, passed=scores.passed,
-            higher_is_better=bool(scores.metric.higher_is_better),
-            reason=_result_reason(scores), error=errors.get, where=where)
+    if result.results:  # every metric has the same cases, so the same keys
+        _check_unique(keys, lambda row: f"row {row}", name, next(iter(result.results)), fix)
+    metrics = {
+        label: Scores(keys=keys, values=scores.values, passed=scores.passed,
+                      higher_is_better=bool(scores.metric.higher_is_better),
+                      reason=_result_reason(scores), error=scores.errors.get)
+        for label, scores in result.results.items()
+    }
     return Side(name, metrics)
 
 
@@ -205,8 +202,7 @@ def side_from_records(records: Any, name: str, on: str | None,
             keys=keys, values=np.array(column["values"], dtype=np.float64),
             passed=np.array(column["passed"], dtype=bool),
             higher_is_better=_direction(set(column["direction"]), metric, name),
-            reason=column["reasons"].__getitem__, error=column["errors"].__getitem__,
-            where=wheres.__getitem__)
+            reason=column["reasons"].__getitem__, error=column["errors"].__getitem__)
     return Side(name, metrics)
 
 

@@ -37,44 +37,40 @@ def _kind(path: str) -> str:
     return "cases"
 
 
-def _side(path: str, args: argparse.Namespace, on: str | None) -> Any:
-    """Saved results as they are, or a cases file scored with --metric."""
-    if _kind(path) == "results":
-        return path
+def _side(path: str, kind: str, args: argparse.Namespace, on: str | None) -> Any:
+    """The scores of one file, named by it: saved results as they are, or a
+    cases file scored with --metric."""
+    from agentmetrics._sides import read_side, side_from_result
+
+    if kind == "results":
+        return read_side(path, on)
     from agentmetrics._dataset import read_cases
     from agentmetrics._evaluate import evaluate
 
     metrics = [build_metric(spec) for spec in args.metric or [DEFAULT_METRIC]]
     cases = list(read_cases(path, errors=args.errors, input_format=args.input_format))
-    return evaluate(cases, metrics, errors=args.errors, progress=False)
-
-
-def _labels(args: argparse.Namespace, saved: bool) -> list[str] | None:
-    """The metric labels to compare: --metric names them for saved results
-    (as the results name them); for cases they are what was scored."""
-    if not args.metric or not saved:
-        return None
-    return list(args.metric)
+    return side_from_result(evaluate(cases, metrics, errors=args.errors, progress=False), on,
+                            path)
 
 
 def _compare(args: argparse.Namespace, out: IO[str]) -> int:
     from agentmetrics._compare import compare
-    from agentmetrics._results import EvaluationResult
 
     on = None if args.on == "position" else args.on
-    base = _side(args.baseline, args, on)
-    cand = _side(args.candidate, args, on)
-    saved = not isinstance(base, EvaluationResult) and not isinstance(cand, EvaluationResult)
-    if isinstance(base, EvaluationResult) != isinstance(cand, EvaluationResult) and args.metric:
+    base_kind, cand_kind = _kind(args.baseline), _kind(args.candidate)
+    kinds = {base_kind, cand_kind}
+    if len(kinds) == 2 and args.metric:
         raise InvalidParameterError(
             "--metric: one side is a cases file (scored with --metric) and the other saved "
             "results; expected two of a kind. Fix: compare two cases files, or two saved "
             "results.")
+    # --metric names the metrics to score in cases files, the labels to compare in saved results.
+    labels = list(args.metric) if args.metric and kinds == {"results"} else None
     comparison = compare(
-        base, cand, on=on, metrics=_labels(args, saved), ci=args.ci, method=args.method,
-        resamples=args.resamples, seed=args.seed)
-    # Name the sides by their files.
-    comparison = _named(comparison, args.baseline, args.candidate)
+        _side(args.baseline, base_kind, args, on), _side(args.candidate, cand_kind, args, on),
+        on=on,
+        metrics=labels, ci=args.ci, method=args.method, resamples=args.resamples,
+        seed=args.seed)
     if args.format == "json":
         out.write(to_json(_document(comparison), indent=2) + "\n")
     else:
@@ -97,14 +93,6 @@ def _compare(args: argparse.Namespace, out: IO[str]) -> int:
                          f"({'; '.join(why)})\n")
         return 1
     return 0
-
-
-def _named(comparison: Any, baseline: str, candidate: str) -> Any:
-    import attrs
-
-    comparison.baseline = attrs.evolve(comparison.baseline, name=baseline)
-    comparison.candidate = attrs.evolve(comparison.candidate, name=candidate)
-    return comparison
 
 
 def _number(value: float) -> float | None:
