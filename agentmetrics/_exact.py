@@ -86,7 +86,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["ExactSum"]
+__all__ = ["ExactSum", "exact_squares", "exact_variance", "mean_and_variance"]
 
 #: Values whose bins are accumulated before the bin sums are folded into the
 #: integer total: ``2**26`` keeps every bin sum within ``2**53`` quanta.
@@ -287,3 +287,42 @@ class ExactSum:
         # Re-canonicalised, so a hand-made state compares and rounds like any other.
         self._partials = _partials(sum(_scaled(p) for p in partials))
         self._count = count
+
+
+_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter for float64
+
+
+def exact_squares(values: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64],
+                                                            npt.NDArray[np.float64]]:
+    """``hi + lo == x * x`` exactly for every value (Dekker's product) whose
+    square does not underflow (|x| > 1e-146; below that each square is off by
+    at most 1e-300)."""
+    scaled = _SPLIT * values
+    head = scaled - (scaled - values)
+    tail = values - head
+    square = values * values
+    error = ((head * head - square) + 2.0 * head * tail) + tail * tail
+    return square, error
+
+
+def exact_variance(total: ExactSum, squares: ExactSum, ddof: int) -> float:
+    """The variance (divisor ``count - ddof``) of the values whose exact sum is
+    ``total`` and whose squares' exact sum is ``squares``, computed exactly and
+    rounded once: the same whatever the partition of the values."""
+    from fractions import Fraction
+
+    m = total.count
+    if m - ddof <= 0:
+        return math.nan
+    s1 = sum((Fraction(p) for p in total.partials), Fraction(0))
+    s2 = sum((Fraction(p) for p in squares.partials), Fraction(0))
+    return float(max((s2 - s1 * s1 / m) / (m - ddof), Fraction(0)))
+
+
+def mean_and_variance(values: npt.NDArray[np.float64], ddof: int) -> tuple[float, float]:
+    """The correctly rounded mean and the exact-moment variance of finite values."""
+    total = ExactSum().add(values)
+    square, error = exact_squares(values)
+    squares = ExactSum().add(square).add(error)
+    mean = total.value / len(values) if len(values) else math.nan
+    return mean, exact_variance(total, squares, ddof)

@@ -384,18 +384,6 @@ def loop_evaluate(metric: Metric, batch: ToolCallBatch, errors: str) -> MetricRe
     return MetricResult(metric, values, passed, failed, _StoredReasons(reasons))
 
 
-def _nan_stats(values: FloatArray) -> tuple[float, float, float, float]:
-    """Mean (of the exact sum: the same however the cases were chunked), std,
-    min and max over the scored cases."""
-    from agentmetrics._exact import ExactSum
-
-    scored = values[~np.isnan(values)]
-    if not len(scored):
-        return (float("nan"),) * 4
-    mean = ExactSum().add(scored).value / len(scored)
-    return mean, float(scored.std()), float(scored.min()), float(scored.max())
-
-
 class EvaluationResult:
     """Every metric's result over one batch.
 
@@ -507,31 +495,9 @@ class EvaluationResult:
         """Per tool name, over the cases with both call lists: in how many cases
         it was expected, called, missed (expected, not called) and unexpected
         (called, not expected), with precision and recall. Sorted by misses."""
-        from agentmetrics._kernels import unique_keys
+        from agentmetrics._aggregate import ToolCounts
 
-        batch = self.batch
-        width = max(len(batch.vocabulary), 1)
-        usable = batch.called_given & batch.expected_given
-        called_keys = unique_keys(batch.called_ids, batch.called_offsets, width)
-        expected_keys = unique_keys(batch.expected_ids, batch.expected_offsets, width)
-        called_keys = called_keys[usable[called_keys // width]]
-        expected_keys = expected_keys[usable[expected_keys // width]]
-        both = np.sort(np.concatenate([called_keys, expected_keys]), kind="stable")
-        hit_keys = both[1:][both[1:] == both[:-1]]
-        size = len(batch.vocabulary)
-        called = np.bincount(called_keys % width, minlength=size)
-        expected = np.bincount(expected_keys % width, minlength=size)
-        hits = np.bincount(hit_keys % width, minlength=size)
-        rows: list[tuple[Any, ...]] = []
-        for tool in np.flatnonzero((called > 0) | (expected > 0)).tolist():
-            c, e, h = int(called[tool]), int(expected[tool]), int(hits[tool])
-            rows.append((
-                batch.vocabulary[tool], e, c, e - h, c - h,
-                h / c if c else float("nan"), h / e if e else float("nan"),
-            ))
-        rows.sort(key=lambda r: (-r[3], -r[4], r[0]))
-        columns = ("tool", "expected", "called", "missed", "unexpected", "precision", "recall")
-        return Table(columns, rows, title="Per tool")
+        return ToolCounts.from_batch(self.batch).table()
 
     # -- exports -----------------------------------------------------------------
 

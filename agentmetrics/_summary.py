@@ -13,6 +13,7 @@ from agentmetrics._table import Table
 from agentmetrics.errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._aggregate import MetricMoments
     from agentmetrics._batch import ToolCallBatch
     from agentmetrics._results import EvaluationResult
 
@@ -92,8 +93,8 @@ def summary_table(
     resamples: int,
     seed: int,
 ) -> Table:
-    from agentmetrics._results import _nan_stats
-    from agentmetrics.stats._intervals import _check_ci, mean_interval, proportion_interval
+    from agentmetrics._aggregate import MetricMoments
+    from agentmetrics.stats._intervals import _check_ci, mean_interval
 
     if method not in ("clt", "bootstrap"):
         raise InvalidParameterError(f"method: expected 'clt' or 'bootstrap', got {method!r}.")
@@ -104,42 +105,65 @@ def summary_table(
                                         "there is none. Fix: give ci=0.95, say.")
     else:
         ci = _check_ci(ci)
+    moments = [MetricMoments.from_result(label, scores)
+               for label, scores in result.results.items()]
+    if ci is None or (cluster is None and method == "clt"):
+        # The one path a merged Aggregate shares: the same numbers, bit for bit.
+        return moments_table(moments, ci)
     labels = None if cluster is None else np.asarray(
         _codes(case_labels(result.batch, cluster, "cluster")))
     rows: list[tuple[Any, ...]] = []
     groups = None
-    for label, scores in result.results.items():
-        n = len(scores)
-        passed = int(scores.passed.sum())
-        mean, std, low, high = _nan_stats(scores.values)
-        pass_rate = passed / n if n else math.nan
-        common = (label, n, mean)
-        tail = (passed, len(scores.errors), scores.metric.threshold)
-        if ci is None:
-            rows.append((*common, std, low, high, pass_rate, *tail))
-            continue
+    for stats, scores in zip(moments, result.results.values()):
         scored = ~np.isnan(scores.values)
         mean_bar = mean_interval(
             scores.values[scored], cluster=None if labels is None else labels[scored], ci=ci,
             method=kind, resamples=resamples, seed=seed)
-        if labels is None and method == "clt":
-            pass_bar = proportion_interval(passed, n, ci=ci)
-        else:
-            pass_bar = mean_interval(scores.passed.astype(np.float64), cluster=labels, ci=ci,
-                                     method=kind, resamples=resamples, seed=seed)
+        pass_bar = mean_interval(scores.passed.astype(np.float64), cluster=labels, ci=ci,
+                                 method=kind, resamples=resamples, seed=seed)
         groups = pass_bar.clusters
-        rows.append((
-            *common, mean_bar.se, mean_bar.low, mean_bar.high, std, low, high,
-            pass_rate, max(0.0, pass_bar.low), min(1.0, pass_bar.high), *tail,
-        ))
-    if ci is None:
-        return Table(_PLAIN_COLUMNS, rows, title="Summary")
-    described = {"clt": "t interval" if labels is None else "cluster-robust t interval",
+        rows.append(_row(stats, mean_bar.se, mean_bar.low, mean_bar.high,
+                         pass_bar.low, pass_bar.high))
+    described = {"clt": "cluster-robust t interval",
                  "bootstrap": "bootstrap" if labels is None else "cluster bootstrap"}[method]
-    pass_described = "Wilson" if labels is None and method == "clt" else described
     within = "" if labels is None else f", {groups} clusters"
-    title = (f"Summary ({ci:.0%} CI: mean by {described}, pass rate by {pass_described}"
-             f"{within})")
+    title = f"Summary ({ci:.0%} CI: mean by {described}, pass rate by {described}{within})"
+    return Table(_INTERVAL_COLUMNS, rows, title=title)
+
+
+def _row(stats: MetricMoments, se: float, mean_low: float, mean_high: float,
+         pass_low: float, pass_high: float) -> tuple[Any, ...]:
+    pass_rate = stats.passed / stats.n if stats.n else math.nan
+    return (stats.label, stats.n, stats.mean, se, mean_low, mean_high, stats.std, stats.low,
+            stats.high, pass_rate, max(0.0, pass_low), min(1.0, pass_high), stats.passed,
+            stats.errors, stats.threshold)
+
+
+def moments_table(moments: Sequence[MetricMoments], ci: float | None) -> Table:
+    """The summary from each metric's moments: a t interval for the mean, Wilson's
+    for the pass rate (``ci=None``: no intervals)."""
+    from agentmetrics.stats._distributions import t_ppf
+    from agentmetrics.stats._intervals import _check_ci, proportion_interval
+
+    rows: list[tuple[Any, ...]] = []
+    if ci is None:
+        for stats in moments:
+            pass_rate = stats.passed / stats.n if stats.n else math.nan
+            rows.append((stats.label, stats.n, stats.mean, stats.std, stats.low, stats.high,
+                         pass_rate, stats.passed, stats.errors, stats.threshold))
+        return Table(_PLAIN_COLUMNS, rows, title="Summary")
+    ci = _check_ci(ci)
+    for stats in moments:
+        mean, m = stats.mean, stats.scored
+        if m >= 2:
+            se = stats.sd / math.sqrt(m)
+            half = t_ppf(0.5 + ci / 2, m - 1) * se
+            low, high = mean - half, mean + half
+        else:
+            se = low = high = math.nan
+        pass_bar = proportion_interval(stats.passed, stats.n, ci=ci)
+        rows.append(_row(stats, se, low, high, pass_bar.low, pass_bar.high))
+    title = f"Summary ({ci:.0%} CI: mean by t interval, pass rate by Wilson)"
     return Table(_INTERVAL_COLUMNS, rows, title=title)
 
 

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from agentmetrics.errors import InvalidParameterError
+from agentmetrics._exact import mean_and_variance
 from agentmetrics.stats._distributions import norm_ppf, t_ppf
 
 __all__ = ["Interval", "mean_interval", "proportion_interval"]
@@ -128,9 +129,11 @@ def mean_interval(
     if method == "bootstrap":
         return _bootstrap(data, codes, ci, resamples, seed, mean, groups)
     if codes is None:
+        # Exact moments: the same numbers as a summary merged from partitions.
+        mean, variance = mean_and_variance(data, 1)
         if n < 2:
             return _nan_interval(mean, ci, n, "clt")
-        se = float(np.std(data, ddof=1)) / math.sqrt(n)
+        se = math.sqrt(variance) / math.sqrt(n)
         df = n - 1
     else:
         assert groups is not None

@@ -1,0 +1,390 @@
+"""Mergeable partial aggregates of an evaluation.
+
+What ``summary()``, ``per_tool()`` and ``failures()`` need, computed from one
+part of the cases and merged with the others: integer counts, exact sums
+(:class:`agentmetrics._exact.ExactSum`) of the values and of their exact
+squares, minima and maxima, per-tool counts by name, and the first failing
+rows. The state of a merge depends only on the cases in it (and, for the
+failures, on their order), never on how they were split or on the shape of
+the merge tree; so a summary merged from partitions is the summary of the
+whole, bit for bit, and single-machine :class:`EvaluationResult` builds its
+summary and per-tool table with these same classes.
+
+Engines (Dask here; Ray, Spark, multiprocessing anywhere) compute one
+:class:`Aggregate` per partition, send it as ``to_json()`` text or a pickle,
+and :func:`merge` them in partition order.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+from agentmetrics._exact import ExactSum, exact_squares, exact_variance
+from agentmetrics._table import Table
+from agentmetrics.errors import InvalidParameterError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._batch import ToolCallBatch
+    from agentmetrics._results import EvaluationResult, MetricResult
+
+__all__ = ["Aggregate", "MetricMoments", "ToolCounts", "merge"]
+
+FloatArray = npt.NDArray[np.float64]
+
+#: The format of :meth:`Aggregate.to_json`; a reader refuses any other.
+FORMAT = "agentmetrics.aggregate/1"
+
+def _check_same(what: str, mine: object, theirs: object, label: str) -> None:
+    if mine != theirs and not (isinstance(mine, float) and isinstance(theirs, float)
+                               and math.isnan(mine) and math.isnan(theirs)):
+        raise InvalidParameterError(
+            f"merge: the partial aggregates disagree on {label!r}'s {what} ({mine!r} against "
+            f"{theirs!r}); expected parts of one evaluation, scored with the same metrics. "
+            f"Fix: merge only the parts of one run.")
+
+
+@attrs.frozen(slots=True, eq=False)
+class MetricMoments:
+    """One metric over some cases: counts, the exact sums of the scored values
+    and of their squares, their minimum and maximum."""
+
+    label: str
+    name: str
+    threshold: float
+    higher_is_better: bool
+    n: int
+    passed: int
+    errors: int
+    total: ExactSum
+    squares: ExactSum
+    low: float
+    high: float
+
+    @classmethod
+    def from_result(cls, label: str, result: MetricResult) -> MetricMoments:
+        values = result.values
+        scored = values[~np.isnan(values)]
+        square, error = exact_squares(scored)
+        squares = ExactSum().add(square).add(error)
+        return cls(
+            label=label, name=result.metric.name, threshold=float(result.metric.threshold),
+            higher_is_better=bool(result.metric.higher_is_better), n=len(values),
+            passed=int(result.passed.sum()), errors=len(result.errors),
+            total=ExactSum().add(scored), squares=squares,
+            low=float(scored.min()) if len(scored) else math.nan,
+            high=float(scored.max()) if len(scored) else math.nan,
+        )
+
+    def merge(self, other: MetricMoments) -> MetricMoments:
+        for what in ("label", "name", "threshold", "higher_is_better"):
+            _check_same(what, getattr(self, what), getattr(other, what), self.label)
+        total = ExactSum().merge(self.total).merge(other.total)
+        squares = ExactSum().merge(self.squares).merge(other.squares)
+        lows = [x for x in (self.low, other.low) if not math.isnan(x)]
+        highs = [x for x in (self.high, other.high) if not math.isnan(x)]
+        return attrs.evolve(
+            self, n=self.n + other.n, passed=self.passed + other.passed,
+            errors=self.errors + other.errors, total=total, squares=squares,
+            low=min(lows) if lows else math.nan, high=max(highs) if highs else math.nan)
+
+    @property
+    def scored(self) -> int:
+        return self.total.count
+
+    @property
+    def mean(self) -> float:
+        """The exact mean of the scored values, correctly rounded."""
+        return self.total.value / self.scored if self.scored else math.nan
+
+    def _variance(self, ddof: int) -> float:
+        return exact_variance(self.total, self.squares, ddof)
+
+    @property
+    def std(self) -> float:
+        """The population standard deviation (numpy's ``std()``), from exact moments."""
+        return math.sqrt(self._variance(0)) if self.scored else math.nan
+
+    @property
+    def sd(self) -> float:
+        """The sample standard deviation (``ddof=1``), from exact moments."""
+        return math.sqrt(self._variance(1)) if self.scored > 1 else math.nan
+
+    def to_state(self) -> dict[str, Any]:
+        return {
+            "label": self.label, "name": self.name, "threshold": self.threshold,
+            "higher_is_better": self.higher_is_better, "n": self.n, "passed": self.passed,
+            "errors": self.errors, "total": self.total.__getstate__(),
+            "squares": self.squares.__getstate__(), "low": _float_out(self.low),
+            "high": _float_out(self.high),
+        }
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> MetricMoments:
+        sums = []
+        for key in ("total", "squares"):
+            total = ExactSum.__new__(ExactSum)
+            total.__setstate__(state[key])
+            sums.append(total)
+        return cls(
+            label=str(state["label"]), name=str(state["name"]),
+            threshold=float(state["threshold"]),
+            higher_is_better=bool(state["higher_is_better"]), n=int(state["n"]),
+            passed=int(state["passed"]), errors=int(state["errors"]), total=sums[0],
+            squares=sums[1], low=_float_in(state["low"]), high=_float_in(state["high"]))
+
+
+def _float_out(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def _float_in(value: object) -> float:
+    return math.nan if value is None else float(value)  # type: ignore[arg-type]
+
+
+@attrs.frozen(slots=True, eq=False)
+class ToolCounts:
+    """Per tool name, over the cases with both call lists: in how many cases it
+    was expected, called, and both."""
+
+    names: tuple[str, ...]
+    expected: npt.NDArray[np.int64]
+    called: npt.NDArray[np.int64]
+    hits: npt.NDArray[np.int64]
+
+    @classmethod
+    def from_batch(cls, batch: ToolCallBatch) -> ToolCounts:
+        from agentmetrics._kernels import unique_keys
+
+        width = max(len(batch.vocabulary), 1)
+        usable = batch.called_given & batch.expected_given
+        called_keys = unique_keys(batch.called_ids, batch.called_offsets, width)
+        expected_keys = unique_keys(batch.expected_ids, batch.expected_offsets, width)
+        called_keys = called_keys[usable[called_keys // width]]
+        expected_keys = expected_keys[usable[expected_keys // width]]
+        both = np.sort(np.concatenate([called_keys, expected_keys]), kind="stable")
+        hit_keys = both[1:][both[1:] == both[:-1]]
+        size = len(batch.vocabulary)
+        called = np.bincount(called_keys % width, minlength=size).astype(np.int64)
+        expected = np.bincount(expected_keys % width, minlength=size).astype(np.int64)
+        hits = np.bincount(hit_keys % width, minlength=size).astype(np.int64)
+        seen = np.flatnonzero((called > 0) | (expected > 0))
+        return cls(tuple(batch.vocabulary[i] for i in seen.tolist()), expected[seen],
+                   called[seen], hits[seen])
+
+    def merge(self, other: ToolCounts) -> ToolCounts:
+        index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
+        for name in other.names:
+            index.setdefault(name, len(index))
+        where = np.fromiter((index[name] for name in other.names), dtype=np.intp,
+                            count=len(other.names))
+        merged = []
+        for mine, theirs in ((self.expected, other.expected), (self.called, other.called),
+                             (self.hits, other.hits)):
+            column = np.zeros(len(index), dtype=np.int64)
+            column[: len(mine)] = mine
+            np.add.at(column, where, theirs)
+            merged.append(column)
+        return ToolCounts(tuple(index), *merged)
+
+    def table(self) -> Table:
+        rows: list[tuple[Any, ...]] = []
+        for name, e, c, h in zip(self.names, self.expected.tolist(), self.called.tolist(),
+                                 self.hits.tolist()):
+            rows.append((name, e, c, e - h, c - h, h / c if c else math.nan,
+                         h / e if e else math.nan))
+        rows.sort(key=lambda r: (-r[3], -r[4], r[0]))
+        columns = ("tool", "expected", "called", "missed", "unexpected", "precision", "recall")
+        return Table(columns, rows, title="Per tool")
+
+    def to_state(self) -> dict[str, Any]:
+        return {"names": list(self.names), "expected": self.expected.tolist(),
+                "called": self.called.tolist(), "hits": self.hits.tolist()}
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> ToolCounts:
+        columns = [np.asarray(state[key], dtype=np.int64).reshape(-1)
+                   for key in ("expected", "called", "hits")]
+        names = tuple(str(name) for name in state["names"])
+        if any(len(column) != len(names) for column in columns):
+            raise InvalidParameterError("from_json: the per-tool counts have unequal lengths.")
+        return cls(names, *columns)
+
+
+#: A kept failure: (row within the aggregate, case id, value, reason).
+Failure = tuple[int, Any, float, str]
+
+
+@attrs.frozen(slots=True, eq=False)
+class Aggregate:
+    """Everything the summary, per-tool and failures tables need, over some
+    cases. ``rows`` cases, ``metrics`` per label, ``tools`` per name, and per
+    label the first ``failure_limit`` failing rows (all of them when None),
+    numbered from this aggregate's first case."""
+
+    rows: int
+    metrics: Mapping[str, MetricMoments]
+    tools: ToolCounts
+    failing: Mapping[str, tuple[Failure, ...]]
+    failure_limit: int | None
+
+    @classmethod
+    def from_result(cls, result: EvaluationResult, *, failure_limit: int | None = 100) -> Aggregate:
+        """The aggregate of one evaluation (a partition's)."""
+        if failure_limit is not None and (isinstance(failure_limit, bool) or
+                                          not isinstance(failure_limit, int) or failure_limit < 0):
+            raise InvalidParameterError(
+                f"failure_limit: expected a whole number of rows, 0 or more, or None, got "
+                f"{failure_limit!r}.")
+        metrics = {label: MetricMoments.from_result(label, scores)
+                   for label, scores in result.results.items()}
+        failing: dict[str, tuple[Failure, ...]] = {}
+        for label, scores in result.results.items():
+            rows = np.flatnonzero(~scores.passed)[:failure_limit].tolist()
+            failing[label] = tuple(
+                (row, _plain(result.batch.case_id(row)), float(scores.values[row]),
+                 scores.reason(row)) for row in rows)
+        return cls(len(result), metrics, ToolCounts.from_batch(result.batch), failing,
+                   failure_limit)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(self.metrics)
+
+    def merge(self, other: Aggregate) -> Aggregate:
+        """This aggregate followed by ``other`` (their cases in that order)."""
+        if not isinstance(other, Aggregate):
+            raise InvalidParameterError(
+                f"merge: expected Aggregate objects, got {type(other).__name__}.")
+        if tuple(self.metrics) != tuple(other.metrics):
+            raise InvalidParameterError(
+                f"merge: one part scored the metrics {list(self.metrics)}, another "
+                f"{list(other.metrics)}; expected parts of one evaluation. Fix: merge only "
+                f"the parts of one run.")
+        limits = [x for x in (self.failure_limit, other.failure_limit) if x is not None]
+        limit = min(limits) if limits else None
+        failing = {}
+        for label in self.metrics:
+            shifted = tuple((row + self.rows, *rest) for row, *rest in other.failing[label])
+            failing[label] = (self.failing[label] + shifted)[:limit]
+        return Aggregate(
+            self.rows + other.rows,
+            {label: self.metrics[label].merge(other.metrics[label]) for label in self.metrics},
+            self.tools.merge(other.tools), failing, limit)
+
+    # -- tables ------------------------------------------------------------------
+
+    def summary(self, ci: float | None = 0.95) -> Table:
+        """The summary table, exactly as :meth:`EvaluationResult.summary` gives it
+        with ``method="clt"`` and no clusters."""
+        from agentmetrics._summary import moments_table
+
+        return moments_table(list(self.metrics.values()), ci)
+
+    def per_tool(self) -> Table:
+        """The per-tool table, exactly as :meth:`EvaluationResult.per_tool`."""
+        return self.tools.table()
+
+    def failures(self, metric: str | None = None, *, limit: int | None = None) -> Table:
+        """The first ``limit`` failing rows (errors included), in case order, as
+        :meth:`EvaluationResult.failures` lists them. An aggregate keeps the first
+        ``failure_limit`` per metric; asking for more than it kept is an error."""
+        labels = list(self.metrics) if metric is None else [metric]
+        if metric is not None and metric not in self.metrics:
+            raise KeyError(f"no metric {metric!r} in this result; it has {list(self.metrics)}")
+        if self.failure_limit is not None:
+            short = [label for label in labels
+                     if len(self.failing[label]) == self.failure_limit
+                     and self._failing_count(label) > self.failure_limit]
+            if short and (limit is None or limit > self.failure_limit):
+                raise InvalidParameterError(
+                    f"failures: {short[0]!r} has {self._failing_count(short[0]):,} failing "
+                    f"cases and the first {self.failure_limit:,} were kept; expected limit <= "
+                    f"{self.failure_limit}, got {limit}. Fix: evaluate with failure_limit= as "
+                    f"large as you need, or filter the per-case rows "
+                    f"(to_dask_dataframe()) for all of them.")
+        rows: list[tuple[Any, ...]] = []
+        for label in labels:
+            threshold = self.metrics[label].threshold
+            rows.extend((row, case_id, label, value, threshold, reason)
+                        for row, case_id, value, reason in self.failing[label][:limit])
+        order = {label: i for i, label in enumerate(self.metrics)}
+        rows.sort(key=lambda r: (r[0], order[r[2]]))
+        if limit is not None:
+            rows = rows[:limit]
+        return Table(("case", "id", "metric", "value", "threshold", "reason"), rows,
+                     title="Failures")
+
+    def _failing_count(self, label: str) -> int:
+        moments = self.metrics[label]
+        return moments.n - moments.passed
+
+    # -- transport -----------------------------------------------------------------
+
+    def to_json(self) -> str:
+        """The aggregate as JSON text (exact: floats are written as their
+        shortest round-tripping repr), for engines that move bytes or strings."""
+        state = {
+            "format": FORMAT, "rows": self.rows, "failure_limit": self.failure_limit,
+            "metrics": [moments.to_state() for moments in self.metrics.values()],
+            "tools": self.tools.to_state(),
+            "failing": {label: [[row, case_id, _float_out(value), reason]
+                                for row, case_id, value, reason in kept]
+                        for label, kept in self.failing.items()},
+        }
+        return json.dumps(state, separators=(",", ":"), allow_nan=False)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Aggregate:
+        """Read what :meth:`to_json` wrote."""
+        try:
+            state = json.loads(text)
+            if not isinstance(state, dict) or state.get("format") != FORMAT:
+                raise ValueError(f"expected an object with format {FORMAT!r}")
+            metrics = {}
+            for item in state["metrics"]:
+                moments = MetricMoments.from_state(item)
+                metrics[moments.label] = moments
+            failing = {str(label): tuple((int(row), case_id, _float_in(value), str(reason))
+                                         for row, case_id, value, reason in kept)
+                       for label, kept in state["failing"].items()}
+            limit = state["failure_limit"]
+            return cls(int(state["rows"]), metrics, ToolCounts.from_state(state["tools"]),
+                       failing, None if limit is None else int(limit))
+        except (ValueError, KeyError, TypeError) as error:
+            raise InvalidParameterError(
+                f"Aggregate.from_json: expected the text Aggregate.to_json wrote, but it "
+                f"could not be read ({type(error).__name__}: {error}).") from None
+
+
+def _plain(case_id: Any) -> Any:
+    """A case id as JSON can carry it: numpy scalars become Python ones."""
+    if isinstance(case_id, np.generic):
+        return case_id.item()
+    return case_id
+
+
+def merge(aggregates: Iterable[Aggregate], *, split_every: int = 8) -> Aggregate:
+    """Merge partial aggregates given in partition order, as a tree (``split_every``
+    at a time): the same result as merging them one by one."""
+    level = list(aggregates)
+    if not level:
+        raise InvalidParameterError("merge: expected at least one Aggregate, got none.")
+    if split_every < 2:
+        raise InvalidParameterError(f"split_every: expected at least 2, got {split_every}.")
+    while len(level) > 1:
+        level = [_merge_run(level[i:i + split_every]) for i in range(0, len(level), split_every)]
+    return level[0]
+
+
+def _merge_run(run: Sequence[Aggregate]) -> Aggregate:
+    total = run[0]
+    for part in run[1:]:
+        total = total.merge(part)
+    return total
