@@ -101,7 +101,7 @@ class MetricMoments:
     @property
     def mean(self) -> float:
         """The exact mean of the scored values, correctly rounded."""
-        return self.total.value / self.scored if self.scored else math.nan
+        return self.total.mean
 
     def _variance(self, ddof: int) -> float:
         return exact_variance(self.total, self.squares, ddof)
@@ -327,6 +327,28 @@ class Aggregate:
 
     # -- transport -----------------------------------------------------------------
 
+    def _check(self) -> None:
+        """Raise ValueError where the parts of a read aggregate do not fit together."""
+        if not self.metrics:
+            raise ValueError("no metric")
+        if self.rows < 0 or (self.failure_limit is not None and self.failure_limit < 0):
+            raise ValueError("a negative count")
+        if set(self.failing) != set(self.metrics):
+            raise ValueError("the failing rows are not those of the metrics")
+        for label, moments in self.metrics.items():
+            if moments.n != self.rows or not 0 <= moments.passed <= moments.n or not (
+                    0 <= moments.errors <= moments.n) or moments.scored > moments.n:
+                raise ValueError(f"{label!r}'s counts do not fit {self.rows} rows")
+            kept = self.failing[label]
+            if self.failure_limit is not None and len(kept) > self.failure_limit:
+                raise ValueError(f"{label!r} keeps more failing rows than its limit")
+            if any(not 0 <= row < self.rows for row, *_ in kept):
+                raise ValueError(f"{label!r} has a failing row out of range")
+        if any(column.min(initial=0) < 0 for column in
+               (self.tools.expected, self.tools.called, self.tools.hits)):
+            raise ValueError("a negative tool count")
+
+
     def to_json(self) -> str:
         """The aggregate as JSON text (exact: floats are written as their
         shortest round-tripping repr), for engines that move bytes or strings."""
@@ -355,9 +377,11 @@ class Aggregate:
                                          for row, case_id, value, reason in kept)
                        for label, kept in state["failing"].items()}
             limit = state["failure_limit"]
-            return cls(int(state["rows"]), metrics, ToolCounts.from_state(state["tools"]),
+            read = cls(int(state["rows"]), metrics, ToolCounts.from_state(state["tools"]),
                        failing, None if limit is None else int(limit))
-        except (ValueError, KeyError, TypeError) as error:
+            read._check()
+            return read
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise InvalidParameterError(
                 f"Aggregate.from_json: expected the text Aggregate.to_json wrote, but it "
                 f"could not be read ({type(error).__name__}: {error}).") from None

@@ -529,6 +529,43 @@ class ToolCallBatch:
         )
 
 
+    @classmethod
+    def concat(cls, batches: Sequence[ToolCallBatch]) -> ToolCallBatch:
+        """The rows of several batches, one after another, in one batch (their
+        vocabularies joined; ids, cases and unreadable rows kept)."""
+        if len(batches) == 1:
+            return batches[0]
+        index: dict[str, int] = {}
+        sides: list[tuple[IdArray, IntArray, BoolArray]] = []
+        remaps = [np.fromiter((index.setdefault(name, len(index)) for name in b.vocabulary),
+                              dtype=np.int32, count=len(b.vocabulary)) for b in batches]
+        for ids_of, offsets_of, given_of in (("called_ids", "called_offsets", "called_given"),
+                                             ("expected_ids", "expected_offsets",
+                                              "expected_given")):
+            ids = [remap[getattr(b, ids_of)] for remap, b in zip(remaps, batches)]
+            starts = np.cumsum([0] + [len(part) for part in ids])
+            offsets = np.concatenate(
+                [getattr(b, offsets_of)[:-1] + start for b, start in zip(batches, starts)]
+                + [np.array([starts[-1]], dtype=np.int64)]).astype(np.int64)
+            sides.append((np.concatenate(ids).astype(np.int32) if ids else
+                          np.zeros(0, dtype=np.int32), offsets,
+                          np.concatenate([getattr(b, given_of) for b in batches])))
+        rows = np.cumsum([0] + [len(b) for b in batches]).tolist()
+        case_ids = None
+        if any(b.case_ids is not None for b in batches):
+            case_ids = tuple(chain.from_iterable(
+                b.case_ids if b.case_ids is not None else repeat(None, len(b)) for b in batches))
+        cases = None
+        if all(b.cases is not None for b in batches):
+            cases = tuple(chain.from_iterable(b.cases or () for b in batches))
+        invalid = {start + row: message for start, b in zip(rows, batches)
+                   for row, message in b.invalid.items()}
+        return cls(vocabulary=tuple(index), called_ids=sides[0][0], called_offsets=sides[0][1],
+                   expected_ids=sides[1][0], expected_offsets=sides[1][1],
+                   called_given=sides[0][2], expected_given=sides[1][2], case_ids=case_ids,
+                   cases=cases, invalid=invalid)
+
+
 def _require(module: str, extra: str) -> Any:
     import importlib
 

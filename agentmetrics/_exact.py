@@ -11,7 +11,7 @@ multiset of values added::
     for chunk in chunks:            # any partition, any order
         acc.add(chunk)              # 1-D float64 array (NaN removed by the caller)
     other.merge(acc)                # combine partial aggregates exactly
-    mean = acc.value / acc.count
+    mean = acc.mean                 # the exact mean, correctly rounded
 
 Representation
 --------------
@@ -248,6 +248,16 @@ class ExactSum:
         return self._partials[0] if self._partials else 0.0
 
     @property
+    def mean(self) -> float:
+        """The exact sum divided by the count, correctly rounded (one rounding,
+        not two); NaN if nothing was added."""
+        from fractions import Fraction
+
+        if not self._count:
+            return math.nan
+        return float(Fraction(self._scaled(), self._count << _SCALE))
+
+    @property
     def count(self) -> int:
         """How many values were added (through :meth:`add` or :meth:`merge`)."""
         return self._count
@@ -324,5 +334,5 @@ def mean_and_variance(values: npt.NDArray[np.float64], ddof: int) -> tuple[float
     total = ExactSum().add(values)
     square, error = exact_squares(values)
     squares = ExactSum().add(square).add(error)
-    mean = total.value / len(values) if len(values) else math.nan
+    mean = total.mean
     return mean, exact_variance(total, squares, ddof)

@@ -409,6 +409,23 @@ class EvaluationResult:
         #: Per metric scored with a cache: CacheStats(hits, misses).
         self.cache_stats = dict(cache_stats or {})
 
+    @classmethod
+    def concat(cls, parts: Sequence[EvaluationResult]) -> EvaluationResult:
+        """The results of consecutive parts of one evaluation (the same metrics,
+        in the same order) as one result, their cases one after another."""
+        if not parts:
+            raise InvalidParameterError("concat: expected at least one result, got none.")
+        labels = parts[0].metrics
+        for part in parts[1:]:
+            if part.metrics != labels:
+                raise InvalidParameterError(
+                    f"concat: one part has the metrics {list(labels)}, another "
+                    f"{list(part.metrics)}; expected parts of one evaluation.")
+        batch = ToolCallBatch.concat([part.batch for part in parts])
+        results = {label: MetricResult.concat([part.results[label] for part in parts])
+                   for label in labels}
+        return cls(batch, results, parts[0].sources)
+
     # -- access ------------------------------------------------------------------
 
     @property

@@ -48,7 +48,7 @@ class RunningSummary:
 
     @property
     def mean(self) -> float:
-        return self.total.value / self.scored if self.scored else math.nan
+        return self.total.mean
 
     @property
     def pass_rate(self) -> float:

@@ -1,0 +1,328 @@
+"""Score one partition of a larger data set, for any engine.
+
+Plain functions over a pandas DataFrame, an Arrow Table or RecordBatch, a
+dict of columns (Ray's ``"numpy"`` batches) or a list of cases: what a Dask
+task, a Ray Data ``map_batches`` function or a Spark ``mapInArrow`` function
+calls on each piece. Each partition gives
+
+* its per-case rows, in a fixed schema (:func:`rows_schema`): ``id``, any
+  columns kept from the input, then per metric ``<label>`` (float64, NaN for
+  an error), ``<label>_passed``, ``<label>_reason`` and ``<label>_error``;
+* its :class:`~agentmetrics._aggregate.Aggregate`: exact partial totals that
+  :func:`merge` combines (in partition order) into the summary, the per-tool
+  table and the first failures of the whole, equal to what
+  ``agentmetrics.evaluate`` gives on all the cases at once. ``to_json()``
+  carries an aggregate through engines that move text or bytes.
+
+>>> import pyarrow as pa
+>>> from agentmetrics import partition
+>>> table = pa.table({"tool_calls": [["search"], ["search", "book"]],
+...                   "expected_tool_calls": [["search", "book"], ["search", "book"]]})
+>>> rows, part = partition.score(table, ["tool_selection_accuracy"])
+>>> rows.column("tool_selection_accuracy").to_pylist()
+[0.5, 1.0]
+>>> partition.merge([part, part]).summary(ci=None).select("metric", "n", "mean", "passed")
+Summary
+metric                   n   mean  passed
+tool_selection_accuracy  4  0.750       2
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from agentmetrics._aggregate import Aggregate, merge
+from agentmetrics._batch import ToolCallBatch, _require, check_errors_mode
+from agentmetrics._dataset import UnreadableCase, case_from_record
+from agentmetrics._metric import Metric
+from agentmetrics._model import AgentTestCase, _describe
+from agentmetrics._results import EvaluationResult
+from agentmetrics.errors import InvalidCaseError, InvalidParameterError
+
+__all__ = ["Aggregate", "aggregate", "merge", "rows_schema", "score", "score_rows"]
+
+_CALL_FIELDS = ("tool_calls", "expected_tool_calls")
+
+
+def _columns(columns: Mapping[str, str] | None) -> dict[str, str | None]:
+    names: dict[str, str | None] = {"tool_calls": "tool_calls",
+                                    "expected_tool_calls": "expected_tool_calls", "id": None}
+    for key, value in (columns or {}).items():
+        if key not in names:
+            raise InvalidParameterError(
+                f"columns: expected keys among {sorted(names)}, got {key!r}. Fix: "
+                f"columns={{'tool_calls': 'calls', 'expected_tool_calls': 'gold', 'id': 'trace'}}.")
+        if not isinstance(value, str):
+            raise InvalidParameterError(
+                f"columns[{key!r}]: expected a column name, got {_describe(value)}.")
+        names[key] = value
+    return names
+
+
+def refuse_text_calls(dtypes: Mapping[str, Any], columns: Mapping[str, str | None],
+                      where: str) -> None:
+    """Refuse call columns held as text: that is how Dask's
+    ``dataframe.convert-string`` leaves lists (``"['a', 'b']"``), and reading
+    the text back could not tell a list from a name."""
+    for field in _CALL_FIELDS:
+        name = columns[field]
+        dtype = dtypes.get(name) if name is not None else None
+        if dtype is not None and _is_text_dtype(dtype):
+            raise InvalidCaseError(
+                f"{where}: column {name!r} ({field}) holds text ({dtype}); expected lists of "
+                f"tool names. Dask's 'dataframe.convert-string' option turns object columns "
+                f"of lists into their text. Fix: build the frame inside "
+                f"dask.config.set({{'dataframe.convert-string': False}}), keep the lists as "
+                f"Arrow lists (dtype pd.ArrowDtype(pa.list_(pa.string()))), or read them "
+                f"from Parquet (dd.read_parquet keeps list columns).")
+
+
+def _is_text_dtype(dtype: Any) -> bool:
+    text = str(dtype)
+    return text in ("string", "str") or text.startswith(("string[", "large_string["))
+
+
+def evaluate_partition(
+    data: Any,
+    metrics: Sequence[Metric | str | Any],
+    *,
+    errors: str = "raise",
+    columns: Mapping[str, str] | None = None,
+    keep: Sequence[str] = (),
+) -> tuple[EvaluationResult, Any, dict[str, Any]]:
+    """Score ``data``: the result, the ids (an Arrow array) and the kept columns."""
+    from agentmetrics._evaluate import evaluate
+
+    check_errors_mode(errors)
+    names = _columns(columns)
+    batch, ids, kept = _batch(data, names, errors, tuple(keep))
+    result = evaluate(batch, list(metrics), errors=errors, progress=False)
+    return result, ids, kept
+
+
+def _batch(data: Any, names: dict[str, str | None], errors: str,
+           keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any]]:
+    pa = _require("pyarrow", "arrow")
+    module = type(data).__module__
+    if module.startswith("pandas") and type(data).__name__ == "DataFrame":
+        return _from_pandas(data, names, errors, keep)
+    if module.startswith("pyarrow") and type(data).__name__ in ("Table", "RecordBatch"):
+        table = data if isinstance(data, pa.Table) else pa.Table.from_batches([data])
+        return _from_arrow(table, names, errors, keep)
+    if isinstance(data, Mapping):  # Ray's "numpy" batches: column name -> array
+        pd = _require("pandas", "pandas")
+        frame = pd.DataFrame({key: list(value) if getattr(value, "ndim", 1) > 1 else value
+                              for key, value in data.items()})
+        return _from_pandas(frame, names, errors, keep)
+    if isinstance(data, (list, tuple)):
+        return _from_items(data, errors, keep)
+    raise InvalidParameterError(
+        f"data: expected a pandas DataFrame, an Arrow Table or RecordBatch, a dict of columns "
+        f"or a list of cases, got {_describe(data)}.")
+
+
+def _require_columns(present: Sequence[str], names: dict[str, str | None],
+                     keep: tuple[str, ...]) -> None:
+    wanted = [names["tool_calls"], names["expected_tool_calls"], names["id"], *keep]
+    missing = [name for name in wanted if name is not None and name not in present]
+    if missing:
+        raise InvalidCaseError(
+            f"data: no column {missing[0]!r}; the partition has {list(present)}. Fix: pass "
+            f"columns={{'tool_calls': ..., 'expected_tool_calls': ..., 'id': ...}} naming "
+            f"your columns.")
+
+
+def _from_pandas(frame: Any, names: dict[str, str | None], errors: str,
+                 keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any]]:
+    pa = _require("pyarrow", "arrow")
+    present = [str(c) for c in frame.columns]
+    _require_columns(present, names, keep)
+    refuse_text_calls({str(c): frame[c].dtype for c in frame.columns}, names, "data")
+    called, expected = frame[names["tool_calls"]], frame[names["expected_tool_calls"]]
+    id_name = names["id"] if names["id"] is not None else ("id" if "id" in present else None)
+    id_values: tuple[Any, ...] | None = None
+    if id_name is not None:
+        ids = _arrow_column(frame[id_name])
+    elif frame.index.name is not None:  # an index the user named (set_index("trace_id"))
+        ids = _arrow_column(frame.index.to_series())
+    else:  # a partition's positions (dask numbers them from its offset) are no ids
+        ids = pa.nulls(len(frame), pa.string())
+    if id_name is not None or frame.index.name is not None:
+        id_values = tuple(ids.to_pylist())
+    from agentmetrics._batch import _is_arrow_list
+
+    if _is_arrow_list(called) and _is_arrow_list(expected):
+        batch = ToolCallBatch.from_arrow(tool_calls=pa.array(called.array),
+                                         expected_tool_calls=pa.array(expected.array),
+                                         ids=id_values, errors=errors)
+    else:
+        batch = ToolCallBatch.from_columns(tool_calls=called.tolist(),
+                                           expected_tool_calls=expected.tolist(),
+                                           ids=id_values, errors=errors)
+    return batch, ids, {name: _arrow_column(frame[name]) for name in keep}
+
+
+def _arrow_column(series: Any) -> Any:
+    pa = _require("pyarrow", "arrow")
+    array = series.array
+    if hasattr(array, "_pa_array"):  # ArrowExtensionArray / ArrowStringArray
+        return pa.array(array)
+    return pa.Array.from_pandas(series)
+
+
+def _from_arrow(table: Any, names: dict[str, str | None], errors: str,
+                keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any]]:
+    pa = _require("pyarrow", "arrow")
+    _require_columns(table.column_names, names, keep)
+    id_name = names["id"] if names["id"] is not None else (
+        "id" if "id" in table.column_names else None)
+    ids = (table.column(id_name).combine_chunks() if id_name is not None
+           else pa.nulls(table.num_rows, pa.string()))
+    batch = ToolCallBatch.from_arrow(
+        tool_calls=table.column(names["tool_calls"]),
+        expected_tool_calls=table.column(names["expected_tool_calls"]),
+        ids=None if id_name is None else ids, errors=errors)
+    return batch, ids, {name: table.column(name).combine_chunks() for name in keep}
+
+
+def _from_items(items: Sequence[Any], errors: str,
+                keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any]]:
+    cases: list[Any] = []
+    for position, item in enumerate(items):
+        if isinstance(item, Mapping) and not isinstance(item, AgentTestCase):
+            try:
+                cases.append(case_from_record(dict(item)))
+            except InvalidCaseError as error:
+                if errors == "raise":
+                    raise InvalidCaseError(f"item {position}: {error}") from None
+                identity = item.get("id") if isinstance(item, Mapping) else None
+                cases.append(UnreadableCase("<items>", position, f"item {position}: {error}",
+                                            id=identity))
+        else:
+            cases.append(item)
+    batch = ToolCallBatch.from_cases(cases, errors=errors)
+    ids = text_column([_case_value(case, "id") for case in cases])
+    kept = {key: text_column([_case_value(case, key) for case in cases]) for key in keep}
+    return batch, ids, kept
+
+
+def _case_value(case: Any, key: str) -> Any:
+    if isinstance(case, AgentTestCase):
+        return case.metadata.get(key)
+    if isinstance(case, UnreadableCase) and key == "id":
+        return case.id
+    return None
+
+
+def text_column(values: Iterable[Any]) -> Any:
+    """An Arrow string column: strings as they are, None as null, anything
+    else (a number, a list) as its JSON text, so that every partition has the
+    same column type."""
+    pa = _require("pyarrow", "arrow")
+    return pa.array([value if value is None or isinstance(value, str)
+                     else json.dumps(value, default=str, ensure_ascii=False)
+                     for value in values], pa.string())
+
+
+def rows_table(result: EvaluationResult, ids: Any, kept: Mapping[str, Any], *,
+               reasons: bool = True) -> Any:
+    """The per-case rows of a scored partition, as an Arrow table in the fixed
+    schema (see the module docstring)."""
+    pa = _require("pyarrow", "arrow")
+    columns: dict[str, Any] = {"id": ids}
+    for name, column in kept.items():
+        if name in columns:
+            raise InvalidParameterError(f"keep: column {name!r} is given twice.")
+        columns[name] = column
+    for label, scores in result.results.items():
+        names = [label, f"{label}_passed", f"{label}_reason", f"{label}_error"]
+        clash = next((name for name in names if name in columns), None)
+        if clash is not None:
+            raise InvalidParameterError(
+                f"keep: the column {clash!r} would clash with a metric's column. Fix: rename "
+                f"it before scoring.")
+        columns[label] = pa.array(scores.values, pa.float64())
+        columns[f"{label}_passed"] = pa.array(scores.passed, pa.bool_())
+        columns[f"{label}_reason"] = (pa.array(list(scores.reasons), pa.string()) if reasons
+                                      else pa.nulls(len(scores), pa.string()))
+        error_column: list[str | None] = [None] * len(scores)
+        for row, message in scores.errors.items():
+            error_column[row] = message
+        columns[f"{label}_error"] = pa.array(error_column, pa.string())
+    return pa.table(columns)
+
+
+def rows_schema(labels: Sequence[str], *, id_type: Any = None,
+                keep: Mapping[str, Any] | None = None) -> Any:
+    """The Arrow schema of the per-case rows for metrics labelled ``labels``:
+    ``id`` (``id_type``, string by default), the ``keep`` columns (name -> Arrow
+    type), then four columns per metric."""
+    pa = _require("pyarrow", "arrow")
+    fields = [pa.field("id", id_type if id_type is not None else pa.string())]
+    fields += [pa.field(name, kind) for name, kind in (keep or {}).items()]
+    for label in labels:
+        fields += [pa.field(label, pa.float64()), pa.field(f"{label}_passed", pa.bool_()),
+                   pa.field(f"{label}_reason", pa.string()),
+                   pa.field(f"{label}_error", pa.string())]
+    return pa.schema(fields)
+
+
+def _like_input(data: Any, table: Any) -> Any:
+    module = type(data).__module__
+    if module.startswith("pandas"):
+        return to_pandas_rows(table)
+    if module.startswith("pyarrow") and type(data).__name__ == "RecordBatch":
+        return table.combine_chunks().to_batches()[0] if table.num_rows else \
+            _require("pyarrow", "arrow").RecordBatch.from_pylist([], schema=table.schema)
+    return table
+
+
+def to_pandas_rows(table: Any) -> Any:
+    """Rows as pandas: strings as Arrow-backed strings, numbers and flags as numpy."""
+    pd = _require("pandas", "pandas")
+    pa = _require("pyarrow", "arrow")
+    string = pd.ArrowDtype(pa.string())
+    return table.to_pandas(types_mapper={pa.string(): string, pa.large_string(): string}.get)
+
+
+def score(
+    data: Any,
+    metrics: Sequence[Metric | str | Any],
+    *,
+    errors: str = "raise",
+    columns: Mapping[str, str] | None = None,
+    keep: Sequence[str] = (),
+    reasons: bool = True,
+    failure_limit: int | None = 100,
+) -> tuple[Any, Aggregate]:
+    """Score one partition: its per-case rows (a pandas DataFrame for a
+    DataFrame, a RecordBatch for a RecordBatch, else an Arrow Table) and its
+    :class:`Aggregate`, from one scoring pass.
+
+    ``metrics``: Metric instances or registry names (resolved in the process
+    that runs this, through entry points). ``columns`` names the input's
+    ``tool_calls``, ``expected_tool_calls`` and ``id`` columns; ``keep`` copies
+    input columns (or, for cases, metadata keys) into the rows. ``errors`` as in
+    :func:`agentmetrics.evaluate`: with ``"record"`` a row that cannot be read
+    or scored is kept with its message, never dropped.
+    """
+    result, ids, kept = evaluate_partition(data, metrics, errors=errors, columns=columns,
+                                           keep=keep)
+    table = rows_table(result, ids, kept, reasons=reasons)
+    return _like_input(data, table), Aggregate.from_result(result, failure_limit=failure_limit)
+
+
+def score_rows(data: Any, metrics: Sequence[Metric | str | Any], **options: Any) -> Any:
+    """:func:`score`'s rows alone: the function for Ray's ``map_batches``."""
+    return score(data, metrics, **options)[0]
+
+
+def aggregate(data: Any, metrics: Sequence[Metric | str | Any], *, errors: str = "raise",
+              columns: Mapping[str, str] | None = None,
+              failure_limit: int | None = 100) -> Aggregate:
+    """:func:`score`'s aggregate alone (no per-case rows are built)."""
+    result, _, _ = evaluate_partition(data, metrics, errors=errors, columns=columns)
+    return Aggregate.from_result(result, failure_limit=failure_limit)
+
