@@ -44,6 +44,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_batch.py
 	$(BIN)/python benchmarks/bench_concurrency.py
 	$(BIN)/python benchmarks/bench_statistics.py
+	$(BIN)/python benchmarks/bench_dask.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis docs/_build docs/jupyter_execute

@@ -306,12 +306,28 @@ def exact_squares(values: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float
                                                             npt.NDArray[np.float64]]:
     """``hi + lo == x * x`` exactly for every value (Dekker's product) whose
     square does not underflow (|x| > 1e-146; below that each square is off by
-    at most 1e-300)."""
-    scaled = _SPLIT * values
-    head = scaled - (scaled - values)
-    tail = values - head
-    square = values * values
-    error = ((head * head - square) + 2.0 * head * tail) + tail * tail
+    at most 1e-300). Computed in cache-sized blocks, in place."""
+    import numpy as np
+
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    square = np.multiply(values, values)
+    error = np.empty_like(values)
+    head = np.empty(min(len(values), _BLOCK))
+    tail = np.empty_like(head)
+    for start in range(0, len(values), _BLOCK):
+        x = values[start:start + _BLOCK]
+        h, t, e = head[:len(x)], tail[:len(x)], error[start:start + _BLOCK]
+        np.multiply(x, _SPLIT, out=h)           # Veltkamp: h = c*x - (c*x - x)
+        np.subtract(h, x, out=t)
+        np.subtract(h, t, out=h)
+        np.subtract(x, h, out=t)                # t = x - h, exactly
+        np.multiply(h, h, out=e)                # e = ((h*h - p) + 2*h*t) + t*t
+        np.subtract(e, square[start:start + _BLOCK], out=e)
+        np.multiply(h, t, out=h)
+        np.add(h, h, out=h)
+        np.add(e, h, out=e)
+        np.multiply(t, t, out=t)
+        np.add(e, t, out=e)
     return square, error
 
 

@@ -152,6 +152,7 @@ class _Job:
     reasons: bool
     input_format: str | None
     hosted_tools: bool
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 # -- pieces: what one partition task reads -------------------------------------------
@@ -197,14 +198,15 @@ def _read_piece(piece: Any, job: _Job) -> tuple[Any, Any, dict[str, Any]]:
             table = (file.read(columns=read) if piece.row_groups is None
                      else file.read_row_groups(list(piece.row_groups), columns=read))
         result, ids, kept = partition.evaluate_partition(
-            table, metrics, errors=job.errors, columns=columns, keep=job.keep)
+            table, metrics, errors=job.errors, columns=columns, keep=job.keep,
+            **dict(job.options))
         import numpy as np
 
         rows = pa.array(np.arange(piece.first_row, piece.first_row + table.num_rows))
         return result, ids, {"source": pa.array([piece.path] * table.num_rows, pa.string()),
                              "row": rows, **kept}
     return partition.evaluate_partition(piece, metrics, errors=job.errors, columns=columns,
-                                        keep=job.keep)
+                                        keep=job.keep, **dict(job.options))
 
 
 def _score_jsonl(piece: _JsonlPiece, job: _Job, metrics: list[Metric]) -> tuple[Any, Any, dict[str, Any]]:
@@ -218,7 +220,7 @@ def _score_jsonl(piece: _JsonlPiece, job: _Job, metrics: list[Metric]) -> tuple[
         numbered = list(_read(handle, piece.path, job.errors, options))
     cases = [case for _, case in numbered]
     result, ids, kept = partition.evaluate_partition(cases, metrics, errors=job.errors,
-                                                     keep=job.keep)
+                                                     keep=job.keep, **dict(job.options))
     return result, ids, {"source": pa.array([piece.path] * len(cases), pa.string()),
                          "line": pa.array([number for number, _ in numbered], pa.int64()),
                          **kept}
@@ -360,9 +362,10 @@ def _parquet_pieces(paths: list[str], options: tuple[tuple[str, Any], ...],
     sample = None
     for path in paths:
         with _open(path, options) as handle:
-            meta = pq.ParquetFile(handle).metadata
+            file = pq.ParquetFile(handle)
+            meta = file.metadata
             if sample is None:
-                sample = pq.ParquetFile(handle).schema_arrow.empty_table()
+                sample = file.schema_arrow.empty_table()
         sizes = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
         if sum(sizes) <= partition_rows or len(sizes) <= 1:
             pieces.append(_ParquetPiece(path, None, 0, options))
@@ -429,11 +432,18 @@ class DaskEvaluation:
             self._aggregate = self._reduce(self._delayed("aggregate"))
         return self._aggregate
 
-    def summary(self, ci: float | None = 0.95) -> Table:
+    def summary(self, ci: float | None = 0.95, *, cluster: Any = None,
+                method: str = "clt") -> Table:
         """Per metric: n, mean with a t interval, std, min, max, pass rate with a
         Wilson interval, passed, errors: :meth:`EvaluationResult.summary` with
         ``method="clt"``. Clustered and bootstrap intervals need every value in
         one place: ``compute().summary(cluster=..., method=...)``."""
+        if cluster is not None or method != "clt":
+            raise InvalidParameterError(
+                f"summary: a distributed summary has t and Wilson intervals only (cluster=None, "
+                f"method='clt'); got cluster={cluster!r}, method={method!r}. Clustered and "
+                f"bootstrap intervals need every score in one place. Fix: "
+                f"run.compute().summary(cluster=..., method=...) when the scores fit in memory.")
         return self.aggregate().summary(ci)
 
     def per_tool(self) -> Table:
@@ -522,6 +532,11 @@ def evaluate(
     hosted_tools: bool = True,
     storage_options: Mapping[str, Any] | None = None,
     partition_rows: int = PARTITION_ROWS,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    retries: int = 0,
+    max_rate: float | None = None,
+    cache: str | os.PathLike[str] | None = None,
 ) -> DaskEvaluation:
     """Score ``data`` with ``metrics`` on Dask (the default client's cluster, or
     Dask's local scheduler when there is none).
@@ -540,12 +555,29 @@ def evaluate(
     :meth:`DaskEvaluation.failures` (None: all). ``reasons=False`` leaves the
     reason column empty (faster rows).
 
+    ``concurrency``, ``timeout``, ``retries``, ``max_rate`` and ``cache`` are
+    :func:`agentmetrics.evaluate`'s, for metrics that wait (an LLM judge), and
+    apply per partition task: ``max_rate`` is per task, ``cache`` a path every
+    worker can reach (SQLite is safe across processes on one machine).
+
     Nothing is computed until a result is asked for.
     """
     _require_dask()
     from agentmetrics._evaluate import _resolve_metric
 
+    from agentmetrics._evaluate import _settings
+
     check_errors_mode(errors)
+    _settings(errors, concurrency, timeout, retries, max_rate, None)  # checked on the client
+    if cache is not None and not isinstance(cache, (str, os.PathLike)):
+        raise InvalidParameterError(
+            f"cache: expected the path of a cache file every worker can reach, or None, got "
+            f"{_describe(cache)}.")
+    if failure_limit is not None and (isinstance(failure_limit, bool) or
+                                      not isinstance(failure_limit, int) or failure_limit < 0):
+        raise InvalidParameterError(
+            f"failure_limit: expected a whole number of rows, 0 or more, or None, got "
+            f"{_describe(failure_limit)}.")
     if isinstance(partition_rows, bool) or not isinstance(partition_rows, int) or \
             partition_rows < 1:
         raise InvalidParameterError(
@@ -563,8 +595,12 @@ def evaluate(
     from agentmetrics.partition import _columns
 
     _columns(columns)  # checked here, on the client
+    options = {"concurrency": concurrency, "timeout": timeout, "retries": retries,
+               "max_rate": max_rate, "cache": None if cache is None else os.fspath(cache)}
     job = _Job(shipped, errors, tuple(sorted((columns or {}).items())), tuple(keep),
-               failure_limit, reasons, input_format, hosted_tools)
+               failure_limit, reasons, input_format, hosted_tools,
+               tuple((key, value) for key, value in options.items()
+                     if value is not None and value != 0))
     pieces, sample = _pieces(data, job, storage_options, partition_rows)
     return DaskEvaluation(pieces, sample, job, labels)
 

@@ -91,14 +91,16 @@ def evaluate_partition(
     errors: str = "raise",
     columns: Mapping[str, str] | None = None,
     keep: Sequence[str] = (),
+    **options: Any,
 ) -> tuple[EvaluationResult, Any, dict[str, Any]]:
-    """Score ``data``: the result, the ids (an Arrow array) and the kept columns."""
+    """Score ``data``: the result, the ids (an Arrow array) and the kept columns.
+    ``options`` go to :func:`agentmetrics.evaluate` (``concurrency``, ``cache``...)."""
     from agentmetrics._evaluate import evaluate
 
     check_errors_mode(errors)
     names = _columns(columns)
     batch, ids, kept = _batch(data, names, errors, tuple(keep))
-    result = evaluate(batch, list(metrics), errors=errors, progress=False)
+    result = evaluate(batch, list(metrics), errors=errors, progress=False, **options)
     return result, ids, kept
 
 

@@ -207,6 +207,10 @@ def test_a_jsonl_glob_with_bad_lines_keeps_one_row_per_line_in_order(client, tmp
 
     with pytest.raises(InvalidCaseError, match=r"a\.jsonl:21"):
         amd.evaluate(str(tmp_path / "a.jsonl"), TSA).summary()
+    # An fsspec URL reads the same files.
+    by_url = amd.evaluate([f"file://{tmp_path}/a.jsonl", f"file://{tmp_path}/[bc].jsonl*"],
+                          TSA, errors="record")
+    assert by_url.summary().rows == whole.summary().rows
 
 
 class DiesOnce(ToolSelectionAccuracy):
@@ -275,6 +279,46 @@ def test_names_and_params_resolve_on_the_workers(client):
     assert_same_tables(run, whole)
 
 
+class SlowEcho(am.Metric):
+    """A metric that waits (as an LLM judge does): 1 if it called every expected tool."""
+
+    name = "slow_echo"
+    description = "Waits, then checks the expected tools were called."
+
+    async def ameasure(self, case):
+        import asyncio
+
+        await asyncio.sleep(0.001)
+        called = {call.name for call in case.tool_calls or ()}
+        missing = [call.name for call in case.expected_tool_calls or () if call.name not in called]
+        return (0.0, f"missed {missing[0]}") if missing else (1.0, "called every expected tool")
+
+
+def test_metrics_that_wait_run_concurrently_on_the_workers_with_a_cache(client, tmp_path):
+    cases = am.example_cases()
+    whole = am.evaluate(cases, SlowEcho())
+    cache = tmp_path / "scores.sqlite"
+    run = amd.evaluate(db.from_sequence(cases, npartitions=4), SlowEcho(), concurrency=8,
+                       cache=cache)
+    assert_same_tables(run, whole)
+    assert cache.exists()
+    again = amd.evaluate(db.from_sequence(cases, npartitions=4), SlowEcho(), cache=cache)
+    assert again.compute()["slow_echo"].values.tolist() == whole["slow_echo"].values.tolist()
+
+
+def test_distributed_summaries_refuse_what_needs_every_score(client):
+    run = amd.evaluate(db.from_sequence(am.example_cases(), npartitions=2), TSA, reasons=False)
+    with pytest.raises(InvalidParameterError, match=r"compute\(\)\.summary\(cluster="):
+        run.summary(cluster="task_id")
+    with pytest.raises(InvalidParameterError, match="method='bootstrap'"):
+        run.summary(method="bootstrap")
+    rows = run.to_dask_dataframe().compute()
+    assert rows[f"{TSA}_reason"].isna().all()  # reasons=False: numbers only
+    whole = am.evaluate(am.example_cases(), TSA)
+    assert run.compute().summary(cluster="task_id").rows == \
+        whole.summary(cluster="task_id").rows
+
+
 # -- inputs refused, with the fix -----------------------------------------------------------
 
 
@@ -311,6 +355,10 @@ def test_other_bad_inputs_say_what_was_expected(tmp_path):
         amd.evaluate(frame, TSA, columns={"calls": "x"})
     with pytest.raises(InvalidParameterError, match="partition_rows"):
         amd.evaluate(frame, TSA, partition_rows=0)
+    with pytest.raises(InvalidParameterError, match="failure_limit"):
+        amd.evaluate(frame, TSA, failure_limit=-1)
+    with pytest.raises(InvalidParameterError, match="concurrency"):
+        amd.evaluate(frame, TSA, concurrency=0)
 
 
 def test_a_case_that_cannot_be_scored_names_its_partition():
