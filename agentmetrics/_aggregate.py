@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._batch import ToolCallBatch
     from agentmetrics._results import EvaluationResult, MetricResult
 
-__all__ = ["Aggregate", "MetricMoments", "ToolCounts", "merge"]
+__all__ = ["Aggregate", "ClusterSums", "MetricMoments", "ToolCounts", "merge"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -217,6 +217,64 @@ class ToolCounts:
         return cls(names, *columns)
 
 
+@attrs.frozen(slots=True, eq=False)
+class ClusterSums:
+    """One metric per cluster (a task): rows, scored rows, the sum of the scores
+    and the number passed; what a cluster-robust standard error needs."""
+
+    labels: tuple[Any, ...]
+    n: npt.NDArray[np.int64]
+    scored: npt.NDArray[np.int64]
+    sums: FloatArray
+    passed: npt.NDArray[np.int64]
+
+    @classmethod
+    def from_result(cls, result: MetricResult, labels: Sequence[Any]) -> ClusterSums:
+        codes: dict[Any, int] = {}
+        index = np.fromiter((codes.setdefault(label, len(codes)) for label in labels),
+                            dtype=np.intp, count=len(labels))
+        size = len(codes)
+        scored = ~np.isnan(result.values)
+        return cls(
+            tuple(codes), np.bincount(index, minlength=size).astype(np.int64),
+            np.bincount(index[scored], minlength=size).astype(np.int64),
+            np.bincount(index[scored], weights=result.values[scored],
+                        minlength=size).astype(np.float64),
+            np.bincount(index[result.passed], minlength=size).astype(np.int64))
+
+    def merge(self, other: ClusterSums) -> ClusterSums:
+        index: dict[Any, int] = {label: i for i, label in enumerate(self.labels)}
+        for label in other.labels:
+            index.setdefault(label, len(index))
+        where = np.fromiter((index[label] for label in other.labels), dtype=np.intp,
+                            count=len(other.labels))
+        merged: list[Any] = []
+        for mine, theirs in ((self.n, other.n), (self.scored, other.scored),
+                             (self.sums, other.sums), (self.passed, other.passed)):
+            column = np.zeros(len(index), dtype=mine.dtype)
+            column[: len(mine)] = mine
+            np.add.at(column, where, theirs)
+            merged.append(column)
+        return ClusterSums(tuple(index), *merged)
+
+    def to_state(self) -> dict[str, Any]:
+        return {"labels": list(self.labels), "n": self.n.tolist(),
+                "scored": self.scored.tolist(), "sums": self.sums.tolist(),
+                "passed": self.passed.tolist()}
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> ClusterSums:
+        labels = tuple(label if not isinstance(label, list) else tuple(label)
+                       for label in state["labels"])
+        counts = [np.asarray(state[key], dtype=np.int64).reshape(-1)
+                  for key in ("n", "scored", "passed")]
+        sums = np.asarray(state["sums"], dtype=np.float64).reshape(-1)
+        if any(len(column) != len(labels) for column in (*counts, sums)) or \
+                len(set(labels)) != len(labels):
+            raise ValueError("the cluster sums do not fit their labels")
+        return cls(labels, counts[0], counts[1], sums, counts[2])
+
+
 #: A kept failure: (row within the aggregate, case id, value, reason).
 Failure = tuple[int, Any, float, str]
 
@@ -233,10 +291,14 @@ class Aggregate:
     tools: ToolCounts
     failing: Mapping[str, tuple[Failure, ...]]
     failure_limit: int | None
+    #: Per metric, its sums per cluster, when the cases were given cluster labels.
+    clusters: Mapping[str, ClusterSums] | None = None
 
     @classmethod
-    def from_result(cls, result: EvaluationResult, *, failure_limit: int | None = 100) -> Aggregate:
-        """The aggregate of one evaluation (a partition's)."""
+    def from_result(cls, result: EvaluationResult, *, failure_limit: int | None = 100,
+                    clusters: Sequence[Any] | None = None) -> Aggregate:
+        """The aggregate of one evaluation (a partition's). ``clusters``: one
+        label per case (a task id), for cluster-robust intervals."""
         if failure_limit is not None and (isinstance(failure_limit, bool) or
                                           not isinstance(failure_limit, int) or failure_limit < 0):
             raise InvalidParameterError(
@@ -250,8 +312,15 @@ class Aggregate:
             failing[label] = tuple(
                 (row, _plain(result.batch.case_id(row)), float(scores.values[row]),
                  scores.reason(row)) for row in rows)
+        sums = None
+        if clusters is not None:
+            if len(clusters) != len(result):
+                raise InvalidParameterError(
+                    f"clusters: expected one label per case ({len(result)}), got {len(clusters)}.")
+            sums = {label: ClusterSums.from_result(scores, clusters)
+                    for label, scores in result.results.items()}
         return cls(len(result), metrics, ToolCounts.from_batch(result.batch), failing,
-                   failure_limit)
+                   failure_limit, sums)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -273,19 +342,38 @@ class Aggregate:
         for label in self.metrics:
             shifted = tuple((row + self.rows, *rest) for row, *rest in other.failing[label])
             failing[label] = (self.failing[label] + shifted)[:limit]
+        if (self.clusters is None) != (other.clusters is None):
+            raise InvalidParameterError(
+                "merge: one part has cluster labels and another has none; expected parts of "
+                "one evaluation. Fix: give every part its clusters, or none.")
+        clusters = None if self.clusters is None or other.clusters is None else {
+            label: self.clusters[label].merge(other.clusters[label]) for label in self.metrics}
         return Aggregate(
             self.rows + other.rows,
             {label: self.metrics[label].merge(other.metrics[label]) for label in self.metrics},
-            self.tools.merge(other.tools), failing, limit)
+            self.tools.merge(other.tools), failing, limit, clusters)
 
     # -- tables ------------------------------------------------------------------
 
-    def summary(self, ci: float | None = 0.95) -> Table:
+    def summary(self, ci: float | None = 0.95, *, clustered: bool = False) -> Table:
         """The summary table, exactly as :meth:`EvaluationResult.summary` gives it
-        with ``method="clt"`` and no clusters."""
-        from agentmetrics._summary import moments_table
+        with ``method="clt"``; ``clustered=True``: with cluster-robust intervals,
+        as ``summary(cluster=...)`` gives them (to rounding: the sums per
+        cluster are not exact), from the cluster labels the aggregate was built
+        with."""
+        from agentmetrics._summary import clustered_table, moments_table
 
-        return moments_table(list(self.metrics.values()), ci)
+        if not clustered:
+            return moments_table(list(self.metrics.values()), ci)
+        if self.clusters is None:
+            raise InvalidParameterError(
+                "summary: this aggregate has no cluster labels. Fix: build it with clusters= "
+                "(agentmetrics.dask.evaluate(..., cluster='task_id')).")
+        if ci is None:
+            raise InvalidParameterError("clustered shapes the interval; with ci=None there is "
+                                        "none. Fix: give ci=0.95, say.")
+        return clustered_table(list(self.metrics.values()),
+                               [self.clusters[label] for label in self.metrics], ci)
 
     def per_tool(self) -> Table:
         """The per-tool table, exactly as :meth:`EvaluationResult.per_tool`."""
@@ -347,6 +435,16 @@ class Aggregate:
         if any(column.min(initial=0) < 0 for column in
                (self.tools.expected, self.tools.called, self.tools.hits)):
             raise ValueError("a negative tool count")
+        if self.clusters is not None:
+            if set(self.clusters) != set(self.metrics):
+                raise ValueError("the cluster sums are not those of the metrics")
+            for label, sums in self.clusters.items():
+                moments = self.metrics[label]
+                if (int(sums.n.sum()), int(sums.scored.sum()), int(sums.passed.sum())) != (
+                        moments.n, moments.scored, moments.passed) or (
+                        sums.n.min(initial=0) < 0 or sums.scored.min(initial=0) < 0 or
+                        sums.passed.min(initial=0) < 0):
+                    raise ValueError(f"{label!r}'s cluster counts do not add up")
 
 
     def to_json(self) -> str:
@@ -359,6 +457,8 @@ class Aggregate:
             "failing": {label: [[row, case_id, _float_out(value), reason]
                                 for row, case_id, value, reason in kept]
                         for label, kept in self.failing.items()},
+            "clusters": None if self.clusters is None else {
+                label: sums.to_state() for label, sums in self.clusters.items()},
         }
         return json.dumps(state, separators=(",", ":"), allow_nan=False)
 
@@ -377,8 +477,12 @@ class Aggregate:
                                          for row, case_id, value, reason in kept)
                        for label, kept in state["failing"].items()}
             limit = state["failure_limit"]
+            clusters = state.get("clusters")
             read = cls(int(state["rows"]), metrics, ToolCounts.from_state(state["tools"]),
-                       failing, None if limit is None else int(limit))
+                       failing, None if limit is None else int(limit),
+                       None if clusters is None else {
+                           str(label): ClusterSums.from_state(sums)
+                           for label, sums in clusters.items()})
             read._check()
             return read
         except (ValueError, KeyError, TypeError, AttributeError) as error:

@@ -13,7 +13,7 @@ from agentmetrics._table import Table
 from agentmetrics.errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._aggregate import MetricMoments
+    from agentmetrics._aggregate import ClusterSums, MetricMoments
     from agentmetrics._batch import ToolCallBatch
     from agentmetrics._results import EvaluationResult
 
@@ -34,7 +34,8 @@ def _missing(label: object) -> bool:
         return True
 
 
-def case_labels(batch: ToolCallBatch, key: str | Sequence[Any] | Any, parameter: str) -> list[Any]:
+def case_labels(batch: ToolCallBatch, key: str | Sequence[Any] | Any, parameter: str,
+                *, instead: str | None = None) -> list[Any]:
     """One label per case: ``key`` names a metadata entry of every case (``"id"``
     is the case id), or is itself one label per case (a list, an array, a pandas
     Series). A case without a label is an error, never dropped or grouped alone."""
@@ -73,7 +74,7 @@ def case_labels(batch: ToolCallBatch, key: str | Sequence[Any] | Any, parameter:
                 "belong to)" if unreadable else "")
         raise InvalidParameterError(
             f"{parameter}: expected {what} for every case; rows {shown} have none{hint}. Fix: "
-            f"give every case one, or pass {parameter}= as one label per case.")
+            f"give every case one, or {instead or f'pass {parameter}= as one label per case'}.")
     for row, label in enumerate(labels):
         try:
             hash(label)
@@ -170,3 +171,41 @@ def moments_table(moments: Sequence[MetricMoments], ci: float | None) -> Table:
 def _codes(labels: list[Any]) -> list[int]:
     codes: dict[Any, int] = {}
     return [codes.setdefault(label, len(codes)) for label in labels]
+
+
+def clustered_table(moments: Sequence[MetricMoments], clusters: Sequence[ClusterSums],
+                    ci: float) -> Table:
+    """The summary with cluster-robust t intervals, from sums per cluster: what
+    ``summary(cluster=...)`` computes from the scores themselves (CR1, G/(G-1),
+    t with G-1 degrees of freedom; the mean over scored cases, the pass rate
+    over all)."""
+    from agentmetrics.stats._intervals import _check_ci
+
+    ci = _check_ci(ci)
+    rows: list[tuple[Any, ...]] = []
+    groups = 0
+    for stats, sums in zip(moments, clusters):
+        se, low, high = _cluster_bar(stats.mean, stats.scored, sums.sums, sums.scored, ci)
+        rate = stats.passed / stats.n if stats.n else math.nan
+        _, pass_low, pass_high = _cluster_bar(rate, stats.n, sums.passed.astype(np.float64),
+                                              sums.n, ci)
+        groups = int((sums.n > 0).sum())
+        rows.append(_row(stats, se, low, high, pass_low, pass_high))
+    title = (f"Summary ({ci:.0%} CI: mean by cluster-robust t interval, pass rate by "
+             f"cluster-robust t interval, {groups} clusters)")
+    return Table(_INTERVAL_COLUMNS, rows, title=title)
+
+
+def _cluster_bar(mean: float, count: int, group_sums: Any, group_sizes: Any,
+                 ci: float) -> tuple[float, float, float]:
+    """(se, low, high) of a mean over ``count`` cases in groups with these sums and sizes."""
+    from agentmetrics.stats._distributions import t_ppf
+
+    present = group_sizes > 0
+    groups = int(present.sum())
+    if count == 0 or groups < 2:
+        return math.nan, math.nan, math.nan
+    residuals = group_sums[present] - group_sizes[present] * mean
+    se = math.sqrt(groups / (groups - 1) * float(np.dot(residuals, residuals))) / count
+    half = t_ppf(0.5 + ci / 2, groups - 1) * se
+    return se, mean - half, mean + half

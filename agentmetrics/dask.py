@@ -153,6 +153,14 @@ class _Job:
     input_format: str | None
     hosted_tools: bool
     options: tuple[tuple[str, Any], ...] = ()
+    cluster: str | None = None
+
+    @property
+    def keep_with_cluster(self) -> tuple[str, ...]:
+        """The columns to read from tabular data: the kept ones and the cluster's."""
+        if self.cluster is None or self.cluster in self.keep:
+            return self.keep
+        return (*self.keep, self.cluster)
 
 
 # -- pieces: what one partition task reads -------------------------------------------
@@ -189,7 +197,8 @@ def _read_piece(piece: Any, job: _Job) -> tuple[Any, Any, dict[str, Any]]:
         import pyarrow.parquet as pq
 
         wanted = {columns.get("tool_calls", "tool_calls"),
-                  columns.get("expected_tool_calls", "expected_tool_calls"), *job.keep}
+                  columns.get("expected_tool_calls", "expected_tool_calls"),
+                  *job.keep_with_cluster}
         with _open(piece.path, piece.storage_options) as handle:
             file = pq.ParquetFile(handle)
             names = file.schema_arrow.names
@@ -198,15 +207,17 @@ def _read_piece(piece: Any, job: _Job) -> tuple[Any, Any, dict[str, Any]]:
             table = (file.read(columns=read) if piece.row_groups is None
                      else file.read_row_groups(list(piece.row_groups), columns=read))
         result, ids, kept = partition.evaluate_partition(
-            table, metrics, errors=job.errors, columns=columns, keep=job.keep,
+            table, metrics, errors=job.errors, columns=columns, keep=job.keep_with_cluster,
             **dict(job.options))
         import numpy as np
 
         rows = pa.array(np.arange(piece.first_row, piece.first_row + table.num_rows))
         return result, ids, {"source": pa.array([piece.path] * table.num_rows, pa.string()),
                              "row": rows, **kept}
+    tabular = not isinstance(piece, (list, tuple))
     return partition.evaluate_partition(piece, metrics, errors=job.errors, columns=columns,
-                                        keep=job.keep, **dict(job.options))
+                                        keep=job.keep_with_cluster if tabular else job.keep,
+                                        **dict(job.options))
 
 
 def _score_jsonl(piece: _JsonlPiece, job: _Job, metrics: list[Metric]) -> tuple[Any, Any, dict[str, Any]]:
@@ -245,16 +256,36 @@ def _task(piece: Any, job: _Job, index: int, mode: str, target: Any = None) -> A
         if isinstance(piece, (_JsonlPiece, _ParquetPiece)) and _named(piece)[2:] in str(error):
             raise
         raise InvalidCaseError(f"partition {index}{_named(piece)}: {error}") from None
+    labels = None
+    if job.cluster is not None:
+        try:
+            labels = _cluster_labels(result, kept, job.cluster)
+        except InvalidParameterError as error:
+            raise InvalidParameterError(f"partition {index}{_named(piece)} (rows counted "
+                                        f"within it): {error}") from None
+        if job.cluster not in job.keep:
+            kept.pop(job.cluster, None)
     if mode == "result":
         return result
     if mode == "aggregate":
-        return Aggregate.from_result(result, failure_limit=job.failure_limit)
+        return Aggregate.from_result(result, failure_limit=job.failure_limit, clusters=labels)
     rows = partition.rows_table(result, ids, kept, reasons=job.reasons)
     if mode == "rows":
         return partition.to_pandas_rows(rows)
     assert mode == "write"
     _write(rows, target, index)
-    return Aggregate.from_result(result, failure_limit=job.failure_limit)
+    return Aggregate.from_result(result, failure_limit=job.failure_limit, clusters=labels)
+
+
+def _cluster_labels(result: Any, kept: dict[str, Any], key: str) -> list[Any]:
+    """One cluster label per case: the metadata key of cases, the column of a table;
+    a case without one is an error."""
+    from agentmetrics._summary import case_labels
+
+    instead = "evaluate with another cluster key"
+    if result.batch.cases is not None:
+        return case_labels(result.batch, key, "cluster", instead=instead)
+    return case_labels(result.batch, kept[key].to_pylist(), "cluster", instead=instead)
 
 
 def _named(piece: Any) -> str:
@@ -289,7 +320,7 @@ def _pieces(data: Any, job: _Job, storage_options: Mapping[str, Any] | None,
     if isinstance(data, dd.DataFrame):
         names = partition._columns(dict(job.columns))
         missing = [name for name in (names["tool_calls"], names["expected_tool_calls"],
-                                     names["id"], *job.keep)
+                                     names["id"], *job.keep_with_cluster)
                    if name is not None and name not in data.columns]
         if missing:
             raise InvalidParameterError(
@@ -432,19 +463,28 @@ class DaskEvaluation:
             self._aggregate = self._reduce(self._delayed("aggregate"))
         return self._aggregate
 
-    def summary(self, ci: float | None = 0.95, *, cluster: Any = None,
+    def summary(self, ci: float | None = 0.95, *, cluster: str | None = None,
                 method: str = "clt") -> Table:
         """Per metric: n, mean with a t interval, std, min, max, pass rate with a
         Wilson interval, passed, errors: :meth:`EvaluationResult.summary` with
-        ``method="clt"``. Clustered and bootstrap intervals need every value in
-        one place: ``compute().summary(cluster=..., method=...)``."""
-        if cluster is not None or method != "clt":
+        ``method="clt"``, equal to it bit for bit. ``cluster``: the key given to
+        :func:`evaluate` as ``cluster=``, for cluster-robust t intervals (equal
+        to ``summary(cluster=...)`` to rounding). Bootstrap intervals need every
+        score in one place: ``compute().summary(method="bootstrap")``."""
+        if method != "clt":
             raise InvalidParameterError(
-                f"summary: a distributed summary has t and Wilson intervals only (cluster=None, "
-                f"method='clt'); got cluster={cluster!r}, method={method!r}. Clustered and "
-                f"bootstrap intervals need every score in one place. Fix: "
-                f"run.compute().summary(cluster=..., method=...) when the scores fit in memory.")
-        return self.aggregate().summary(ci)
+                f"summary: a distributed summary has t intervals (method='clt'), got "
+                f"method={method!r}; the bootstrap needs every score in one place. Fix: "
+                f"run.compute().summary(method={method!r}) when the scores fit in memory.")
+        if cluster is None:
+            return self.aggregate().summary(ci)
+        if cluster != self._job.cluster:
+            raise InvalidParameterError(
+                f"summary: cluster={cluster!r}, but the run was evaluated with cluster="
+                f"{self._job.cluster!r}; the sums per cluster are gathered while scoring. Fix: "
+                f"agentmetrics.dask.evaluate(..., cluster={cluster!r}), or "
+                f"run.compute().summary(cluster=...) when the scores fit in memory.")
+        return self.aggregate().summary(ci, clustered=True)
 
     def per_tool(self) -> Table:
         """:meth:`EvaluationResult.per_tool` over every partition."""
@@ -537,6 +577,7 @@ def evaluate(
     retries: int = 0,
     max_rate: float | None = None,
     cache: str | os.PathLike[str] | None = None,
+    cluster: str | None = None,
 ) -> DaskEvaluation:
     """Score ``data`` with ``metrics`` on Dask (the default client's cluster, or
     Dask's local scheduler when there is none).
@@ -559,6 +600,11 @@ def evaluate(
     :func:`agentmetrics.evaluate`'s, for metrics that wait (an LLM judge), and
     apply per partition task: ``max_rate`` is per task, ``cache`` a path every
     worker can reach (SQLite is safe across processes on one machine).
+
+    ``cluster``: a metadata key of the cases, or a column, that says which
+    cases share a task (``"task_id"``); the run then also gathers the sums per
+    cluster that ``summary(cluster=...)`` needs for cluster-robust intervals. A
+    case without a label is an error.
 
     Nothing is computed until a result is asked for.
     """
@@ -592,6 +638,9 @@ def evaluate(
                     for spec, metric, label in zip(specs, resolved, labels))
     if isinstance(keep, str):
         keep = (keep,)
+    if cluster is not None and not isinstance(cluster, str):
+        raise InvalidParameterError(
+            f"cluster: expected a metadata key or column name, got {_describe(cluster)}.")
     from agentmetrics.partition import _columns
 
     _columns(columns)  # checked here, on the client
@@ -600,7 +649,7 @@ def evaluate(
     job = _Job(shipped, errors, tuple(sorted((columns or {}).items())), tuple(keep),
                failure_limit, reasons, input_format, hosted_tools,
                tuple((key, value) for key, value in options.items()
-                     if value is not None and value != 0))
+                     if value is not None and value != 0), cluster)
     pieces, sample = _pieces(data, job, storage_options, partition_rows)
     return DaskEvaluation(pieces, sample, job, labels)
 

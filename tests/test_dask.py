@@ -306,11 +306,52 @@ def test_metrics_that_wait_run_concurrently_on_the_workers_with_a_cache(client, 
     assert again.compute()["slow_echo"].values.tolist() == whole["slow_echo"].values.tolist()
 
 
+def close_rows(mine, theirs) -> bool:
+    """Equal tables to 1e-12 (cluster sums are floats, not exact sums)."""
+    return mine.title == theirs.title and mine.columns == theirs.columns and all(
+        x == y or (isinstance(x, float) and (math.isclose(x, y, rel_tol=1e-12, abs_tol=1e-15)
+                                             or math.isnan(x) and math.isnan(y)))
+        for a, b in zip(mine.rows, theirs.rows, strict=True) for x, y in zip(a, b, strict=True))
+
+
+def test_clustered_summaries_from_sums_per_cluster(client, tmp_path):
+    cases = am.example_cases()
+    cases = [am.AgentTestCase(tool_calls=[c.name for c in case.tool_calls],
+                              expected_tool_calls=[c.name for c in case.expected_tool_calls],
+                              metadata={**case.metadata, "task_id": i % 7})
+             for i, case in enumerate(cases)]  # 7 tasks of about 7 trials each
+    whole = am.evaluate(cases, [TSA, (TSA, {"order_matters": True})])
+    run = amd.evaluate(db.from_sequence(cases, npartitions=4), [TSA, (TSA, {"order_matters": True})],
+                       cluster="task_id")
+    assert close_rows(run.summary(cluster="task_id"), whole.summary(cluster="task_id"))
+    assert close_rows(run.summary(cluster="task_id", ci=0.9),
+                      whole.summary(cluster="task_id", ci=0.9))
+    assert run.summary().rows == whole.summary().rows  # the plain one as before
+
+    table = synthetic(30_000, seed=21)
+    single = am.evaluate(table, TSA, errors="record")
+    pq.write_table(table, tmp_path / "cases.parquet", row_group_size=4_000)
+    by_column = amd.evaluate(str(tmp_path / "cases.parquet"), TSA, errors="record",
+                             cluster="task", partition_rows=10_000)
+    assert close_rows(by_column.summary(cluster="task"),
+                      single.summary(cluster=table.column("task").to_pylist()))
+    assert "task" not in by_column.to_dask_dataframe().columns  # read, not kept
+    with pytest.raises(InvalidParameterError, match=r"cluster='other'.*cluster='task'.*Fix"):
+        by_column.summary(cluster="other")
+
+    unlabelled = [*cases[:10], am.AgentTestCase(tool_calls=[], expected_tool_calls=[])]
+    run = amd.evaluate(db.from_sequence(unlabelled, npartitions=2), TSA, cluster="task_id")
+    with pytest.raises(InvalidParameterError, match=r"partition 1 \(rows counted within it\): "
+                                                    r"cluster: expected metadata\['task_id'\] "
+                                                    r"for every case; rows 4 have none"):
+        run.summary()
+
+
 def test_distributed_summaries_refuse_what_needs_every_score(client):
     run = amd.evaluate(db.from_sequence(am.example_cases(), npartitions=2), TSA, reasons=False)
-    with pytest.raises(InvalidParameterError, match=r"compute\(\)\.summary\(cluster="):
+    with pytest.raises(InvalidParameterError, match=r"evaluated with cluster=None.*Fix"):
         run.summary(cluster="task_id")
-    with pytest.raises(InvalidParameterError, match="method='bootstrap'"):
+    with pytest.raises(InvalidParameterError, match=r"method='bootstrap'"):
         run.summary(method="bootstrap")
     rows = run.to_dask_dataframe().compute()
     assert rows[f"{TSA}_reason"].isna().all()  # reasons=False: numbers only
