@@ -148,6 +148,25 @@ def _float_in(value: object) -> float:
     return math.nan if value is None else float(value)  # type: ignore[arg-type]
 
 
+def _merge_keyed(keys: Sequence[Any], columns: Sequence[npt.NDArray[Any]],
+                 other_keys: Sequence[Any], other_columns: Sequence[npt.NDArray[Any]],
+                 ) -> tuple[tuple[Any, ...], list[npt.NDArray[Any]]]:
+    """Columns of counts keyed by name (a tool, a cluster), added key by key:
+    the keys of ``keys`` first, then the new ones of ``other_keys``."""
+    index: dict[Any, int] = {key: i for i, key in enumerate(keys)}
+    for key in other_keys:
+        index.setdefault(key, len(index))
+    where = np.fromiter((index[key] for key in other_keys), dtype=np.intp,
+                        count=len(other_keys))
+    merged = []
+    for mine, theirs in zip(columns, other_columns):
+        column = np.zeros(len(index), dtype=mine.dtype)
+        column[: len(mine)] = mine
+        np.add.at(column, where, theirs)
+        merged.append(column)
+    return tuple(index), merged
+
+
 @attrs.frozen(slots=True, eq=False)
 class ToolCounts:
     """Per tool name, over the cases with both call lists: in how many cases it
@@ -179,19 +198,9 @@ class ToolCounts:
                    called[seen], hits[seen])
 
     def merge(self, other: ToolCounts) -> ToolCounts:
-        index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
-        for name in other.names:
-            index.setdefault(name, len(index))
-        where = np.fromiter((index[name] for name in other.names), dtype=np.intp,
-                            count=len(other.names))
-        merged = []
-        for mine, theirs in ((self.expected, other.expected), (self.called, other.called),
-                             (self.hits, other.hits)):
-            column = np.zeros(len(index), dtype=np.int64)
-            column[: len(mine)] = mine
-            np.add.at(column, where, theirs)
-            merged.append(column)
-        return ToolCounts(tuple(index), *merged)
+        names, columns = _merge_keyed(self.names, (self.expected, self.called, self.hits),
+                                      other.names, (other.expected, other.called, other.hits))
+        return ToolCounts(names, *columns)
 
     def table(self) -> Table:
         rows: list[tuple[Any, ...]] = []
@@ -243,19 +252,10 @@ class ClusterSums:
             np.bincount(index[result.passed], minlength=size).astype(np.int64))
 
     def merge(self, other: ClusterSums) -> ClusterSums:
-        index: dict[Any, int] = {label: i for i, label in enumerate(self.labels)}
-        for label in other.labels:
-            index.setdefault(label, len(index))
-        where = np.fromiter((index[label] for label in other.labels), dtype=np.intp,
-                            count=len(other.labels))
-        merged: list[Any] = []
-        for mine, theirs in ((self.n, other.n), (self.scored, other.scored),
-                             (self.sums, other.sums), (self.passed, other.passed)):
-            column = np.zeros(len(index), dtype=mine.dtype)
-            column[: len(mine)] = mine
-            np.add.at(column, where, theirs)
-            merged.append(column)
-        return ClusterSums(tuple(index), *merged)
+        labels, columns = _merge_keyed(
+            self.labels, (self.n, self.scored, self.sums, self.passed),
+            other.labels, (other.n, other.scored, other.sums, other.passed))
+        return ClusterSums(labels, *columns)
 
     def to_state(self) -> dict[str, Any]:
         return {"labels": list(self.labels), "n": self.n.tolist(),
