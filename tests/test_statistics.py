@@ -624,3 +624,11 @@ def test_trials_need_a_metric_when_there_are_several():
         result.trials()
     assert result.trials(metric=result.metrics[1]).passes.tolist() == [1]
     assert result.trials(by=["a"], metric=result.metrics[0]).tasks == ("a",)
+
+
+def test_an_empty_result_has_no_interval_rather_than_zero_to_one():
+    from agentmetrics import evaluate
+
+    row = evaluate([], "tool_selection_accuracy").summary()[0]
+    assert all(math.isnan(row[key]) for key in ("mean", "se", "mean_low", "mean_high",
+                                                "pass_rate", "pass_low", "pass_high"))
