@@ -19,7 +19,7 @@ from agentmetrics.errors import CaseEvaluationError, EvaluationInterrupted
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._results import EvaluationResult, MetricResult
 
-__all__ = ["CHUNK_CASES", "RunningSummary", "score_stream"]
+__all__ = ["CHUNK_CASES", "RunningSummary", "score_chunks", "score_stream"]
 
 #: Cases read and scored at a time: memory stays bounded by this, not by the file.
 CHUNK_CASES = 50_000
@@ -90,12 +90,26 @@ def score_stream(
     retries, max_rate, cache). Interrupted (Ctrl-C), the chunk in progress is
     still handed to ``on_chunk`` and counted, its unfinished cases as error
     rows, before EvaluationInterrupted is raised again with the totals."""
+    return score_chunks(_chunks(cases, chunk_size), metrics, errors=errors,
+                        on_chunk=on_chunk, **options)
+
+
+def score_chunks(
+    chunks: Iterable[Any],
+    metrics: list[Metric],
+    *,
+    errors: str = "raise",
+    on_chunk: Callable[[int, EvaluationResult], None] | None = None,
+    **options: Any,
+) -> list[RunningSummary]:
+    """:func:`score_stream` over chunks made by the caller: each anything
+    :func:`agentmetrics.evaluate` takes (a list of cases, a ToolCallBatch)."""
     from agentmetrics._evaluate import evaluate
 
     labels = metric_labels(metrics)
     summaries = [RunningSummary(label, metric) for label, metric in zip(labels, metrics)]
     offset = 0
-    for chunk in _chunks(cases, chunk_size):
+    for chunk in chunks:
         interrupted = None
         try:
             result = evaluate(chunk, metrics, errors=errors, progress=False, **options)

@@ -7,7 +7,8 @@ Writes a seeded JSONL file (0 to 8 calls a side, 2,000 tool names), then times,
 in fresh processes, side by side:
   - floor: `json.loads` on every line (no scoring, no output);
   - `agentmetrics evaluate FILE --format FORMAT` for each output format, stdout
-    to /dev/null.
+    to /dev/null (`summary`: no rows, the summary alone);
+  - with --parquet, the same cases as a Parquet file, read through Arrow.
 Prints cases/s, MB/s, the ratio to the floor and each process's peak memory
 (ru_maxrss), and peak memory for half the file, to show it does not grow with
 the file. Goal (issue 6): within 2x of the floor, memory independent of size.
@@ -164,7 +165,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--formats", nargs="+", default=["jsonl", "csv", "table"])
+    parser.add_argument("--formats", nargs="+", default=["jsonl", "csv", "table", "summary"])
+    parser.add_argument("--parquet", action="store_true",
+                        help="also time the same cases as a Parquet file (needs pyarrow)")
     parser.add_argument("--baseline", metavar="REF", help="also time this git revision's code")
     parser.add_argument("--payload-lines", type=int, default=100_000)
     args = parser.parse_args()
@@ -178,6 +181,12 @@ def main() -> None:
     commands = {"floor: json.loads per line": [sys.executable, "-c", FLOOR, str(big)]}
     for form in args.formats:
         commands[f"agentmetrics evaluate --format {form}"] = [*cli, str(big), "--format", form]
+    if args.parquet:
+        for path in (big, half):
+            to_parquet(path, path.with_suffix(".parquet"))
+        for form in ("jsonl", "summary"):
+            commands[f"evaluate FILE.parquet --format {form}"] = [
+                *cli, str(big.with_suffix(".parquet")), "--format", form]
 
     samples: dict[str, list[float]] = {label: [] for label in commands}
     for _ in range(args.repeats):
@@ -191,13 +200,28 @@ def main() -> None:
     for label, command in commands.items():
         seconds = statistics.median(samples[label])
         peak = peak_of(command)
-        half_command = [str(half) if part == str(big) else part for part in command]
+        half_command = [str(half) if part == str(big) else
+                        str(half.with_suffix(".parquet")) if part == str(big.with_suffix(".parquet"))
+                        else part for part in command]
         print(f"{label:<40}{seconds:>7.2f}{args.lines / seconds:>11,.0f}{size_mb / seconds:>7.1f}"
               f"{seconds / floor:>9.2f}{peak:>9.0f}{peak_of(half_command):>19.0f}")
     if args.baseline:
         compare(args, folder, big)
-    for path in (big, half):
-        os.remove(path)
+    for path in (big, half, big.with_suffix(".parquet"), half.with_suffix(".parquet")):
+        if path.exists():
+            os.remove(path)
+
+
+def to_parquet(source: Path, target: Path) -> None:
+    """The JSONL file's cases as a Parquet file (id and the two name lists)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    records = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
+    pq.write_table(pa.table({
+        "id": [r["id"] for r in records],
+        "tool_calls": [r["tool_calls"] for r in records],
+        "expected_tool_calls": [r["expected_tool_calls"] for r in records]}), target)
 
 
 if __name__ == "__main__":

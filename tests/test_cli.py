@@ -339,3 +339,73 @@ def test_an_unknown_input_format_is_a_usage_error(capsys, cases_file):
         main(["evaluate", str(cases_file), "--input-format", "bedrock"])
     assert info.value.code == 2
     assert "invalid choice: 'bedrock'" in capsys.readouterr().err
+
+
+def test_summary_format_prints_the_summary_alone(capsys, cases_file):
+    status, table, _ = run(capsys, "evaluate", str(cases_file))
+    status, out, err = run(capsys, "evaluate", str(cases_file), "--format", "summary")
+    assert status == 0 and err == ""
+    assert out.startswith(f"Scored 3 cases from {cases_file}\n\nSummary\n")
+    assert "Unexpected tool" not in out  # no row
+    assert out.split("Summary\n")[1] == table.split("Summary\n")[1]
+    status, out, _ = run(capsys, "evaluate", str(cases_file), "--format", "summary",
+                         "--fail-under", "0.5")
+    assert status == 1 and "FAILED: tool_selection_accuracy passed 1 of 3" in out
+
+
+def _parquet(path, **columns):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    pq.write_table(pa.table(columns), path)
+    return path
+
+
+def test_a_parquet_file_gives_the_rows_its_jsonl_twin_gives(capsys, tmp_path):
+    lines = [json.loads(line) for line in CONFORMANCE.read_text(encoding="utf-8").splitlines()
+             if line.strip()]
+    def names(calls):
+        return None if calls is None else [c if isinstance(c, str) else c["name"] for c in calls]
+
+    called = [names(line.get("tool_calls")) for line in lines]
+    expected = [names(line.get("expected_tool_calls")) for line in lines]
+    twin = tmp_path / "cases.jsonl"
+    twin.write_text("".join(json.dumps({"id": f"c{i}", "tool_calls": called,
+                                        "expected_tool_calls": wanted}) + "\n"
+                            for i, (called, wanted) in enumerate(zip(called, expected))),
+                    encoding="utf-8")
+    table = _parquet(tmp_path / "cases.parquet", id=[f"c{i}" for i in range(len(called))],
+                     tool_calls=called, expected_tool_calls=expected)
+    for chunk in ("1", "7", "50000"):
+        options = ("--format", "jsonl", "--chunk-size", chunk, "--errors", "record",
+                   "--metric", "tool_selection_accuracy:order_matters=true")
+        from_jsonl = run(capsys, "evaluate", str(twin), *options)
+        from_parquet = run(capsys, "evaluate", str(table), *options)
+        assert from_parquet[0] == from_jsonl[0] == 0
+        assert from_parquet[1] == from_jsonl[1]
+        assert len(from_parquet[1].splitlines()) == len(called)
+
+
+def test_parquet_rows_that_cannot_be_read_are_named_by_row(capsys, tmp_path):
+    path = _parquet(tmp_path / "bad.parquet", tool_calls=[["a"], ["a"], [""], None],
+                    expected_tool_calls=[["a"], ["b"], ["b"], ["c"]])
+    status, out, err = run(capsys, "evaluate", str(path), "--errors", "record",
+                           "--format", "jsonl")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert status == 0 and [row["case"] for row in rows] == [0, 1, 2, 3]
+    assert [row["error"] is not None for row in rows] == [False, False, True, True]
+    assert rows[2]["error"].startswith("tool_calls[0]: expected a non-empty tool name")
+    for chunk in ("1", "3", "100"):
+        status, out, err = run(capsys, "evaluate", str(path), "--chunk-size", chunk,
+                               "--format", "csv")
+        assert status == 2 and "Traceback" not in err
+        assert f"{path}: row 2: could not be scored" in err
+
+
+def test_a_parquet_file_without_the_columns_or_not_parquet_is_refused(capsys, tmp_path):
+    path = _parquet(tmp_path / "other.parquet", calls=[["a"]], gold=[["a"]])
+    status, out, err = run(capsys, "evaluate", str(path))
+    assert status == 2 and "no column 'tool_calls'" in err and "Traceback" not in err
+    fake = tmp_path / "fake.parquet"
+    fake.write_text("not parquet at all")
+    status, out, err = run(capsys, "evaluate", str(fake))
+    assert status == 2 and "not a readable Parquet file" in err and "Traceback" not in err

@@ -57,6 +57,8 @@ class _Rows:
             out.write('{"results": [')
 
     def write(self, offset: int, result: Any) -> None:
+        if self.form == "summary":
+            return  # the summary alone: no row is rendered
         batch = result.batch
         records: list[tuple[Any, ...]] = []
         counts: tuple[Any, ...] = ()
@@ -160,11 +162,41 @@ def _print_summary(summaries: list[RunningSummary], out: IO[str]) -> None:
 
 
 
+def _parquet_chunks(path: str, chunk_size: int) -> Any:
+    """A Parquet file's cases, ``chunk_size`` rows at a time, as ToolCallBatches
+    read through Arrow: ``tool_calls``, ``expected_tool_calls`` (list<string>)
+    and an optional ``id`` column. A row that cannot be read is kept as an
+    unreadable row; the metrics report it (or stop at it) as for a JSONL line."""
+    from agentmetrics._batch import ToolCallBatch, _require
+
+    pa = _require("pyarrow", "arrow")
+    pq = _require("pyarrow.parquet", "arrow")
+    try:
+        file = pq.ParquetFile(path)
+    except (OSError, pa.ArrowException) as error:
+        raise InvalidCaseError(f"{path}: not a readable Parquet file ({error}).") from None
+    names = file.schema_arrow.names
+    missing = [name for name in ("tool_calls", "expected_tool_calls") if name not in names]
+    if missing:
+        raise InvalidCaseError(
+            f"{path}: no column {missing[0]!r}; the file has {names}. Fix: name the call "
+            f"columns tool_calls and expected_tool_calls (list<string>), and id if any.")
+    columns = ["tool_calls", "expected_tool_calls"] + (["id"] if "id" in names else [])
+    for chunk in file.iter_batches(batch_size=chunk_size, columns=columns):
+        table = pa.Table.from_batches([chunk])
+        yield ToolCallBatch.from_arrow(
+            tool_calls=table.column("tool_calls"),
+            expected_tool_calls=table.column("expected_tool_calls"),
+            ids=table.column("id") if "id" in names else None,
+            errors="record")  # unreadable rows become the metrics' errors, at their row
+
+
 class _Lines:
     """The input line of each case not yet written: scoring errors name file:line."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, *, rows: bool = False) -> None:
         self.source = source
+        self.rows = rows  # a table (Parquet): cases are named by row, not by line
         self.numbers: list[int] = []
         self.first_row = 0  # the global row of numbers[0]
 
@@ -178,6 +210,8 @@ class _Lines:
         self.first_row += rows
 
     def where(self, row: int) -> str:
+        if self.rows:
+            return f"{self.source}: row {row}"
         index = row - self.first_row
         if 0 <= index < len(self.numbers):
             return f"{self.source}:{self.numbers[index]}"
@@ -201,13 +235,17 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
             source = "<stdin>"
             lines = _Lines(source)
             cases = lines.track(numbered_cases(stdin, **options))
+        elif _is_parquet(args.file):
+            source = args.file
+            lines = _Lines(source, rows=True)
+            cases = None
         else:
             source = args.file
             lines = _Lines(source)
             cases = lines.track(numbered_cases(args.file, **options))
 
     from agentmetrics._progress import Progress
-    from agentmetrics._streaming import score_stream
+    from agentmetrics._streaming import _chunks, score_chunks
 
     rows = _Rows(out, args.format, counts=args.counts)
     with Progress(None, enabled=sys.stderr.isatty()) as bar:
@@ -219,14 +257,16 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
             bar.update(len(result))
 
         try:
-            summaries = score_stream(
-                cases, metrics, errors=args.errors, on_chunk=on_chunk,
-                chunk_size=args.chunk_size, concurrency=args.concurrency, timeout=args.timeout,
+            chunks = (_parquet_chunks(args.file, args.chunk_size) if cases is None
+                      else _chunks(cases, args.chunk_size))
+            summaries = score_chunks(
+                chunks, metrics, errors=args.errors, on_chunk=on_chunk,
+                concurrency=args.concurrency, timeout=args.timeout,
                 retries=args.retries, max_rate=args.max_rate, cache=args.cache)
         except EvaluationInterrupted as stop:
             summaries = stop.result  # type: ignore[assignment]
             rows.finish(summaries, args.fail_under)
-            report = out if args.format == "table" else sys.stderr
+            report = out if args.format in ("table", "summary") else sys.stderr
             _print_summary(summaries, report)
             sys.stderr.write(f"\nagentmetrics: interrupted; the {summaries[0].n} cases above "
                              f"were written" + (", and every score computed is in the cache "
@@ -254,9 +294,10 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
     rows.finish(summaries, args.fail_under)
 
     # Tables get the summary on stdout; machine formats keep stdout for data.
-    report = out if args.format == "table" else sys.stderr
-    if args.format == "table":
-        out.write(f"\nScored {summaries[0].n if summaries else 0} cases from {source}\n\n")
+    report = out if args.format in ("table", "summary") else sys.stderr
+    if args.format in ("table", "summary"):
+        out.write(("\n" if args.format == "table" else "")
+                  + f"Scored {summaries[0].n if summaries else 0} cases from {source}\n\n")
     _print_summary(summaries, report)
     # passed / n < fail_under, in exact arithmetic: no rounding decides a gate.
     failing = [s for s in summaries if s.n and Fraction(s.passed, s.n) < Fraction(args.fail_under)]
@@ -269,17 +310,31 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 
+def _is_parquet(path: str) -> bool:
+    """A .parquet (or .pq) file, or any file that starts with Parquet's magic bytes."""
+    if path.lower().endswith((".parquet", ".pq")):
+        return True
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == b"PAR1"
+    except OSError:
+        return False  # the JSONL reader reports what is wrong with the path
+
+
 def add_parser(commands: Any) -> None:
     evaluate = commands.add_parser(
         "evaluate",
         help="score JSONL test cases and print a table and a summary",
         description=(
             "Score JSONL test cases (one object a line: tool_calls, expected_tool_calls, "
-            "optional id, input, actual_output, metadata). With no FILE, scores the "
+            "optional id, input, actual_output, metadata) or a Parquet file (tool_calls, "
+            "expected_tool_calls and optional id columns). With no FILE, scores the "
             "bundled tau2-bench airline example."
         ),
     )
-    evaluate.add_argument("file", nargs="?", metavar="FILE", help="a .jsonl file, or - for stdin")
+    evaluate.add_argument("file", nargs="?", metavar="FILE",
+                          help="a .jsonl file (gzipped or not), a .parquet file (needs pyarrow), "
+                          "or - for stdin")
     evaluate.add_argument(
         "--metric",
         action="append",
@@ -288,10 +343,10 @@ def add_parser(commands: Any) -> None:
     )
     evaluate.add_argument(
         "--format",
-        choices=("table", "json", "csv", "jsonl"),
+        choices=("table", "json", "csv", "jsonl", "summary"),
         default="table",
-        help="how to print the rows: an aligned table (default), JSON, CSV or JSON lines; "
-        "with csv and jsonl the summary goes to stderr",
+        help="how to print the rows: an aligned table (default), JSON, CSV or JSON lines "
+        "(with csv and jsonl the summary goes to stderr); summary: no rows, the summary alone",
     )
     from agentmetrics.formats import FORMATS
 
