@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 import functools
+import weakref
 import math
 import numbers
 import re
@@ -117,13 +118,15 @@ def check_score(metric: Metric, score: object) -> EvalScore:
     value = score.value
     if type(value) is not float or not 0.0 <= value <= 1.0:
         raise metric_bug(metric, f"evaluate returned value {value!r}; expected a float in [0, 1]")
-    if type(score.passed) is not bool or score.passed != metric.passes(value):
+    threshold = metric.threshold
+    # ``is``: True and False are singletons, so this also refuses a passed that is no bool.
+    if score.passed is not (value >= threshold if metric.higher_is_better else value <= threshold):
         raise metric_bug(metric, f"evaluate returned passed={score.passed!r} for value {value!r} "
                                  f"and threshold {metric.threshold!r}")
     if not isinstance(score.reason, str) or not score.reason:
         raise metric_bug(metric, f"evaluate returned reason {score.reason!r}; expected a "
                                  f"non-empty str")
-    if score.metric != metric.name or score.threshold != metric.threshold:
+    if score.metric != metric.name or score.threshold != threshold:
         raise metric_bug(metric, f"evaluate returned metric={score.metric!r}, threshold="
                                  f"{score.threshold!r}; expected {metric.name!r} and "
                                  f"{metric.threshold!r}")
@@ -303,8 +306,7 @@ class Metric(abc.ABC):
         Raises InvalidCaseError if ``case`` is not an AgentTestCase and
         MissingFieldError if a required field is ``None``.
         """
-        cls = type(self)
-        if _defines(cls, "ameasure") and not _defines(cls, "measure"):
+        if _async_only(type(self)):
             from agentmetrics._aio import run_sync  # an async-only metric, called plainly
 
             return run_sync(self.aevaluate(case))
@@ -358,6 +360,8 @@ class Metric(abc.ABC):
         return value <= self._threshold
 
     def _checked_value(self, value: object) -> float:
+        if type(value) is float and 0.0 <= value <= 1.0:  # the common case, without the ABC check
+            return value
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise metric_bug(self, f"measure returned a value of type {type(value).__name__}; "
                                    f"expected a float in [0, 1]")
@@ -403,6 +407,17 @@ def _rebuild_metric(cls: type[Metric], params: dict[str, Any]) -> Metric:
 def _base_evaluate(cls: type[Metric]) -> bool:
     """Whether ``cls`` uses Metric's own evaluate (the one that calls measure)."""
     return not _defines(cls, "evaluate")
+
+
+_ASYNC_ONLY: weakref.WeakKeyDictionary[type[Metric], bool] = weakref.WeakKeyDictionary()
+
+
+def _async_only(cls: type[Metric]) -> bool:
+    """Whether ``cls`` implements ``ameasure`` and not ``measure`` (known per class)."""
+    known = _ASYNC_ONLY.get(cls)
+    if known is None:
+        known = _ASYNC_ONLY[cls] = _defines(cls, "ameasure") and not _defines(cls, "measure")
+    return known
 
 
 def _defines(cls: type[Metric], method: str) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_left
+from operator import attrgetter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
@@ -14,6 +15,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._results import MetricResult
 
 __all__ = ["ToolSelectionAccuracy", "first_call_order", "longest_increasing_run"]
+
+
+_NAME = attrgetter("name")
 
 
 def first_call_order(names: Iterable[str]) -> tuple[str, ...]:
@@ -72,10 +76,7 @@ class ToolSelectionAccuracy(Metric):
 
     def measure(self, case: AgentTestCase) -> tuple[float, str]:
         assert case.tool_calls is not None and case.expected_tool_calls is not None
-        return self.measure_names(
-            [call.name for call in case.tool_calls],
-            [call.name for call in case.expected_tool_calls],
-        )
+        return self.measure_names(map(_NAME, case.tool_calls), map(_NAME, case.expected_tool_calls))
 
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
         """Vectorized evaluate: the same values (bit for bit), passed flags and
@@ -106,29 +107,30 @@ class ToolSelectionAccuracy(Metric):
         self, called_names: Iterable[str], expected_names: Iterable[str]
     ) -> tuple[float, str]:
         """``(value, reason)`` from two sequences of tool names, in call order."""
-        called = first_call_order(called_names)
-        expected = first_call_order(expected_names)
+        # Insertion-ordered dicts are each side's first-call order and its set at once.
+        called = dict.fromkeys(called_names)
+        expected = dict.fromkeys(expected_names)
         if not called and not expected:
             return 1.0, "No tools expected and none called"
-
-        expected_position = {name: index for index, name in enumerate(expected)}
-        called_set = set(called)
-        union = len(called_set.union(expected_position))
-        shared_in_called = [name for name in called if name in expected_position]
-        if self.order_matters:
-            matched = longest_increasing_run([expected_position[n] for n in shared_in_called])
-        else:
-            matched = len(shared_in_called)
+        shared_in_called = [name for name in called if name in expected]
+        union = len(called) + len(expected) - len(shared_in_called)
+        matched = len(shared_in_called)
+        shared_in_expected: list[str] = []
+        if self.order_matters and matched > 1:
+            shared_in_expected = [name for name in expected if name in called]
+            if shared_in_expected != shared_in_called:  # else all are in expected order
+                # Positions among the shared tools order them as positions in expected do.
+                position = {name: index for index, name in enumerate(shared_in_expected)}
+                matched = longest_increasing_run([position[n] for n in shared_in_called])
 
         parts = []
-        missing = [name for name in expected if name not in called_set]
+        missing = [name for name in expected if name not in called]
         if missing:
             parts.append(_named("Missing expected tool", missing))
-        unexpected = [name for name in called if name not in expected_position]
+        unexpected = [name for name in called if name not in expected]
         if unexpected:
             parts.append(_named("Unexpected tool", unexpected))
         if self.order_matters and matched < len(shared_in_called):
-            shared_in_expected = [name for name in expected if name in called_set]
             parts.append(
                 "Out of expected order: expected "
                 + " -> ".join(shared_in_expected)
