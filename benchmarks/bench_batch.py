@@ -13,7 +13,8 @@ scored by:
       indicator matrices (unordered only; when scikit-learn is installed)
   (d) agentmetrics.evaluate() from AgentTestCase objects
   (e) ToolCallBatch.from_columns on name lists + evaluate_batch
-  (f) evaluate_batch on a built ToolCallBatch
+  (f) evaluate_batch on a built ToolCallBatch; (f1) the same with one kernel
+      thread (AGENTMETRICS_NUM_THREADS=1), against the default (every core)
   (g) ToolCallBatch.from_arrow on list<string> columns + evaluate_batch
       (when pyarrow is installed)
   (h) the same on list<dictionary<string>> columns, as Parquet stores
@@ -120,6 +121,21 @@ def arrow_columns(
     return columns
 
 
+def one_thread(run: Callable[[], Any]) -> Any:
+    """``run()`` with AGENTMETRICS_NUM_THREADS=1, the setting restored after."""
+    import os
+
+    saved = os.environ.get("AGENTMETRICS_NUM_THREADS")
+    os.environ["AGENTMETRICS_NUM_THREADS"] = "1"
+    try:
+        return run()
+    finally:
+        if saved is None:
+            del os.environ["AGENTMETRICS_NUM_THREADS"]
+        else:
+            os.environ["AGENTMETRICS_NUM_THREADS"] = saved
+
+
 def run_config(n: int, vocabulary: int, order_matters: bool, repeats: int) -> list[tuple[str, float]]:
     called, expected = make_columns(n, vocabulary)
     cases = make_cases(called, expected)
@@ -143,6 +159,8 @@ def run_config(n: int, vocabulary: int, order_matters: bool, repeats: int) -> li
     candidates["(e) from_columns + evaluate_batch"] = lambda: metric.evaluate_batch(
         ToolCallBatch.from_columns(tool_calls=called, expected_tool_calls=expected))
     candidates["(f) evaluate_batch on a batch"] = lambda: metric.evaluate_batch(batch)
+    candidates["(f1) the same, one kernel thread"] = lambda: one_thread(
+        lambda: metric.evaluate_batch(batch))
     if arrow is not None:
         candidates["(g) from_arrow + evaluate_batch"] = lambda: metric.evaluate_batch(
             ToolCallBatch.from_arrow(tool_calls=arrow[0], expected_tool_calls=arrow[1]))
