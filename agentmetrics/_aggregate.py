@@ -322,10 +322,6 @@ class Aggregate:
         return cls(len(result), metrics, ToolCounts.from_batch(result.batch), failing,
                    failure_limit, sums)
 
-    @property
-    def labels(self) -> tuple[str, ...]:
-        return tuple(self.metrics)
-
     def merge(self, other: Aggregate) -> Aggregate:
         """This aggregate followed by ``other`` (their cases in that order)."""
         if not isinstance(other, Aggregate):

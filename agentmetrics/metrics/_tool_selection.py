@@ -14,15 +14,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._batch import ToolCallBatch
     from agentmetrics._results import MetricResult
 
-__all__ = ["ToolSelectionAccuracy", "first_call_order", "longest_increasing_run"]
+__all__ = ["ToolSelectionAccuracy", "longest_increasing_run"]
 
 
 _NAME = attrgetter("name")
-
-
-def first_call_order(names: Iterable[str]) -> tuple[str, ...]:
-    """Distinct names in the order of their first appearance."""
-    return tuple(dict.fromkeys(names))
 
 
 def longest_increasing_run(positions: Sequence[int]) -> int:
