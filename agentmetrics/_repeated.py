@@ -107,6 +107,7 @@ class Trials:
     def summary(self, ci: float | None = 0.95) -> Table:
         """Per k from 1 to :attr:`max_k`: pass@k and pass^k averaged over tasks,
         each with a t interval over tasks (``ci=None``: without)."""
+        from agentmetrics._summary import clip_rate
         from agentmetrics.stats._intervals import mean_interval
 
         rows = []
@@ -118,7 +119,7 @@ class Trials:
                     row.append(float(values.mean()))
                 else:
                     bar = mean_interval(values, ci=ci)
-                    row.extend([bar.estimate, max(0.0, bar.low), min(1.0, bar.high)])
+                    row.extend([bar.estimate, clip_rate(bar.low), clip_rate(bar.high)])
             rows.append(tuple(row))
         if ci is None:
             return Table(("k", "pass@k", "pass^k"), rows, title=self._title())

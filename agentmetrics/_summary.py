@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._batch import ToolCallBatch
     from agentmetrics._results import EvaluationResult
 
-__all__ = ["case_labels", "summary_table"]
+__all__ = ["case_labels", "clip_rate", "summary_table"]
 
 _PLAIN_COLUMNS = ("metric", "n", "mean", "std", "min", "max", "pass_rate", "passed", "errors",
                   "threshold")
@@ -136,11 +136,11 @@ def _row(stats: MetricMoments, se: float, mean_low: float, mean_high: float,
          pass_low: float, pass_high: float) -> tuple[Any, ...]:
     pass_rate = stats.passed / stats.n if stats.n else math.nan
     return (stats.label, stats.n, stats.mean, se, mean_low, mean_high, stats.std, stats.low,
-            stats.high, pass_rate, _clip(pass_low), _clip(pass_high), stats.passed,
+            stats.high, pass_rate, clip_rate(pass_low), clip_rate(pass_high), stats.passed,
             stats.errors, stats.threshold)
 
 
-def _clip(bound: float) -> float:
+def clip_rate(bound: float) -> float:
     """A pass-rate bound clipped to [0, 1]; NaN (no cases) stays NaN, where
     ``max(0.0, nan)`` would say 0."""
     return bound if math.isnan(bound) else min(1.0, max(0.0, bound))

@@ -632,3 +632,12 @@ def test_an_empty_result_has_no_interval_rather_than_zero_to_one():
     row = evaluate([], "tool_selection_accuracy").summary()[0]
     assert all(math.isnan(row[key]) for key in ("mean", "se", "mean_low", "mean_high",
                                                 "pass_rate", "pass_low", "pass_high"))
+
+
+def test_trials_of_one_task_have_no_interval_rather_than_zero_to_one():
+    cases = [am.AgentTestCase(tool_calls=["A"], expected_tool_calls=["A"],
+                              metadata={"task_id": "only"}) for _ in range(3)]
+    row = am.evaluate(cases, "tool_selection_accuracy").trials().summary()[0]
+    assert row["pass@k"] == 1.0
+    assert all(math.isnan(row[key]) for key in ("pass@k_low", "pass@k_high", "pass^k_low",
+                                                "pass^k_high"))
