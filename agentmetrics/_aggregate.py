@@ -82,6 +82,13 @@ class MetricMoments:
             high=float(scored.max()) if len(scored) else math.nan,
         )
 
+    @classmethod
+    def empty(cls, label: str, metric: Any) -> MetricMoments:
+        """The moments of no case yet, for ``metric`` labelled ``label``."""
+        return cls(label=label, name=metric.name, threshold=float(metric.threshold),
+                   higher_is_better=bool(metric.higher_is_better), n=0, passed=0, errors=0,
+                   total=ExactSum(), squares=ExactSum(), low=math.nan, high=math.nan)
+
     def merge(self, other: MetricMoments) -> MetricMoments:
         for what in ("label", "name", "threshold", "higher_is_better"):
             _check_same(what, getattr(self, what), getattr(other, what), self.label)

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agentmetrics._exact import ExactSum
 from agentmetrics._metric import Metric, metric_labels
 from agentmetrics.errors import CaseEvaluationError, EvaluationInterrupted
 
 if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._aggregate import MetricMoments
     from agentmetrics._results import EvaluationResult, MetricResult
 
 __all__ = ["CHUNK_CASES", "RunningSummary", "score_chunks", "score_stream"]
@@ -27,45 +27,58 @@ CHUNK_CASES = 50_000
 
 @attrs.define(slots=True)
 class RunningSummary:
-    """One metric's totals over everything scored so far.
-
-    The sum of the values is exact (:class:`agentmetrics._exact.ExactSum`), so
-    the mean is the same whatever the chunk size: counts are integers, and the
-    sum is the correctly rounded exact sum."""
+    """One metric's totals over everything scored so far: the metric's
+    :class:`~agentmetrics._aggregate.MetricMoments`, merged chunk by chunk, so
+    that the mean (of the exact sum) is the same whatever the chunk size, and
+    the same as ``evaluate(...).summary()`` gives on all the cases."""
 
     label: str
     metric: Metric
-    n: int = 0
-    total: ExactSum = attrs.Factory(ExactSum)
-    low: float = math.inf
-    high: float = -math.inf
-    passed: int = 0
-    errors: int = 0
+    moments: MetricMoments
+
+    @classmethod
+    def start(cls, label: str, metric: Metric) -> RunningSummary:
+        """Totals of nothing yet (needs numpy: call it once scoring runs)."""
+        from agentmetrics._aggregate import MetricMoments
+
+        return cls(label, metric, MetricMoments.empty(label, metric))
+
+    @property
+    def n(self) -> int:
+        return self.moments.n
 
     @property
     def scored(self) -> int:
-        return self.total.count
+        return self.moments.scored
 
     @property
     def mean(self) -> float:
-        return self.total.mean
+        return self.moments.mean
+
+    @property
+    def low(self) -> float:
+        return self.moments.low
+
+    @property
+    def high(self) -> float:
+        return self.moments.high
+
+    @property
+    def passed(self) -> int:
+        return self.moments.passed
+
+    @property
+    def errors(self) -> int:
+        return self.moments.errors
 
     @property
     def pass_rate(self) -> float:
         return self.passed / self.n if self.n else math.nan
 
     def add(self, result: MetricResult) -> None:
-        import numpy as np  # only once scoring runs: the CLI's list and describe stay light
+        from agentmetrics._aggregate import MetricMoments
 
-        values = result.values
-        finite = values[~np.isnan(values)]
-        self.n += len(values)
-        self.total.add(finite)
-        if len(finite):
-            self.low = min(self.low, float(finite.min()))
-            self.high = max(self.high, float(finite.max()))
-        self.passed += int(result.passed.sum())
-        self.errors += len(result.errors)
+        self.moments = self.moments.merge(MetricMoments.from_result(self.label, result))
 
 
 def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
@@ -107,7 +120,7 @@ def score_chunks(
     from agentmetrics._evaluate import evaluate
 
     labels = metric_labels(metrics)
-    summaries = [RunningSummary(label, metric) for label, metric in zip(labels, metrics)]
+    summaries = [RunningSummary.start(label, metric) for label, metric in zip(labels, metrics)]
     offset = 0
     for chunk in chunks:
         interrupted = None
