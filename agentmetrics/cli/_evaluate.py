@@ -324,7 +324,7 @@ def _is_parquet(path: str) -> bool:
 def add_parser(commands: Any) -> None:
     evaluate = commands.add_parser(
         "evaluate",
-        help="score JSONL test cases and print a table and a summary",
+        help="score JSONL or Parquet test cases and print a table and a summary",
         description=(
             "Score JSONL test cases (one object a line: tool_calls, expected_tool_calls, "
             "optional id, input, actual_output, metadata) or a Parquet file (tool_calls, "
