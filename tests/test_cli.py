@@ -409,3 +409,21 @@ def test_a_parquet_file_without_the_columns_or_not_parquet_is_refused(capsys, tm
     fake.write_text("not parquet at all")
     status, out, err = run(capsys, "evaluate", str(fake))
     assert status == 2 and "not a readable Parquet file" in err and "Traceback" not in err
+
+
+def test_parquet_is_recognised_by_both_magic_ends_not_by_a_first_line(capsys, tmp_path):
+    table = _parquet(tmp_path / "cases.parquet", tool_calls=[["a", "b"]],
+                     expected_tool_calls=[["a"]])
+    unnamed = tmp_path / "cases.data"
+    unnamed.write_bytes(table.read_bytes())
+    status, out, err = run(capsys, "evaluate", str(unnamed), "--format", "jsonl")
+    assert status == 0 and json.loads(out)["value"] == 0.5
+    # A JSONL file whose first line begins with the magic bytes is JSONL: one error row a line.
+    for text in (b"PAR1\n", b"PAR1 not json\n" + b"{}\n" * 3, b"PAR1" + b"x" * 20 + b"\n"):
+        lines = tmp_path / "cases.jsonl"
+        lines.write_bytes(text)
+        status, out, err = run(capsys, "evaluate", str(lines), "--errors", "record",
+                               "--format", "jsonl")
+        rows = [json.loads(line) for line in out.splitlines()]
+        assert status == 0, err
+        assert len(rows) == text.count(b"\n") and rows[0]["error"] is not None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from fractions import Fraction
 from typing import IO, Any
@@ -311,11 +312,21 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def _is_parquet(path: str) -> bool:
-    """A .parquet (or .pq) file, or any file that starts with Parquet's magic bytes."""
+    """A .parquet (or .pq) file, or any file that starts and ends with Parquet's magic bytes.
+
+    Both ends, and room for a footer between them: a JSONL file whose first line happens
+    to begin with ``PAR1`` is JSONL (its line is an error row), not a broken Parquet file.
+    """
     if path.lower().endswith((".parquet", ".pq")):
         return True
     try:
         with open(path, "rb") as handle:
+            if handle.read(4) != b"PAR1":
+                return False
+            handle.seek(0, os.SEEK_END)
+            if handle.tell() < 12:
+                return False
+            handle.seek(-4, os.SEEK_END)
             return handle.read(4) == b"PAR1"
     except OSError:
         return False  # the JSONL reader reports what is wrong with the path
