@@ -224,6 +224,11 @@ def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> Metric
     if unread:
         raise metric_bug(metric, f"evaluate_batch scored row {unread[0]}, which could not be "
                                  f"read ({batch.invalid[unread[0]]})")
+    if not result.errors and n and _all_scored_and_consistent(metric, values, passed):
+        checked = attrs.evolve(result, explain=_CheckedReasons(metric, result.explain))
+        checked.reason(0)  # a first look, so a metric without reasons fails at once
+        checked.reason(n - 1)
+        return checked
     failed = np.zeros(n, dtype=bool)
     failed[list(result.errors)] = True
     nan = np.isnan(values)
@@ -250,6 +255,16 @@ def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> Metric
     for row in np.flatnonzero(scored)[:1].tolist() + np.flatnonzero(scored)[-1:].tolist():
         checked.reason(row)  # a first look, so a metric without reasons fails at once
     return checked
+
+
+def _all_scored_and_consistent(metric: Metric, values: FloatArray, passed: BoolArray) -> bool:
+    """The common case in four passes: no NaN, every value in [0, 1], every
+    passed flag right. False sends the caller to the row-by-row checks, which
+    name the first broken row."""
+    low, high = values.min(), values.max()  # NaN makes both NaN: not in range
+    if not (0.0 <= low and high <= 1.0):
+        return False
+    return bool(np.array_equal(passed, passes(metric, values)))
 
 
 def _shape(value: object) -> str:

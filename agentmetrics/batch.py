@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from agentmetrics._batch import ToolCallBatch
 from agentmetrics._kernels import IntArray, multiset_overlap, set_counts
@@ -31,6 +32,7 @@ __all__ = [
     "batch_errors",
     "passes",
     "ratio_result",
+    "ratio_values",
     "row_multiset_overlap",
     "row_set_counts",
 ]
@@ -76,6 +78,19 @@ def ratio_result(
     """
     values = np.ones(len(batch))
     np.divide(numerator, denominator, out=values, where=denominator > 0)
+    return ratio_values(metric, batch, values, failed, reason)
+
+
+def ratio_values(
+    metric: Metric,
+    batch: ToolCallBatch,
+    values: npt.NDArray[np.float64],
+    failed: Mapping[int, str],
+    reason: Callable[[tuple[str, ...], tuple[str, ...]], str],
+) -> MetricResult:
+    """A MetricResult of ``values`` (one float64 per case, overwritten with NaN
+    where ``failed`` has the case), with reasons from the case's tool names,
+    computed when asked for."""
     if failed:
         values[list(failed)] = np.nan
 

@@ -9,21 +9,34 @@ from hypothesis import strategies as st
 
 from agentmetrics import AgentTestCase, ToolCallBatch, ToolSelectionAccuracy, evaluate
 from agentmetrics import _kernels
+from agentmetrics._kernels import _bitsets, _tuning
 from conftest import TESTS, load_jsonl
 
 UNICODE = ["検索", "résumé", "emoji🙂", "Ω", "tool with space", "GetOrder", "getorder"]
 
 
-@pytest.fixture(params=["bitsets", "sorting", "threaded-blocks"])
+@pytest.fixture(params=["bitsets", "lanes", "narrow-lanes", "sorting", "threaded-blocks",
+                        "no-bitwise-count"])
 def kernel_path(request, monkeypatch):
-    """Run each test through both set kernels, both LIS paths, and many
-    small blocks on several threads."""
+    """Run each test through every kernel path: bitsets (at most 64 tools) and
+    lanes (any vocabulary) with the bit-parallel LCS, lanes of 8 only (longer
+    rows to the sort-based kernels), the sort-based kernels alone with both
+    LIS paths, many small blocks on several threads, and numpy < 2's lack of
+    ``np.bitwise_count``."""
+    if request.param == "lanes":
+        monkeypatch.setattr(_tuning, "BITSET_LIMIT", 0)
+    if request.param == "narrow-lanes":
+        monkeypatch.setattr(_tuning, "BITSET_LIMIT", 0)
+        monkeypatch.setattr(_tuning, "MAX_LANES", 8)
     if request.param == "sorting":
-        monkeypatch.setattr(_kernels, "BITSET_LIMIT", 0)
-        monkeypatch.setattr(_kernels, "LIS_VECTOR_LIMIT", 2)  # long rows take the scalar LIS
+        monkeypatch.setattr(_tuning, "BITSET_LIMIT", 0)
+        monkeypatch.setattr(_tuning, "MAX_LANES", 0)
+        monkeypatch.setattr(_tuning, "LIS_VECTOR_LIMIT", 2)  # long rows take the scalar LIS
     if request.param == "threaded-blocks":
-        monkeypatch.setattr(_kernels, "BLOCK_ROWS", 7)
+        monkeypatch.setattr(_tuning, "BLOCK_ROWS", 7)
         monkeypatch.setenv(_kernels.THREADS_ENV, "3")
+    if request.param == "no-bitwise-count":
+        monkeypatch.setattr(_bitsets, "HAS_BITWISE_COUNT", False)
     return request.param
 
 
@@ -114,14 +127,12 @@ def test_batch_meets_the_contract_cases(kernel_path, order_matters):
 
 
 def test_lis_lengths_against_the_scalar_routine():
-    from agentmetrics.metrics._tool_selection import longest_increasing_run
-
     rng = np.random.default_rng(7)
     rows = [rng.permutation(k).tolist() for k in rng.integers(0, 150, 400)]
     offsets = np.cumsum([0] + [len(r) for r in rows])
     values = np.array([v for r in rows for v in r], dtype=np.int64)
     result = _kernels.lis_lengths(values, offsets)
-    assert result.tolist() == [longest_increasing_run(r) for r in rows]
+    assert result.tolist() == [_kernels.longest_increasing_run(r) for r in rows]
 
 
 def test_evaluate_agrees_with_a_loop_of_evaluate(examples_path):
@@ -159,3 +170,55 @@ def test_row_helpers_for_metric_authors(kernel_path, rows):
     assert [list(column) for column in counts] == [
         [len(set(c)) for c in called], [len(set(e)) for e in expected],
         [len(set(c) & set(e)) for c, e in zip(called, expected)]]
+
+
+def _reference_counts(called, expected):
+    """Independent per-row reference: Counter arithmetic and an O(n*m) LCS table."""
+    from collections import Counter
+
+    first_called, first_expected = list(dict.fromkeys(called)), list(dict.fromkeys(expected))
+    table = [[0] * (len(first_expected) + 1) for _ in range(len(first_called) + 1)]
+    for i, a in enumerate(first_called):
+        for j, e in enumerate(first_expected):
+            table[i + 1][j + 1] = (table[i][j] + 1 if a == e
+                                   else max(table[i][j + 1], table[i + 1][j]))
+    overlap = sum((Counter(called) & Counter(expected)).values())
+    return (len(set(called)), len(set(expected)), len(set(called) & set(expected)),
+            table[-1][-1], overlap)
+
+
+@pytest.mark.parametrize("vocabulary_size", [2, 40, 64, 65, 300, 70000])
+def test_kernel_counts_against_a_reference_on_rows_of_every_width(kernel_path, vocabulary_size):
+    # Rows of 0 to 150 calls on a side cross every lane width (8, 16, 32, 64)
+    # and the sort-based fallback; heavy overlap makes the LCS matter.
+    rng = np.random.default_rng(vocabulary_size)
+    rows = []
+    for length in list(range(0, 20)) + [31, 32, 33, 63, 64, 65, 100, 150] * 3:
+        for _ in range(6):
+            called = rng.integers(0, vocabulary_size, length).tolist()
+            expected = (rng.permutation(called).tolist() if rng.random() < 0.5
+                        else rng.integers(0, vocabulary_size, rng.integers(0, length + 2)).tolist())
+            if rng.random() < 0.3:
+                called = called[::-1]
+            rows.append((called, expected))
+    rng.shuffle(rows)
+    def flat(side):
+        lists = [row[side] for row in rows]
+        offsets = np.cumsum([0] + [len(r) for r in lists]).astype(np.int64)
+        return np.array([i for r in lists for i in r], dtype=np.int32), offsets
+
+    arrays = (*flat(0), *flat(1), vocabulary_size)
+    reference = np.array([_reference_counts(c, e) for c, e in rows]).T
+    counts, matched = _kernels.ordered_matches(*arrays)
+    assert counts.called.tolist() == reference[0].tolist()
+    assert counts.expected.tolist() == reference[1].tolist()
+    assert counts.shared.tolist() == reference[2].tolist()
+    assert matched.tolist() == reference[3].tolist()
+    plain = _kernels.set_counts(*arrays)
+    assert plain.shared.tolist() == reference[2].tolist()
+    assert _kernels.multiset_overlap(*arrays).tolist() == reference[4].tolist()
+    for ordered, numerator in ((False, reference[2]), (True, reference[3])):
+        union = reference[0] + reference[1] - reference[2]
+        want = [n / u if u else 1.0 for n, u in zip(numerator.tolist(), union.tolist())]
+        got = _kernels.selection_values(*arrays, ordered)
+        assert got.tobytes() == np.array(want).tobytes()

@@ -162,7 +162,7 @@ def test_results_pickle_with_their_reasons():
 def test_evaluate_from_eight_threads_with_eight_kernel_threads(monkeypatch):
     # Once: "cannot schedule new futures after shutdown" as the shared pool was rebuilt.
     monkeypatch.setenv("AGENTMETRICS_NUM_THREADS", "8")
-    monkeypatch.setattr(agentmetrics._kernels, "BLOCK_ROWS", 3)
+    monkeypatch.setattr(agentmetrics._kernels._tuning, "BLOCK_ROWS", 3)
     expected = evaluate(cases(40), "tool_selection_accuracy")["tool_selection_accuracy"].values
     failures: list[BaseException] = []
 
@@ -185,7 +185,7 @@ def test_evaluate_from_eight_threads_with_eight_kernel_threads(monkeypatch):
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "2.5"])
 def test_a_bad_thread_count_is_an_error(monkeypatch, value):
     monkeypatch.setenv("AGENTMETRICS_NUM_THREADS", value)
-    monkeypatch.setattr(agentmetrics._kernels, "BLOCK_ROWS", 2)
+    monkeypatch.setattr(agentmetrics._kernels._tuning, "BLOCK_ROWS", 2)
     with pytest.raises(InvalidParameterError, match="AGENTMETRICS_NUM_THREADS: expected a whole number"):
         evaluate(cases(), "tool_selection_accuracy")
 

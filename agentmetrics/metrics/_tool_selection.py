@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from operator import attrgetter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
+from agentmetrics._lis import longest_increasing_run
 from agentmetrics._metric import Metric, validate_flag
 from agentmetrics._model import AgentTestCase
 
@@ -18,23 +18,6 @@ __all__ = ["ToolSelectionAccuracy", "longest_increasing_run"]
 
 
 _NAME = attrgetter("name")
-
-
-def longest_increasing_run(positions: Sequence[int]) -> int:
-    """Length of the longest strictly increasing subsequence (patience sorting).
-
-    With repeats dropped, the LCS of two sequences of distinct tools equals the
-    longest increasing subsequence of the shared tools' expected positions,
-    taken in called order: O(k log k) instead of the O(k^2) LCS table.
-    """
-    tails: list[int] = []
-    for position in positions:
-        slot = bisect_left(tails, position)
-        if slot == len(tails):
-            tails.append(position)
-        else:
-            tails[slot] = position
-    return len(tails)
 
 
 def _named(label: str, names: Sequence[str]) -> str:
@@ -78,24 +61,19 @@ class ToolSelectionAccuracy(Metric):
         reasons as :meth:`evaluate` on each case, computed with numpy."""
         from agentmetrics import _kernels
         from agentmetrics._batch import check_errors_mode
-        from agentmetrics.batch import batch_errors, ratio_result
+        from agentmetrics.batch import batch_errors, ratio_values
 
         failed = batch_errors(self, batch, check_errors_mode(errors))
-        arrays = (
+        values = _kernels.selection_values(
             batch.called_ids,
             batch.called_offsets,
             batch.expected_ids,
             batch.expected_offsets,
             len(batch.vocabulary),
+            self.order_matters,
         )
-        if self.order_matters:
-            counts, matched = _kernels.ordered_matches(*arrays)
-        else:
-            counts = _kernels.set_counts(*arrays)
-            matched = counts.shared
-        union = counts.called + counts.expected - counts.shared
-        return ratio_result(
-            self, batch, matched, union, failed, lambda c, e: self.measure_names(c, e)[1]
+        return ratio_values(
+            self, batch, values, failed, lambda c, e: self.measure_names(c, e)[1]
         )
 
     def measure_names(
