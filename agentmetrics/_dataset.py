@@ -160,40 +160,51 @@ def _read(
     source: Any, label: str, errors: str, options: dict[str, Any]
 ) -> Iterator[tuple[int, AgentTestCase | UnreadableCase]]:
     # Deferred: keeps `import agentmetrics` light.
-    from agentmetrics._lines import LineError, SourceError, lines, parse_json_line
+    from agentmetrics._lines import SourceError, lines
 
     try:
         for line in lines(source):
-            number = line.number
-            if line.text is not None and not line.text.strip(_JSON_WHITESPACE):
-                continue  # blank: JSON's whitespace only (str.strip would skip "\x1f" lines)
-            record: Any = None
-            try:
-                try:
-                    if line.text is None:  # bytes that could not be decoded
-                        raise InvalidCaseError(line.error or "unreadable line")
-                    record = parse_json_line(line.text)
-                except LineError as error:
-                    raise InvalidCaseError(str(error)) from None
-                case = case_from_record(record, **options)
-            except InvalidCaseError as error:
-                message = f"{label}:{number}: {error}"
-                if errors == "raise":
-                    raise InvalidCaseError(message) from None
-                yield number, UnreadableCase(label, number, message, id=_line_id(record))
-            except (ValueError, TypeError, LookupError, AttributeError, RecursionError) as error:
-                # A reader bug must not take the rest of the file down: the line
-                # becomes an error row that says so.
-                message = (f"{label}:{number}: could not read the line ({type(error).__name__}: "
-                           f"{error}). This is a bug in agentmetrics; please report it with "
-                           f"the line.")
-                if errors == "raise":
-                    raise InvalidCaseError(message) from error
-                yield number, UnreadableCase(label, number, message, id=_line_id(record))
-            else:
-                yield number, case
+            case = case_of_line(line, label, errors, options)
+            if case is not None:
+                yield line.number, case
     except SourceError as error:
         raise InvalidCaseError(f"{label}: {error}") from None
+
+
+def case_of_line(
+    line: Any, label: str, errors: str, options: dict[str, Any]
+) -> AgentTestCase | UnreadableCase | None:
+    """The case one physical line holds (None for a blank line): an
+    UnreadableCase naming ``label:number`` when it cannot be read, or, with
+    ``errors="raise"``, InvalidCaseError. Every reader of JSONL lines comes here."""
+    from agentmetrics._lines import LineError, parse_json_line
+
+    number = line.number
+    if line.text is not None and not line.text.strip(_JSON_WHITESPACE):
+        return None  # blank: JSON's whitespace only (str.strip would skip "\x1f" lines)
+    record: Any = None
+    try:
+        try:
+            if line.text is None:  # bytes that could not be decoded
+                raise InvalidCaseError(line.error or "unreadable line")
+            record = parse_json_line(line.text)
+        except LineError as error:
+            raise InvalidCaseError(str(error)) from None
+        return case_from_record(record, **options)
+    except InvalidCaseError as error:
+        message = f"{label}:{number}: {error}"
+        if errors == "raise":
+            raise InvalidCaseError(message) from None
+        return UnreadableCase(label, number, message, id=_line_id(record))
+    except (ValueError, TypeError, LookupError, AttributeError, RecursionError) as error:
+        # A reader bug must not take the rest of the file down: the line
+        # becomes an error row that says so.
+        message = (f"{label}:{number}: could not read the line ({type(error).__name__}: "
+                   f"{error}). This is a bug in agentmetrics; please report it with "
+                   f"the line.")
+        if errors == "raise":
+            raise InvalidCaseError(message) from error
+        return UnreadableCase(label, number, message, id=_line_id(record))
 
 
 def _line_id(record: object) -> Any:

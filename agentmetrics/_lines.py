@@ -152,12 +152,17 @@ def _decode(head: bytes, read: Callable[[int], bytes]) -> Iterator[Line]:
             codec, newline, name, skip = bom_codec, bom_newline, bom_name, len(bom)
             break
     for number, raw in enumerate(_split(_Prefixed(head[skip:], read).read, newline), start=1):
-        try:
-            text = raw.decode(codec)
-        except UnicodeDecodeError as error:
-            yield Line(number, error=_undecodable(raw, error, codec, name))
-        else:
-            yield Line(number, text[:-1] if text.endswith("\r") else text)
+        yield decode_line(number, raw, codec, name)
+
+
+def decode_line(number: int, raw: bytes, codec: str = "utf-8", name: str = "UTF-8") -> Line:
+    """One physical line's bytes (without its newline) as a Line: its text
+    without a final ``\r``, or the error saying why it is not ``codec``."""
+    try:
+        text = raw.decode(codec)
+    except UnicodeDecodeError as error:
+        return Line(number, error=_undecodable(raw, error, codec, name))
+    return Line(number, text[:-1] if text.endswith("\r") else text)
 
 
 def _undecodable(raw: bytes, error: UnicodeDecodeError, codec: str, name: str) -> str:

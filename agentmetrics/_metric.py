@@ -347,6 +347,15 @@ class Metric(abc.ABC):
 
         return loop_evaluate(self, batch, check_errors_mode(errors))
 
+    def scores_from_names(self) -> bool:
+        """Whether :meth:`evaluate_batch` reads nothing of a batch but its tool
+        names, case ids and unreadable rows (never ``batch.case(row)``).
+
+        Readers may then hand it batches without case objects, as the CLI's
+        Arrow reader of JSONL name lists does. False by default; a metric
+        whose batch path scores names with arrays says True."""
+        return False
+
     def check_required_fields(self, case: AgentTestCase) -> None:
         """Raise MissingFieldError for the first required field that is ``None``."""
         for field in self.required_fields:

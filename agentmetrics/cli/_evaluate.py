@@ -206,6 +206,11 @@ class _Lines:
             self.numbers.append(number)
             yield case
 
+    def track_chunks(self, chunks: Any) -> Any:
+        for chunk in chunks:
+            self.numbers.extend(chunk.numbers)
+            yield chunk.batch
+
     def done(self, rows: int) -> None:
         del self.numbers[:rows]
         self.first_row += rows
@@ -224,6 +229,7 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
 
     cases: Any
     lines: _Lines | None = None
+    arrow_chunks = False  # cases is an iterator of ToolCallBatch chunks
     if args.file is None:
         cases = example_cases()
         source = f"bundled example: {EXAMPLE_CASES} (tau2-bench airline runs)"
@@ -240,6 +246,16 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
             source = args.file
             lines = _Lines(source, rows=True)
             cases = None
+        elif args.reader == "auto" and _arrow_jsonl(args.file, metrics):
+            from agentmetrics._arrow_lines import name_list_chunks
+
+            source = args.file
+            lines = _Lines(source)
+            cases = lines.track_chunks(name_list_chunks(
+                args.file, args.chunk_size, errors=args.errors,
+                options={"input_format": args.input_format,
+                         "hosted_tools": not args.no_hosted_tools}))
+            arrow_chunks = True
         else:
             source = args.file
             lines = _Lines(source)
@@ -259,7 +275,7 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
 
         try:
             chunks = (_parquet_chunks(args.file, args.chunk_size) if cases is None
-                      else _chunks(cases, args.chunk_size))
+                      else cases if arrow_chunks else _chunks(cases, args.chunk_size))
             summaries = score_chunks(
                 chunks, metrics, errors=args.errors, on_chunk=on_chunk,
                 concurrency=args.concurrency, timeout=args.timeout,
@@ -309,6 +325,13 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
         return 1
     return 0
 
+
+
+def _arrow_jsonl(path: str, metrics: list[Any]) -> bool:
+    """Whether the Arrow reader can take this file for these metrics."""
+    from agentmetrics._arrow_lines import readable_as_arrow
+
+    return all(metric.scores_from_names() for metric in metrics) and readable_as_arrow(path)
 
 
 def _is_parquet(path: str) -> bool:
@@ -410,6 +433,14 @@ def add_parser(commands: Any) -> None:
     evaluate.add_argument(
         "--cache", default=None, metavar="PATH",
         help="a SQLite file keeping every score of a metric that waits, reused by later runs",
+    )
+    evaluate.add_argument(
+        "--reader",
+        choices=("auto", "lines"),
+        default="auto",
+        help="how JSONL is read: auto (default) reads lines of tool-name lists through "
+        "Arrow when pyarrow is installed and every metric scores from names, and every "
+        "other line one by one; lines reads every line one by one. The rows are the same",
     )
     evaluate.add_argument(
         "--chunk-size",

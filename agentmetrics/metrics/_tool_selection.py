@@ -56,6 +56,9 @@ class ToolSelectionAccuracy(Metric):
         assert case.tool_calls is not None and case.expected_tool_calls is not None
         return self.measure_names(map(_NAME, case.tool_calls), map(_NAME, case.expected_tool_calls))
 
+    def scores_from_names(self) -> bool:
+        return True
+
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
         """Vectorized evaluate: the same values (bit for bit), passed flags and
         reasons as :meth:`evaluate` on each case, computed with numpy."""

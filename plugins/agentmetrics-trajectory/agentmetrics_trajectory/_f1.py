@@ -61,8 +61,11 @@ class ToolCallF1(Metric):
             reason += f"; extra: {_counted(extra)}"
         return value, reason
 
+    def scores_from_names(self) -> bool:
+        return True
+
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
-        """Vectorized: matched calls per case from sorted (case, tool) keys."""
+        """Vectorized: matched calls per case, counted by tool name."""
         import numpy as np
 
         from agentmetrics.batch import batch_errors, ratio_result, row_multiset_overlap

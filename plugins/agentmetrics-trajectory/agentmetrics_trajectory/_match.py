@@ -325,6 +325,9 @@ class TrajectoryMatch(Metric):
         rules = [self.args, *(self.per_tool or {}).values()]
         return all(rule == "ignore" for rule in rules)
 
+    def scores_from_names(self) -> bool:
+        return self._names_only()
+
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
         """Vectorized when arguments are ignored (names decide everything);
         otherwise case by case, which needs a batch built from cases."""
