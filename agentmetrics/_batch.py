@@ -492,13 +492,13 @@ class ToolCallBatch:
         if not self.called_given[row]:
             return None
         start, stop = self.called_offsets[row], self.called_offsets[row + 1]
-        return tuple(self.vocabulary[i] for i in self.called_ids[start:stop].tolist())
+        return tuple(map(self.vocabulary.__getitem__, self.called_ids[start:stop].tolist()))
 
     def expected_names(self, row: int) -> tuple[str, ...] | None:
         if not self.expected_given[row]:
             return None
         start, stop = self.expected_offsets[row], self.expected_offsets[row + 1]
-        return tuple(self.vocabulary[i] for i in self.expected_ids[start:stop].tolist())
+        return tuple(map(self.vocabulary.__getitem__, self.expected_ids[start:stop].tolist()))
 
     def case(self, row: int) -> AgentTestCase:
         """The row as an AgentTestCase (the original one when built from cases)."""

@@ -427,3 +427,25 @@ def test_parquet_is_recognised_by_both_magic_ends_not_by_a_first_line(capsys, tm
         rows = [json.loads(line) for line in out.splitlines()]
         assert status == 0, err
         assert len(rows) == text.count(b"\n") and rows[0]["error"] is not None
+
+
+def test_jsonl_rows_written_fast_are_the_records_to_json_gives():
+    import io
+
+    from agentmetrics import AgentTestCase, ToolSelectionAccuracy, evaluate
+    from agentmetrics.cli._common import to_json
+    from agentmetrics.cli._evaluate import _Rows, _jsonl_rows
+
+    cases = [AgentTestCase(tool_calls=["A", "B"], expected_tool_calls=["A"],
+                           metadata={"id": case_id})
+             for case_id in ("c1", 7, "检索 \"q\"", None, 2.5, True)]
+    cases.append(AgentTestCase(tool_calls=None, expected_tool_calls=["A"], metadata={"id": "x"}))
+    result = evaluate(cases, [ToolSelectionAccuracy(),
+                              ToolSelectionAccuracy(0.5, order_matters=True)], errors="record")
+    full = io.StringIO()
+    _Rows(full, "jsonl", counts=True).write(3, result)
+    records = [json.loads(line) for line in full.getvalue().splitlines()]
+    for record in records:
+        del record["calls"], record["expected_calls"]
+    assert _jsonl_rows(3, result) == [to_json(record) + "\n" for record in records]
+    assert any(record["error"] for record in records)

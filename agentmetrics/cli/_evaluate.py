@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from fractions import Fraction
@@ -61,6 +62,10 @@ class _Rows:
         if self.form == "summary":
             return  # the summary alone: no row is rendered
         batch = result.batch
+        if self.form == "jsonl" and not self.counts:
+            for line in _jsonl_rows(offset, result):
+                self.out.write(line)  # line by line: a closed pipe stops the run at once
+            return
         records: list[tuple[Any, ...]] = []
         counts: tuple[Any, ...] = ()
         for row in range(len(batch)):
@@ -108,6 +113,35 @@ class _Rows:
             self.out.write("\n],\n" + f'"summary": {to_json(rows, indent=2)},\n'
                            + f'"fail_under": {fail_under}}}\n')
 
+
+
+def _jsonl_rows(offset: int, result: Any) -> list[str]:
+    """The JSON lines of a chunk's rows, as ``to_json`` of each row's record
+    gives them (tested equal), with the parts that are the same on every row
+    encoded once."""
+    batch = result.batch
+    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+    parts = []
+    for label in result.metrics:
+        scores = result[label]
+        threshold = scores.metric.threshold
+        parts.append((scores, f', "metric": {encode(label)}, "value": ',
+                      f', "threshold": {to_json(threshold)}, "reason": '))
+    lines = []
+    ids = batch.case_ids
+    for row in range(len(batch)):
+        case_id = "null" if ids is None else to_json(ids[row])
+        head = f'{{"case": {offset + row}, "id": {case_id}'
+        for scores, metric, threshold in parts:
+            error = scores.errors.get(row)
+            if error:
+                lines.append(f'{head}{metric}null, "passed": false{threshold}null, '
+                             f'"error": {encode(error)}}}\n')
+            else:
+                passed = "true" if scores.passed[row] else "false"
+                lines.append(f'{head}{metric}{float(scores.values[row])!r}, "passed": {passed}'
+                             f'{threshold}{encode(scores.reason(row))}, "error": null}}\n')
+    return lines
 
 
 def _count(offsets: Any, given: Any, row: int) -> int | None:
