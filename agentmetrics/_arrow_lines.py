@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import attrs
+import numpy as np
 
 from agentmetrics._batch import ToolCallBatch, _require
 from agentmetrics._dataset import case_of_line
@@ -162,6 +163,17 @@ class _Reader:
         pieces.append(self.line_group(lines[start:stop], numbers[start:stop]))
 
 
+def _all_braced(body: bytes, lines: int) -> bool:
+    """Whether every one of the ``lines`` lines of ``body`` (joined by
+    newlines) starts with ``{`` and ends with ``}``, so that none is blank:
+    told by numpy over the bytes, without a loop in Python."""
+    if lines == 0 or not body.startswith(b"{") or not body.endswith(b"}"):
+        return False
+    raw = np.frombuffer(body, dtype=np.uint8)
+    newlines = np.flatnonzero(raw == 10)  # never first or last: body starts with { and ends with }
+    return bool(np.all(raw[newlines + 1] == 123) and np.all(raw[newlines - 1] == 125))
+
+
 def name_list_chunks(path: str, chunk_size: int, *, errors: str = "raise",
                      options: dict[str, Any] | None = None) -> Iterator[Chunk]:
     """The cases of a JSONL file, ``chunk_size`` at a time (as the line reader
@@ -187,17 +199,21 @@ def name_list_chunks(path: str, chunk_size: int, *, errors: str = "raise",
                 if cut < 0:
                     rest = data
                     continue
-                rest = data[cut + 1:]
-                lines = data[:cut].split(b"\n")
+                body, rest = data[:cut], data[cut + 1:]
             else:
-                lines = [rest] if rest else []
-                rest = b""
-            for offset, line in enumerate(lines, start=number + 1):
-                text = line.strip(_WHITESPACE)
-                if text:
-                    pending.append(line)
-                    numbers.append(offset)
-                    objects.append(text[0] == 123 and text[-1] == 125)  # "{" ... "}"
+                body, rest = rest, b""
+            lines = body.split(b"\n") if body or data else []
+            if _all_braced(body, len(lines)):  # the common case, without a loop in Python
+                pending.extend(lines)
+                numbers.extend(range(number + 1, number + 1 + len(lines)))
+                objects.extend([True] * len(lines))
+            else:
+                for offset, line in enumerate(lines, start=number + 1):
+                    text = line.strip(_WHITESPACE)
+                    if text:
+                        pending.append(line)
+                        numbers.append(offset)
+                        objects.append(text[0] == 123 and text[-1] == 125)  # "{" ... "}"
             number += len(lines)
             while len(pending) >= chunk_size:
                 yield Chunk(reader.batch(pending[:chunk_size], numbers[:chunk_size],

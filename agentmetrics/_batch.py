@@ -511,6 +511,23 @@ class ToolCallBatch:
             metadata=metadata,
         )
 
+    def name_lists(self) -> tuple[list[list[str] | None], list[list[str] | None]]:
+        """Every row's called and expected names as lists (None where a side
+        is not given): the names of all rows looked up at once."""
+        names = np.empty(len(self.vocabulary), dtype=object)
+        names[:] = self.vocabulary
+        sides = []
+        for ids, offsets, given in ((self.called_ids, self.called_offsets, self.called_given),
+                                    (self.expected_ids, self.expected_offsets,
+                                     self.expected_given)):
+            flat = names[ids].tolist()
+            bounds = offsets.tolist()
+            rows: list[list[str] | None] = [flat[a:b] for a, b in zip(bounds, bounds[1:])]
+            for row in np.flatnonzero(~given).tolist():
+                rows[row] = None
+            sides.append(rows)
+        return sides[0], sides[1]
+
     def slice(self, start: int, stop: int) -> ToolCallBatch:
         """Rows ``start:stop`` as a batch sharing this one's arrays and vocabulary."""
         c0, c1 = self.called_offsets[start], self.called_offsets[stop]

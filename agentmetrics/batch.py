@@ -32,6 +32,7 @@ __all__ = [
     "batch_errors",
     "passes",
     "ratio_result",
+    "NameReasons",
     "ratio_values",
     "row_multiset_overlap",
     "row_set_counts",
@@ -87,16 +88,51 @@ def ratio_values(
     values: npt.NDArray[np.float64],
     failed: Mapping[int, str],
     reason: Callable[[tuple[str, ...], tuple[str, ...]], str],
+    many_reasons: Callable[[list[list[str] | None], list[list[str] | None]], list[str]]
+    | None = None,
 ) -> MetricResult:
     """A MetricResult of ``values`` (one float64 per case, overwritten with NaN
     where ``failed`` has the case), with reasons from the case's tool names,
-    computed when asked for."""
+    computed when asked for (``many_reasons``, if given, makes those of many
+    cases in one call: see :class:`NameReasons`)."""
     if failed:
         values[list(failed)] = np.nan
+    return MetricResult(metric, values, passes(metric, values), dict(failed),
+                        NameReasons(batch, reason, failed, many_reasons))
 
-    def explain(row: int) -> str:
-        called, expected = batch.called_names(row), batch.expected_names(row)
+
+class NameReasons:
+    """Reasons from each case's tool names: one case when asked for (``self(row)``),
+    or every case at once (``many``), the names of all rows looked up together.
+    ``many_reasons(called_lists, expected_lists)``, when given, makes the
+    reasons of many rows in one call (lists of names; None for a failed row)."""
+
+    __slots__ = ("batch", "failed", "many_reasons", "reason")
+
+    def __init__(
+        self,
+        batch: ToolCallBatch,
+        reason: Callable[[tuple[str, ...], tuple[str, ...]], str],
+        failed: Mapping[int, str],
+        many_reasons: Callable[[list[list[str] | None], list[list[str] | None]], list[str]]
+        | None = None,
+    ) -> None:
+        self.batch = batch
+        self.reason = reason
+        self.failed = failed
+        self.many_reasons = many_reasons
+
+    def __call__(self, row: int) -> str:
+        called, expected = self.batch.called_names(row), self.batch.expected_names(row)
         assert called is not None and expected is not None
-        return reason(called, expected)
+        return self.reason(called, expected)
 
-    return MetricResult(metric, values, passes(metric, values), dict(failed), explain)
+    def many(self, rows: int) -> list[str]:
+        called, expected = self.batch.name_lists()
+        for row in self.failed:
+            called[row] = expected[row] = None
+        if self.many_reasons is not None:
+            return self.many_reasons(called, expected)
+        reason = self.reason
+        return ["" if c is None or e is None else reason(tuple(c), tuple(e))
+                for c, e in zip(called, expected)]

@@ -8,7 +8,9 @@ in fresh processes, side by side:
   - floor: `json.loads` on every line (no scoring, no output);
   - `agentmetrics evaluate FILE --format FORMAT` for each output format, stdout
     to /dev/null (`summary`: no rows, the summary alone);
-  - with --parquet, the same cases as a Parquet file, read through Arrow.
+  - with --parquet, the same cases as a Parquet file, read through Arrow;
+  - with --line-reader, each format again with `--reader lines` (the JSONL
+    line reader alone, as before issue 15's Arrow reader of name lists).
 Prints cases/s, MB/s, the ratio to the floor and each process's peak memory
 (ru_maxrss), and peak memory for half the file, to show it does not grow with
 the file. Goal (issue 6): within 2x of the floor, memory independent of size.
@@ -169,6 +171,9 @@ def main() -> None:
     parser.add_argument("--parquet", action="store_true",
                         help="also time the same cases as a Parquet file (needs pyarrow)")
     parser.add_argument("--baseline", metavar="REF", help="also time this git revision's code")
+    parser.add_argument("--line-reader", action="store_true",
+                        help="also time each format with --reader lines (every line parsed by "
+                        "the line reader, as before the Arrow reader of name lists)")
     parser.add_argument("--payload-lines", type=int, default=100_000)
     args = parser.parse_args()
 
@@ -181,6 +186,9 @@ def main() -> None:
     commands = {"floor: json.loads per line": [sys.executable, "-c", FLOOR, str(big)]}
     for form in args.formats:
         commands[f"agentmetrics evaluate --format {form}"] = [*cli, str(big), "--format", form]
+        if args.line_reader:
+            commands[f"evaluate --format {form} --reader lines"] = [
+                *cli, str(big), "--format", form, "--reader", "lines"]
     if args.parquet:
         for path in (big, half):
             to_parquet(path, path.with_suffix(".parquet"))

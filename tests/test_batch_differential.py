@@ -56,6 +56,8 @@ def case_lists(draw):
 
 def assert_batch_equals_scalar(metric, cases, result):
     assert len(result) == len(cases)
+    bulk = result.reason_list()  # the metric's many-rows path, beside the one-row path
+    assert bulk == [result.reason(row) for row in range(len(cases))]
     for row, case in enumerate(cases):
         try:
             expected = metric.evaluate(case)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import filterfalse
 from operator import attrgetter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
@@ -76,8 +77,53 @@ class ToolSelectionAccuracy(Metric):
             self.order_matters,
         )
         return ratio_values(
-            self, batch, values, failed, lambda c, e: self.measure_names(c, e)[1]
+            self, batch, values, failed, lambda c, e: self.measure_names(c, e)[1],
+            self.reasons_of_names,
         )
+
+    def reasons_of_names(
+        self, called_lists: Sequence[Sequence[str] | None],
+        expected_lists: Sequence[Sequence[str] | None],
+    ) -> list[str]:
+        """The reasons :meth:`measure_names` gives, for many cases in one call
+        (a row with a side of None gets a placeholder: it is an error row).
+
+        Out of order is decided without the LIS: the LCS falls short of the
+        shared count exactly when the shared tools come in another order."""
+        ordered = self.order_matters
+        reasons: list[str] = []
+        append = reasons.append
+        for called_names, expected_names in zip(called_lists, expected_lists):
+            if called_names is None or expected_names is None:
+                append("(not scored)")
+                continue
+            called = dict.fromkeys(called_names)
+            expected = dict.fromkeys(expected_names)
+            if not called and not expected:
+                append("No tools expected and none called")
+                continue
+            # filterfalse/filter of a builtin method: no comprehension frame a row
+            missing = list(filterfalse(called.__contains__, expected))
+            unexpected = list(filterfalse(expected.__contains__, called))
+            if missing:  # _named, inlined: this loop runs a million times
+                reason = (("Missing expected tools: " if len(missing) > 1
+                           else "Missing expected tool: ") + ", ".join(missing))
+                if unexpected:
+                    reason += (("; Unexpected tools: " if len(unexpected) > 1
+                                else "; Unexpected tool: ") + ", ".join(unexpected))
+            elif unexpected:
+                reason = (("Unexpected tools: " if len(unexpected) > 1
+                           else "Unexpected tool: ") + ", ".join(unexpected))
+            else:
+                reason = ""
+            if ordered and len(called) - len(unexpected) > 1:
+                in_called = list(filter(expected.__contains__, called))
+                in_expected = list(filter(called.__contains__, expected))
+                if in_called != in_expected:
+                    reason += (("; " if reason else "") + "Out of expected order: expected "
+                               + " -> ".join(in_expected) + ", called " + " -> ".join(in_called))
+            append(reason or "All expected tools called: " + ", ".join(expected))
+        return reasons
 
     def measure_names(
         self, called_names: Iterable[str], expected_names: Iterable[str]
