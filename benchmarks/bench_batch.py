@@ -13,12 +13,21 @@ scored by:
       indicator matrices (unordered only; when scikit-learn is installed)
   (d) agentmetrics.evaluate() from AgentTestCase objects
   (e) ToolCallBatch.from_columns on name lists + evaluate_batch
-  (f) evaluate_batch on a built ToolCallBatch; (f1) the same with one kernel
-      thread (AGENTMETRICS_NUM_THREADS=1), against the default (every core)
+  (f) evaluate_batch on a built ToolCallBatch (the default kernel threads);
+      (f1) and (f2) the same with AGENTMETRICS_NUM_THREADS=1 and 2
   (g) ToolCallBatch.from_arrow on list<string> columns + evaluate_batch
       (when pyarrow is installed)
   (h) the same on list<dictionary<string>> columns, as Parquet stores
       strings (read with read_dictionary=): no name is hashed
+  (p) the numpy-only reference prototype (../shared/reference/kernels, when
+      it is beside the repository: values only, no reasons or error rows),
+      one thread, as a yardstick for (f)
+
+Two data sets: "random" (tools drawn at random: few rows share two or more
+tools) and "overlap" (agents that mostly call the expected tools, in and out
+of order: most rows need the ordered LCS). Speed-ups are printed against (b)
+and, for the ordered mode, against the plain-Python *set* loop too (the
+issue's yardstick: the floor for any one-case-at-a-time code).
 
 Each is timed `--repeats` times, interleaved, and the median is printed with
 its speed-up over (b). Then the peak memory that evaluate() allocates on the
@@ -28,12 +37,14 @@ largest N, beyond its input, is traced in a fresh process.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
 import time
 from bisect import bisect_left
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -52,6 +63,37 @@ def make_columns(n: int, vocabulary: int, seed: int = 0) -> tuple[list[list[str]
         offsets = np.concatenate([[0], np.cumsum(lengths)]).tolist()
         columns.append([flat[offsets[i] : offsets[i + 1]] for i in range(n)])
     return columns[0], columns[1]
+
+
+def make_overlap_columns(n: int, vocabulary: int, seed: int = 0
+                         ) -> tuple[list[list[str]], list[list[str]]]:
+    """Agents that mostly call what is expected: each called list is the
+    expected one with some calls swapped, dropped, repeated or added."""
+    rng = np.random.default_rng(seed)
+    names = [f"tool_{i:04d}" for i in range(vocabulary)]
+    lengths = rng.integers(0, 9, n)
+    flat = rng.integers(0, vocabulary, int(lengths.sum())).tolist()
+    noise = rng.random((n, 4)).tolist()
+    extra = rng.integers(0, vocabulary, n).tolist()
+    called, expected = [], []
+    start = 0
+    for row, length in enumerate(lengths.tolist()):
+        wanted = [names[i] for i in flat[start : start + length]]
+        start += length
+        calls = list(wanted)
+        swap, drop, repeat, add = noise[row]
+        if len(calls) >= 2 and swap < 0.4:
+            k = int(swap * 10) % (len(calls) - 1)
+            calls[k], calls[k + 1] = calls[k + 1], calls[k]
+        if calls and drop < 0.2:
+            del calls[int(drop * 100) % len(calls)]
+        if calls and repeat < 0.2:
+            calls.append(calls[int(repeat * 100) % len(calls)])
+        if add < 0.2:
+            calls.insert(int(add * 100) % (len(calls) + 1), names[extra[row]])
+        called.append(calls)
+        expected.append(wanted)
+    return called, expected
 
 
 def make_cases(called: list[list[str]], expected: list[list[str]]) -> list[AgentTestCase]:
@@ -121,12 +163,10 @@ def arrow_columns(
     return columns
 
 
-def one_thread(run: Callable[[], Any]) -> Any:
-    """``run()`` with AGENTMETRICS_NUM_THREADS=1, the setting restored after."""
-    import os
-
+def with_threads(threads: int, run: Callable[[], Any]) -> Any:
+    """``run()`` with AGENTMETRICS_NUM_THREADS=threads, the setting restored after."""
     saved = os.environ.get("AGENTMETRICS_NUM_THREADS")
-    os.environ["AGENTMETRICS_NUM_THREADS"] = "1"
+    os.environ["AGENTMETRICS_NUM_THREADS"] = str(threads)
     try:
         return run()
     finally:
@@ -136,8 +176,26 @@ def one_thread(run: Callable[[], Any]) -> Any:
             os.environ["AGENTMETRICS_NUM_THREADS"] = saved
 
 
-def run_config(n: int, vocabulary: int, order_matters: bool, repeats: int) -> list[tuple[str, float]]:
-    called, expected = make_columns(n, vocabulary)
+def prototype(path: str | None) -> Any:
+    """The reference prototype's module, or None when it is not there."""
+    import importlib.util
+    from pathlib import Path
+
+    if not path or not (Path(path) / "fastkern.py").exists():
+        return None
+    spec = importlib.util.spec_from_file_location("fastkern", Path(path) / "fastkern.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if not hasattr(np, "bitwise_count"):  # it needs numpy >= 2
+        return None
+    return module
+
+
+def run_config(n: int, vocabulary: int, order_matters: bool, repeats: int, data: str = "random",
+               reference_kernels: Any = None) -> list[tuple[str, float]]:
+    make = make_overlap_columns if data == "overlap" else make_columns
+    called, expected = make(n, vocabulary)
     cases = make_cases(called, expected)
     metric = ToolSelectionAccuracy(order_matters=order_matters)
     batch = ToolCallBatch.from_cases(cases)
@@ -152,6 +210,8 @@ def run_config(n: int, vocabulary: int, order_matters: bool, repeats: int) -> li
         "(a) loop of metric.evaluate": lambda: [metric.evaluate(case) for case in cases],
         "(b) plain-Python set loop": lambda: baseline(called, expected),
     }
+    if order_matters:
+        candidates["(b0) the unordered set loop"] = lambda: python_unordered(called, expected)
     jaccard = None if order_matters else sklearn_jaccard(batch)
     if jaccard is not None:
         candidates["(c) sklearn jaccard_score"] = jaccard
@@ -159,14 +219,23 @@ def run_config(n: int, vocabulary: int, order_matters: bool, repeats: int) -> li
     candidates["(e) from_columns + evaluate_batch"] = lambda: metric.evaluate_batch(
         ToolCallBatch.from_columns(tool_calls=called, expected_tool_calls=expected))
     candidates["(f) evaluate_batch on a batch"] = lambda: metric.evaluate_batch(batch)
-    candidates["(f1) the same, one kernel thread"] = lambda: one_thread(
-        lambda: metric.evaluate_batch(batch))
+    candidates["(f1) the same, one kernel thread"] = lambda: with_threads(
+        1, lambda: metric.evaluate_batch(batch))
+    candidates["(f2) the same, two kernel threads"] = lambda: with_threads(
+        2, lambda: metric.evaluate_batch(batch))
     if arrow is not None:
         candidates["(g) from_arrow + evaluate_batch"] = lambda: metric.evaluate_batch(
             ToolCallBatch.from_arrow(tool_calls=arrow[0], expected_tool_calls=arrow[1]))
     if coded is not None:
         candidates["(h) from_arrow, dictionary columns"] = lambda: metric.evaluate_batch(
             ToolCallBatch.from_arrow(tool_calls=coded[0], expected_tool_calls=coded[1]))
+    if reference_kernels is not None:
+        arrays = (batch.called_ids, batch.called_offsets, batch.expected_ids,
+                  batch.expected_offsets, len(batch.vocabulary))
+        assert np.array_equal(reference_kernels.tool_selection(*arrays, order_matters, threads=1),
+                              reference)
+        candidates["(p) reference prototype, one thread"] = lambda: (
+            reference_kernels.tool_selection(*arrays, order_matters, threads=1))
 
     samples: dict[str, list[float]] = {label: [] for label in candidates}
     for _ in range(repeats):
@@ -211,21 +280,32 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--vocabularies", type=int, nargs="+", default=[40, 2000])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--data", nargs="+", default=["random", "overlap"],
+                        choices=["random", "overlap"])
+    parser.add_argument("--reference", default=str(Path(__file__).resolve().parents[2] / "shared"
+                                                   / "reference" / "kernels"),
+                        help="the reference prototype's folder (skipped when absent)")
     parser.add_argument("--memory-only", action="store_true", help="skip the timings")
     args = parser.parse_args()
 
-    print(f"python {sys.version.split()[0]}, numpy {np.__version__}, median of {args.repeats}\n")
+    reference_kernels = prototype(args.reference)
+    print(f"python {sys.version.split()[0]}, numpy {np.__version__}, median of {args.repeats}, "
+          f"{os.cpu_count()} CPUs, prototype {'found' if reference_kernels else 'not found'}\n")
     for n in [] if args.memory_only else args.sizes:
-        for vocabulary in args.vocabularies:
-            for order_matters in (False, True):
-                mode = "ordered" if order_matters else "unordered"
-                print(f"N={n:,}  tools={vocabulary:,}  {mode}")
-                rows = run_config(n, vocabulary, order_matters, args.repeats)
-                floor = dict(rows)["(b) plain-Python set loop"]
-                for label, seconds in rows:
-                    print(f"  {label:<36}{seconds * 1e3:>10.1f} ms{seconds / n * 1e9:>9.0f} ns/case"
-                          f"{floor / seconds:>8.1f}x vs (b)")
-                print()
+        for data in args.data:
+            for vocabulary in args.vocabularies:
+                for order_matters in (False, True):
+                    mode = "ordered" if order_matters else "unordered"
+                    print(f"N={n:,}  tools={vocabulary:,}  {mode}  data={data}")
+                    rows = run_config(n, vocabulary, order_matters, args.repeats, data,
+                                      reference_kernels)
+                    floor = dict(rows)["(b) plain-Python set loop"]
+                    sets = dict(rows).get("(b0) the unordered set loop", floor)
+                    for label, seconds in rows:
+                        print(f"  {label:<36}{seconds * 1e3:>10.1f} ms"
+                              f"{seconds / n * 1e9:>9.0f} ns/case{floor / seconds:>8.1f}x vs (b)"
+                              + (f"{sets / seconds:>8.1f}x vs (b0)" if order_matters else ""))
+                    print()
     n = max(args.sizes)
     for order_matters in (False, True):
         memory = measure_memory(n, 2000, order_matters)
