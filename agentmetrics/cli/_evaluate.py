@@ -81,19 +81,20 @@ class _Rows:
             return
         records: list[tuple[Any, ...]] = []
         counts: tuple[Any, ...] = ()
+        columns = [(label, result[label], result[label].values.tolist(),
+                    result[label].passed.tolist(), result[label].reason_list())
+                   for label in result.metrics]  # each metric's reasons in one call
         for row in range(len(batch)):
             case_id = batch.case_id(row)
             if self.counts:
                 counts = (_count(batch.called_offsets, batch.called_given, row),
                           _count(batch.expected_offsets, batch.expected_given, row))
-            for label in result.metrics:
-                scores = result[label]
+            for label, scores, values, passed, reasons in columns:
                 error = scores.errors.get(row)
-                value = float(scores.values[row])
                 records.append((
-                    offset + row, case_id, label, None if error else value,
-                    bool(scores.passed[row]), scores.metric.threshold,
-                    None if error else scores.reason(row), error,
+                    offset + row, case_id, label, None if error else values[row],
+                    passed[row], scores.metric.threshold, None if error else reasons[row],
+                    error,
                 ) + counts)
         if self.form == "table":
             table = [[str(r[0] if r[1] is None else r[1]), r[2],
