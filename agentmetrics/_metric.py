@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import abc
 import functools
-import weakref
 import math
 import numbers
 import re
@@ -418,14 +417,17 @@ def _base_evaluate(cls: type[Metric]) -> bool:
     return not _defines(cls, "evaluate")
 
 
-_ASYNC_ONLY: weakref.WeakKeyDictionary[type[Metric], bool] = weakref.WeakKeyDictionary()
+_ASYNC_FLAG = "_agentmetrics_async_only"
 
 
 def _async_only(cls: type[Metric]) -> bool:
-    """Whether ``cls`` implements ``ameasure`` and not ``measure`` (known per class)."""
-    known = _ASYNC_ONLY.get(cls)
+    """Whether ``cls`` implements ``ameasure`` and not ``measure``: worked out
+    once per class and kept in the class's own ``__dict__`` (a subclass has its
+    own answer), which is read faster than a weak-key dictionary."""
+    known: bool | None = cls.__dict__.get(_ASYNC_FLAG)
     if known is None:
-        known = _ASYNC_ONLY[cls] = _defines(cls, "ameasure") and not _defines(cls, "measure")
+        known = _defines(cls, "ameasure") and not _defines(cls, "measure")
+        setattr(cls, _ASYNC_FLAG, known)
     return known
 
 

@@ -21,11 +21,6 @@ __all__ = ["ToolSelectionAccuracy", "longest_increasing_run"]
 _NAME = attrgetter("name")
 
 
-def _named(label: str, names: Sequence[str]) -> str:
-    plural = "s" if len(names) > 1 else ""
-    return f"{label}{plural}: {', '.join(names)}"
-
-
 class ToolSelectionAccuracy(Metric):
     """Intersection over union of the tools called and the tools expected.
 
@@ -86,79 +81,54 @@ class ToolSelectionAccuracy(Metric):
         expected_lists: Sequence[Sequence[str] | None],
     ) -> list[str]:
         """The reasons :meth:`measure_names` gives, for many cases in one call
-        (a row with a side of None gets a placeholder: it is an error row).
-
-        Out of order is decided without the LIS: the LCS falls short of the
-        shared count exactly when the shared tools come in another order."""
+        (a row with a side of None gets a placeholder: it is an error row)."""
         ordered = self.order_matters
-        reasons: list[str] = []
-        append = reasons.append
-        for called_names, expected_names in zip(called_lists, expected_lists):
-            if called_names is None or expected_names is None:
-                append("(not scored)")
-                continue
-            called = dict.fromkeys(called_names)
-            expected = dict.fromkeys(expected_names)
-            if not called and not expected:
-                append("No tools expected and none called")
-                continue
-            # filterfalse/filter of a builtin method: no comprehension frame a row
-            missing = list(filterfalse(called.__contains__, expected))
-            unexpected = list(filterfalse(expected.__contains__, called))
-            if missing:  # _named, inlined: this loop runs a million times
-                reason = (("Missing expected tools: " if len(missing) > 1
-                           else "Missing expected tool: ") + ", ".join(missing))
-                if unexpected:
-                    reason += (("; Unexpected tools: " if len(unexpected) > 1
-                                else "; Unexpected tool: ") + ", ".join(unexpected))
-            elif unexpected:
-                reason = (("Unexpected tools: " if len(unexpected) > 1
-                           else "Unexpected tool: ") + ", ".join(unexpected))
-            else:
-                reason = ""
-            if ordered and len(called) - len(unexpected) > 1:
-                in_called = list(filter(expected.__contains__, called))
-                in_expected = list(filter(called.__contains__, expected))
-                if in_called != in_expected:
-                    reason += (("; " if reason else "") + "Out of expected order: expected "
-                               + " -> ".join(in_expected) + ", called " + " -> ".join(in_called))
-            append(reason or "All expected tools called: " + ", ".join(expected))
-        return reasons
+        return ["(not scored)" if called is None or expected is None
+                else _measured(called, expected, ordered)[2]
+                for called, expected in zip(called_lists, expected_lists)]
 
     def measure_names(
         self, called_names: Iterable[str], expected_names: Iterable[str]
     ) -> tuple[float, str]:
         """``(value, reason)`` from two sequences of tool names, in call order."""
-        # Insertion-ordered dicts are each side's first-call order and its set at once.
-        called = dict.fromkeys(called_names)
-        expected = dict.fromkeys(expected_names)
-        if not called and not expected:
-            return 1.0, "No tools expected and none called"
-        shared_in_called = [name for name in called if name in expected]
-        union = len(called) + len(expected) - len(shared_in_called)
-        matched = len(shared_in_called)
-        shared_in_expected: list[str] = []
-        if self.order_matters and matched > 1:
-            shared_in_expected = [name for name in expected if name in called]
-            if shared_in_expected != shared_in_called:  # else all are in expected order
-                # Positions among the shared tools order them as positions in expected do.
-                position = {name: index for index, name in enumerate(shared_in_expected)}
-                matched = longest_increasing_run([position[n] for n in shared_in_called])
+        matched, union, reason = _measured(called_names, expected_names, self.order_matters)
+        return (matched / union if union else 1.0), reason
 
-        parts = []
-        missing = [name for name in expected if name not in called]
-        if missing:
-            parts.append(_named("Missing expected tool", missing))
-        unexpected = [name for name in called if name not in expected]
+
+def _measured(called_names: Iterable[str], expected_names: Iterable[str], ordered: bool
+              ) -> tuple[int, int, str]:
+    """``(matched, union, reason)`` of one case: the scalar path, and the
+    reasons of the batch path, in one place.
+
+    Insertion-ordered dicts are each side's first-call order and its set at
+    once; filter/filterfalse of a dict's ``__contains__`` make the lists
+    without a comprehension's frame (this runs a million times a file)."""
+    called = dict.fromkeys(called_names)
+    expected = dict.fromkeys(expected_names)
+    if not called and not expected:
+        return 0, 0, "No tools expected and none called"
+    missing = list(filterfalse(called.__contains__, expected))
+    unexpected = list(filterfalse(expected.__contains__, called))
+    matched = len(called) - len(unexpected)  # the shared tools
+    union = len(called) + len(missing)
+    if missing:
+        reason = (("Missing expected tools: " if len(missing) > 1
+                   else "Missing expected tool: ") + ", ".join(missing))
         if unexpected:
-            parts.append(_named("Unexpected tool", unexpected))
-        if self.order_matters and matched < len(shared_in_called):
-            parts.append(
-                "Out of expected order: expected "
-                + " -> ".join(shared_in_expected)
-                + ", called "
-                + " -> ".join(shared_in_called)
-            )
-        if not parts:
-            parts.append("All expected tools called: " + ", ".join(expected))
-        return matched / union, "; ".join(parts)
+            reason += (("; Unexpected tools: " if len(unexpected) > 1
+                        else "; Unexpected tool: ") + ", ".join(unexpected))
+    elif unexpected:
+        reason = (("Unexpected tools: " if len(unexpected) > 1 else "Unexpected tool: ")
+                  + ", ".join(unexpected))
+    else:
+        reason = ""
+    if ordered and matched > 1:
+        in_called = list(filter(expected.__contains__, called))
+        in_expected = list(filter(called.__contains__, expected))
+        if in_called != in_expected:  # else all are in expected order: the LCS is matched
+            # Positions among the shared tools order them as positions in expected do.
+            position = {name: index for index, name in enumerate(in_expected)}
+            matched = longest_increasing_run([position[name] for name in in_called])
+            reason += (("; " if reason else "") + "Out of expected order: expected "
+                       + " -> ".join(in_expected) + ", called " + " -> ".join(in_called))
+    return matched, union, reason or "All expected tools called: " + ", ".join(expected)
