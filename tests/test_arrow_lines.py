@@ -213,3 +213,37 @@ def test_without_pyarrow_the_line_reader_reads_everything(capsys, tmp_path, monk
     monkeypatch.setitem(__import__("sys").modules, "pyarrow", None)
     assert not _arrow_lines.readable_as_arrow(str(path))
     assert run(capsys, "evaluate", str(path), "--format", "jsonl") == expected
+
+
+def test_prefetched_items_come_in_order_and_errors_where_they_were_raised():
+    import threading
+
+    from agentmetrics._prefetch import prefetched
+
+    def items():
+        yield 1
+        yield 2
+        raise ValueError("the third item could not be made")
+
+    got = []
+    with pytest.raises(ValueError, match="third item"):
+        for item in prefetched(items()):
+            got.append(item)
+    assert got == [1, 2]
+    made = []
+
+    def endless():
+        number = 0
+        while True:
+            made.append(number)
+            yield number
+            number += 1
+
+    stream = prefetched(endless())
+    assert [next(stream) for _ in range(3)] == [0, 1, 2]
+    stream.close()  # the reader stops at its next item instead of running on
+    for thread in threading.enumerate():
+        if thread.name == "agentmetrics-reader":
+            thread.join(timeout=5)
+            assert not thread.is_alive()
+    assert len(made) <= 6

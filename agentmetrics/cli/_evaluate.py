@@ -306,10 +306,12 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
 
             source = args.file
             lines = _Lines(source)
-            cases = lines.track_chunks(name_list_chunks(
+            from agentmetrics._prefetch import prefetched
+
+            cases = lines.track_chunks(prefetched(name_list_chunks(
                 args.file, args.chunk_size, errors=args.errors,
                 options={"input_format": args.input_format,
-                         "hosted_tools": not args.no_hosted_tools}))
+                         "hosted_tools": not args.no_hosted_tools})))
             arrow_chunks = True
         else:
             source = args.file
@@ -329,7 +331,11 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
             bar.update(len(result))
 
         try:
-            chunks = (_parquet_chunks(args.file, args.chunk_size) if cases is None
+            from agentmetrics._prefetch import prefetched
+
+            # Arrow parses with the GIL released: the next chunk is read while this
+            # one is scored and written.
+            chunks = (prefetched(_parquet_chunks(args.file, args.chunk_size)) if cases is None
                       else cases if arrow_chunks else _chunks(cases, args.chunk_size))
             summaries = score_chunks(
                 chunks, metrics, errors=args.errors, on_chunk=on_chunk,
