@@ -114,7 +114,8 @@ def test_every_page_has_an_executed_example(page):
 
 
 @pytest.mark.parametrize("module", ["agentmetrics", "agentmetrics.registry",
-                                    "agentmetrics.cli._common", "agentmetrics.stats"])
+                                    "agentmetrics.cli._common", "agentmetrics.stats",
+                                    "agentmetrics.functional"])
 def test_docstring_examples(module):
     failures, attempted = doctest.testmod(importlib.import_module(module), optionflags=FLAGS)
     assert attempted and not failures
