@@ -685,3 +685,9 @@ def _arrow_codes(flat: list[Any]) -> tuple[Any, list[Any]]:
         first += values.num_chunks
         codes.append([chunk.indices for chunk in side])
     return dictionary, codes
+
+
+# Pickles and reprs name the public path, not this private module.
+for _public in (ToolCallBatch,):
+    _public.__module__ = "agentmetrics"
+del _public

@@ -502,3 +502,9 @@ def compare(
         base, cand, results, pairs, only_b, only_c,
         tuple(label for label in base.metrics if label not in cand.metrics),
         tuple(label for label in cand.metrics if label not in base.metrics))
+
+
+# Pickles and reprs name the public path, not this private module.
+for _public in (Comparison,):
+    _public.__module__ = "agentmetrics"
+del _public

@@ -224,3 +224,9 @@ def example_cases() -> list[AgentTestCase]:
     source = resources.files("agentmetrics").joinpath("examples", "tau2_airline.jsonl")
     with source.open("r", encoding="utf-8") as handle:
         return [case for case in read_cases(handle) if isinstance(case, AgentTestCase)]
+
+
+# Pickles and reprs name the public path, not this private module.
+for _public in (UnreadableCase,):
+    _public.__module__ = "agentmetrics"
+del _public

@@ -405,11 +405,9 @@ class Metric(abc.ABC):
         return hash((type(self), self._threshold))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild_metric, (type(self), self.get_params()))
-
-
-def _rebuild_metric(cls: type[Metric], params: dict[str, Any]) -> Metric:
-    return cls(**params)
+        # The class called with its parameters: the pickle names only the class
+        # (by its public path for built-ins) and functools.partial.
+        return (functools.partial(type(self), **self.get_params()), ())
 
 
 def _base_evaluate(cls: type[Metric]) -> bool:

@@ -270,3 +270,9 @@ class EvalScore:
             f"reason={self.reason!r}, metric={self.metric!r}, "
             f"threshold={self.threshold!r})"
         )
+
+
+# Pickles and reprs name the public path, not this private module.
+for _public in (ToolCall, AgentTestCase, EvalScore):
+    _public.__module__ = "agentmetrics"
+del _public

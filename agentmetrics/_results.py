@@ -98,8 +98,9 @@ class MetricResult:
     def __reduce__(self) -> tuple[Any, ...]:
         # ``explain`` is often a closure over the batch: pickle the reasons
         # themselves instead, so a worker process can send a result back.
+        # A list's own __getitem__: the pickle names no private class.
         return (MetricResult, (self.metric, self.values, self.passed, dict(self.errors),
-                               _StoredReasons(self.reason_list())))
+                               self.reason_list().__getitem__))
 
     def reason(self, index: int) -> str:
         """Why case ``index`` scored as it did (its error message, if any)."""
@@ -639,3 +640,9 @@ class EvaluationResult:
         failed = sum(int((~r.passed).sum()) for r in self.results.values())
         tail = html.escape(f"{failed} failing case-metric pairs; see .failures() and .per_tool()")
         return f"<p><b>{head}</b></p>{self._brief()._repr_html_()}<p>{tail}</p>"
+
+
+# Pickles and reprs name the public path, not this private module.
+for _public in (MetricResult, EvaluationResult):
+    _public.__module__ = "agentmetrics"
+del _public

@@ -108,3 +108,9 @@ class Table:
         more = f"<p>... {len(self.rows) - 50} more rows</p>" if len(self.rows) > 50 else ""
         caption = f"<caption>{html.escape(self.title)}</caption>" if self.title else ""
         return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
+
+
+# Pickles and reprs name the public path, not this private module.
+for _public in (Table,):
+    _public.__module__ = "agentmetrics"
+del _public

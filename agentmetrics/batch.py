@@ -28,11 +28,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "MetricResult",
+    "NameReasons",
     "ToolCallBatch",
     "batch_errors",
     "passes",
     "ratio_result",
-    "NameReasons",
     "ratio_values",
     "row_multiset_overlap",
     "row_set_counts",

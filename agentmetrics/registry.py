@@ -37,18 +37,18 @@ from agentmetrics.errors import (
 
 __all__ = [
     "DISABLE_AUTOLOAD_ENV",
+    "ENTRY_POINT_GROUP",
     "MetricDescription",
+    "MetricInfo",
     "describe_metric",
     "describe_metrics",
-    "resolve_metric",
-    "source_of",
-    "ENTRY_POINT_GROUP",
-    "MetricInfo",
     "get_metric",
     "get_metric_class",
     "list_metrics",
     "refresh",
     "register_metric",
+    "resolve_metric",
+    "source_of",
     "unregister_metric",
 ]
 

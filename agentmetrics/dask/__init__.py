@@ -20,4 +20,8 @@ from __future__ import annotations
 from agentmetrics.dask._evaluation import DaskEvaluation, evaluate
 from agentmetrics.dask._pieces import PARTITION_ROWS
 
-__all__ = ["PARTITION_ROWS", "DaskEvaluation", "evaluate"]
+__all__ = [
+    "DaskEvaluation",
+    "PARTITION_ROWS",
+    "evaluate",
+]

@@ -132,3 +132,6 @@ def _measured(called_names: Iterable[str], expected_names: Iterable[str], ordere
             reason += (("; " if reason else "") + "Out of expected order: expected "
                        + " -> ".join(in_expected) + ", called " + " -> ".join(in_called))
     return matched, union, reason or "All expected tools called: " + ", ".join(expected)
+
+
+ToolSelectionAccuracy.__module__ = "agentmetrics.metrics"  # pickles name the public path

@@ -1,0 +1,124 @@
+"""The public surface: what `__all__` promises resolves, is listed, and pickles by it.
+
+In the manner of attrs' import tests: a rename or a move that breaks a user's
+import, a `dir()` listing or a stored pickle fails here first.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pickle
+import pickletools
+import subprocess
+import sys
+
+import pytest
+
+import agentmetrics
+from agentmetrics import errors
+
+PUBLIC_MODULES = [
+    "agentmetrics",
+    "agentmetrics.batch",
+    "agentmetrics.cli",
+    "agentmetrics.errors",
+    "agentmetrics.formats",
+    "agentmetrics.functional",
+    "agentmetrics.metrics",
+    "agentmetrics.partition",
+    "agentmetrics.pytest_plugin",
+    "agentmetrics.registry",
+    "agentmetrics.stats",
+    "agentmetrics.testing",
+]
+
+
+@pytest.mark.parametrize("name", PUBLIC_MODULES)
+def test_every_name_in_all_resolves_and_all_is_sorted_and_unique(name):
+    module = importlib.import_module(name)
+    exported = module.__all__
+    assert exported == sorted(exported, key=str) and len(set(exported)) == len(exported)
+    missing = [attribute for attribute in exported if not hasattr(module, attribute)]
+    assert not missing, f"{name}.__all__ names what {name} does not have: {missing}"
+    assert set(exported) <= set(dir(module))
+
+
+def test_the_dask_module_resolves_its_all_too():
+    pytest.importorskip("dask")
+    module = importlib.import_module("agentmetrics.dask")
+    assert module.__all__ == sorted(module.__all__)
+    assert all(hasattr(module, attribute) for attribute in module.__all__)
+
+
+def test_dir_of_the_package_is_its_all_and_imports_nothing_optional():
+    code = ("import sys, agentmetrics; names = dir(agentmetrics); "
+            "assert set(agentmetrics.__all__) <= set(names), 'missing from dir()'; "
+            "heavy = [m for m in ('numpy', 'pandas', 'pyarrow', 'httpx', 'dask') "
+            "if m in sys.modules]; assert not heavy, heavy; print(len(names))")
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout  # the same listing, run after run
+
+
+def test_every_error_class_is_exported_from_the_package_and_errors():
+    classes = {name for name, value in vars(errors).items()
+               if inspect.isclass(value) and issubclass(value, BaseException)
+               and value.__module__ == "agentmetrics.errors"}
+    assert classes <= set(agentmetrics.__all__)
+    assert classes <= set(errors.__all__)
+    for name in classes - {"EvaluationInterrupted"}:  # one hierarchy
+        assert issubclass(getattr(errors, name), errors.AgentMetricsError)
+    # Ctrl-C stays a KeyboardInterrupt, so `except Exception` never swallows it.
+    assert issubclass(errors.EvaluationInterrupted, KeyboardInterrupt)
+
+
+def _modules_named(data: bytes) -> list[str]:
+    """The modules a pickle imports from (its GLOBAL and STACK_GLOBAL opcodes)."""
+    modules, strings = [], []
+    for opcode, argument, _ in pickletools.genops(data):
+        if opcode.name in ("SHORT_BINUNICODE", "BINUNICODE", "UNICODE"):
+            strings.append(argument)
+        elif opcode.name == "STACK_GLOBAL":
+            modules.append(strings[-2])
+        elif opcode.name == "GLOBAL":
+            modules.append(argument.split(" ")[0])
+    return modules
+
+
+def _public_objects():
+    case = agentmetrics.AgentTestCase(tool_calls=["A", "B"], expected_tool_calls=["A"],
+                                      metadata={"id": "c1"})
+    result = agentmetrics.evaluate([case], "tool_selection_accuracy")
+    batch = agentmetrics.ToolCallBatch.from_cases([case])
+    return {
+        "ToolCall": agentmetrics.ToolCall("A", {"x": 1}),
+        "AgentTestCase": case,
+        "EvalScore": agentmetrics.ToolSelectionAccuracy().evaluate(case),
+        "UnreadableCase": agentmetrics.UnreadableCase("f.jsonl", 3, "bad line"),
+        "ToolCallBatch": batch,
+        "EvaluationResult": result,
+        "MetricResult": result["tool_selection_accuracy"],
+        "ToolSelectionAccuracy": agentmetrics.ToolSelectionAccuracy(0.5, order_matters=True),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_public_objects()))
+def test_pickles_name_public_paths_and_round_trip(name):
+    value = _public_objects()[name]
+    data = pickle.dumps(value)
+    ours = [module for module in _modules_named(data) if module.split(".")[0] == "agentmetrics"]
+    assert ours and not [module for module in ours if "._" in module], ours
+    again = pickle.loads(data)
+    assert type(again) is type(value)
+    if name in ("ToolCall", "AgentTestCase", "EvalScore", "UnreadableCase"):
+        assert again == value
+    if name == "MetricResult":
+        assert again.reason_list() == value.reason_list()
+
+
+def test_errors_pickle_with_their_message():
+    error = errors.InvalidCaseError("cases.jsonl:3: not valid JSON")
+    again = pickle.loads(pickle.dumps(error))
+    assert type(again) is errors.InvalidCaseError and str(again) == str(error)
