@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from agentmetrics._dataset import UnreadableCase, example_cases, read_cases
 from agentmetrics._metric import Metric
 from agentmetrics._model import AgentTestCase, EvalScore, ToolCall
+from agentmetrics._version import __version__
 from agentmetrics.errors import (
     AgentMetricsError,
     DuplicateMetricError,
@@ -49,8 +50,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._evaluate import aevaluate, evaluate
     from agentmetrics._results import EvaluationResult, MetricResult
     from agentmetrics._table import Table
-
-__version__ = "0.1.0"
 
 # Batch evaluation needs numpy; importing it lazily keeps `import agentmetrics`
 # light for code (and pytest runs) that only score single cases.

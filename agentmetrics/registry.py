@@ -13,9 +13,10 @@ installed registry name, then a class name.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, overload
 
 import attrs
@@ -44,6 +45,7 @@ __all__ = [
     "describe_metrics",
     "get_metric",
     "get_metric_class",
+    "isolated",
     "list_metrics",
     "refresh",
     "register_metric",
@@ -188,7 +190,7 @@ class _Registry:
             if self._specs is None:
                 found = scan()
                 if not any(_is_builtin(spec) for spec in found):
-                    from agentmetrics import __version__
+                    from agentmetrics._version import __version__
 
                     found += [
                         EntryPointSpec(name, target, _OWN_DISTRIBUTION, __version__)
@@ -596,6 +598,30 @@ def register_metric(
 def unregister_metric(name: str) -> None:
     """Remove a metric registered in this process (installed ones stay)."""
     _registry.unregister(name)
+
+
+@contextlib.contextmanager
+def isolated() -> Iterator[None]:
+    """Undo, on leaving, every registration made inside: for tests and plugin
+    authors who register metrics without leaking them into other tests::
+
+        with registry.isolated():
+            register_metric(MyMetric)
+            ...  # MyMetric is known here, and only here
+
+    The metrics registered before are restored as they were (replaced ones
+    included), and installed plugins are rescanned on the next lookup."""
+    with _registry._lock:
+        local, shadows = dict(_registry._local), dict(_registry._shadows)
+    try:
+        yield
+    finally:
+        with _registry._lock:
+            _registry._local.clear()
+            _registry._local.update(local)
+            _registry._shadows.clear()
+            _registry._shadows.update(shadows)
+        refresh()
 
 
 def refresh() -> None:

@@ -28,14 +28,8 @@ def load_jsonl(path: Path) -> list[dict]:
 def _fresh_registry():
     """Every test starts and ends with a rescanned, registration-free registry."""
     registry.refresh()
-    local = dict(registry._registry._local)
-    shadows = dict(registry._registry._shadows)
-    yield
-    registry._registry._local.clear()
-    registry._registry._local.update(local)
-    registry._registry._shadows.clear()
-    registry._registry._shadows.update(shadows)
-    registry.refresh()
+    with registry.isolated():
+        yield
 
 
 @pytest.fixture

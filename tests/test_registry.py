@@ -344,3 +344,43 @@ def test_import_scans_nothing_and_imports_no_optional_dependency():
         "assert registry._registry._specs is not None\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_isolated_undoes_registrations_and_replacements_made_inside():
+    from agentmetrics import Metric, get_metric_class, list_metrics
+
+    class Outer(Metric):
+        name = "outer_metric"
+        description = "Registered before the block."
+
+        def measure(self, case):
+            return 1.0, "ok"
+
+    registry.register_metric(Outer)
+    before = [info.name for info in list_metrics()]
+    with registry.isolated():
+        class Inner(Metric):
+            name = "inner_metric"
+            description = "Registered inside the block."
+
+            def measure(self, case):
+                return 0.5, "half"
+
+        class Replacement(Metric):
+            name = "outer_metric"
+            description = "Replaces Outer inside the block."
+
+            def measure(self, case):
+                return 0.0, "none"
+
+        registry.register_metric(Inner)
+        registry.register_metric(Replacement, replace=True)
+        assert get_metric_class("inner_metric") is Inner
+        assert get_metric_class("outer_metric") is Replacement
+    assert get_metric_class("outer_metric") is Outer
+    assert "inner_metric" not in [info.name for info in list_metrics()]
+    assert [info.name for info in list_metrics()] == before
+    with pytest.raises(RuntimeError), registry.isolated():  # undone on an error too
+        registry.register_metric(Inner)
+        raise RuntimeError("the test body failed")
+    assert "inner_metric" not in [info.name for info in list_metrics()]

@@ -1,0 +1,3 @@
+"""The version of agentmetrics: one place, read by the package, the registry and the build."""
+
+__version__ = "0.1.0"
