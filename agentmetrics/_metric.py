@@ -15,6 +15,7 @@ from agentmetrics.errors import (
     InvalidMetricError,
     InvalidParameterError,
     MissingFieldError,
+    metric_bug,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -99,14 +100,6 @@ def validate_flag(value: object, *, metric: str, parameter: str) -> bool:
             f"{metric}: {parameter} must be True or False, got {_describe(value)}."
         )
     return value
-
-
-def metric_bug(metric: object, what: str) -> InvalidMetricError:
-    """The error for a metric that broke its contract: says whose bug it is."""
-    return InvalidMetricError(
-        f"metric bug in {type(metric).__name__}: {what}. This is a bug in the metric, "
-        f"not in the case: report it to the metric's author."
-    )
 
 
 def check_score(metric: Metric, score: object) -> EvalScore:

@@ -198,7 +198,7 @@ class _CheckedReasons:
         return reason
 
     def _bad(self, index: int, reason: object) -> None:
-        from agentmetrics._metric import metric_bug
+        from agentmetrics.errors import metric_bug
 
         raise metric_bug(self.metric, f"evaluate_batch gave case {index} the reason "
                                       f"{reason!r}; expected a non-empty str")
@@ -227,7 +227,7 @@ def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> Metric
     the batch could not read reported as an error; a non-empty message per
     error and a non-empty reason per case (checked as reasons are asked for).
     Raises InvalidMetricError naming the metric and the first broken row."""
-    from agentmetrics._metric import metric_bug
+    from agentmetrics.errors import metric_bug
 
     if not isinstance(result, MetricResult):
         raise metric_bug(metric, f"evaluate_batch returned {type(result).__name__}; expected "
@@ -515,9 +515,12 @@ class EvaluationResult:
         standard errors, or whole clusters resampled). ``ci=None`` leaves the
         intervals out.
         """
+        from agentmetrics._aggregate import MetricMoments
         from agentmetrics._summary import summary_table
 
-        return summary_table(self, ci=ci, cluster=cluster, method=method,
+        moments = [MetricMoments.from_result(label, scores)
+                   for label, scores in self.results.items()]
+        return summary_table(self, moments, ci=ci, cluster=cluster, method=method,
                              resamples=resamples, seed=seed)
 
     def trials(self, by: str | Sequence[Any] = "task_id", metric: str | None = None) -> Trials:

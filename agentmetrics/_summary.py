@@ -87,6 +87,7 @@ def case_labels(batch: ToolCallBatch, key: str | Sequence[Any] | Any, parameter:
 
 def summary_table(
     result: EvaluationResult,
+    moments: Sequence[MetricMoments],
     *,
     ci: float | None,
     cluster: str | Sequence[Any] | None,
@@ -94,7 +95,7 @@ def summary_table(
     resamples: int,
     seed: int,
 ) -> Table:
-    from agentmetrics._aggregate import MetricMoments
+    """The summary of ``result``, whose metrics' totals are ``moments``."""
     from agentmetrics.stats._intervals import _check_ci, mean_interval
 
     if method not in ("clt", "bootstrap"):
@@ -106,8 +107,6 @@ def summary_table(
                                         "there is none. Fix: give ci=0.95, say.")
     else:
         ci = _check_ci(ci)
-    moments = [MetricMoments.from_result(label, scores)
-               for label, scores in result.results.items()]
     if ci is None or (cluster is None and method == "clt"):
         # The one path a merged Aggregate shares: the same numbers, bit for bit.
         return moments_table(moments, ci)

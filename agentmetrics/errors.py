@@ -138,3 +138,12 @@ class EvaluationInterrupted(KeyboardInterrupt):
         self.result = result
         super().__init__("the evaluation was interrupted; .result holds the cases scored so far")
 
+
+def metric_bug(metric: object, what: str) -> InvalidMetricError:
+    """The error for a metric that broke its contract: says whose bug it is.
+    (Here, below every module that checks a metric, so none imports another
+    to raise it.)"""
+    return InvalidMetricError(
+        f"metric bug in {type(metric).__name__}: {what}. This is a bug in the metric, "
+        f"not in the case: report it to the metric's author."
+    )
