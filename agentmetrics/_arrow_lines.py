@@ -32,6 +32,7 @@ import numpy as np
 from agentmetrics._batch import ToolCallBatch, _require
 from agentmetrics._dataset import case_of_line
 from agentmetrics._lines import _BOMS, decode_line
+from agentmetrics._types import ErrorsMode
 
 __all__ = ["Chunk", "name_list_chunks", "readable_as_arrow"]
 
@@ -74,7 +75,7 @@ def readable_as_arrow(path: str) -> bool:
 
 
 class _Reader:
-    def __init__(self, label: str, errors: str, options: dict[str, Any]) -> None:
+    def __init__(self, label: str, errors: ErrorsMode, options: dict[str, Any]) -> None:
         self.label = label
         self.errors = errors
         self.options = options
@@ -174,7 +175,7 @@ def _all_braced(body: bytes, lines: int) -> bool:
     return bool(np.all(raw[newlines + 1] == 123) and np.all(raw[newlines - 1] == 125))
 
 
-def name_list_chunks(path: str, chunk_size: int, *, errors: str = "raise",
+def name_list_chunks(path: str, chunk_size: int, *, errors: ErrorsMode = "raise",
                      options: dict[str, Any] | None = None) -> Iterator[Chunk]:
     """The cases of a JSONL file, ``chunk_size`` at a time (as the line reader
     counts them: blank lines are not cases), each chunk one ToolCallBatch with

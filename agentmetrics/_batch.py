@@ -21,6 +21,7 @@ import numpy.typing as npt
 
 from agentmetrics._dataset import UnreadableCase
 from agentmetrics._model import AgentTestCase, ToolCall, _describe, _is_not_given
+from agentmetrics._types import ErrorsMode
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError, MissingDependencyError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -38,13 +39,17 @@ _NAME = attrgetter("name")
 _METADATA = attrgetter("metadata")
 
 
-def check_errors_mode(errors: str) -> str:
-    if errors not in ("raise", "record"):
-        raise InvalidParameterError(
-            f"errors must be 'raise' or 'record', got {errors!r}. 'record' keeps going "
-            f"and reports each case that cannot be scored; 'raise' stops at the first."
-        )
-    return errors
+def check_errors_mode(errors: str) -> ErrorsMode:
+    """``errors`` as the mode it names (``"raise"`` or ``"record"``), or
+    InvalidParameterError saying what the two do."""
+    if errors == "raise":
+        return "raise"
+    if errors == "record":
+        return "record"
+    raise InvalidParameterError(
+        f"errors must be 'raise' or 'record', got {errors!r}. 'record' keeps going "
+        f"and reports each case that cannot be scored; 'raise' stops at the first."
+    )
 
 
 def _is_missing(value: object) -> bool:
@@ -108,7 +113,7 @@ class _Encoder:
         self.index = _Vocabulary()
 
     def encode(
-        self, rows: Sequence[Any], field: str, errors: str, invalid: dict[int, str]
+        self, rows: Sequence[Any], field: str, errors: ErrorsMode, invalid: dict[int, str]
     ) -> tuple[IdArray, IntArray, BoolArray]:
         n = len(rows)
         kinds = set(map(type, rows))
@@ -140,7 +145,7 @@ class _Encoder:
         return ids, _offsets_from_lengths(lengths), given
 
     def _encode_slowly(
-        self, rows: Sequence[Any], field: str, errors: str, invalid: dict[int, str]
+        self, rows: Sequence[Any], field: str, errors: ErrorsMode, invalid: dict[int, str]
     ) -> tuple[IdArray, IntArray, BoolArray]:
         # Rows holding ToolCalls, mappings or bad items: normalise row by row.
         n = len(rows)
@@ -230,7 +235,7 @@ class ToolCallBatch:
         cls,
         cases: Iterable[AgentTestCase],
         *,
-        errors: str = "raise",
+        errors: ErrorsMode = "raise",
         on_progress: Callable[[int], None] | None = None,
     ) -> ToolCallBatch:
         """Encode AgentTestCase objects; ``metadata["id"]`` becomes the case id.
@@ -305,7 +310,7 @@ class ToolCallBatch:
         tool_calls: Sequence[Any],
         expected_tool_calls: Sequence[Any],
         ids: Sequence[Any] | None = None,
-        errors: str = "raise",
+        errors: ErrorsMode = "raise",
     ) -> ToolCallBatch:
         """Encode two parallel columns of name lists (``None`` = not given).
 
@@ -333,7 +338,7 @@ class ToolCallBatch:
         cls,
         called: Sequence[Any],
         expected: Sequence[Any],
-        errors: str,
+        errors: ErrorsMode,
         invalid: dict[int, str],
         case_ids: tuple[Any, ...] | None,
     ) -> ToolCallBatch:
@@ -360,7 +365,7 @@ class ToolCallBatch:
         tool_calls: str = "tool_calls",
         expected_tool_calls: str = "expected_tool_calls",
         id: str | None = None,
-        errors: str = "raise",
+        errors: ErrorsMode = "raise",
     ) -> ToolCallBatch:
         """Encode two list columns of a DataFrame (needs pandas).
 
@@ -407,7 +412,7 @@ class ToolCallBatch:
         tool_calls: pa.Array | pa.ChunkedArray,
         expected_tool_calls: pa.Array | pa.ChunkedArray,
         ids: Sequence[Any] | pa.Array | pa.ChunkedArray | None = None,
-        errors: str = "raise",
+        errors: ErrorsMode = "raise",
     ) -> ToolCallBatch:
         """Encode two ``list<string>`` Arrow columns with Arrow compute (needs pyarrow).
 

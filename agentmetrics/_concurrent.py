@@ -42,6 +42,7 @@ from agentmetrics._results import (
     describe_error,
     metric_failure,
 )
+from agentmetrics._types import ErrorsMode
 from agentmetrics.errors import (
     CaseEvaluationError,
     MetricServiceError,
@@ -72,7 +73,7 @@ class RunSettings:
     __slots__ = ("concurrency", "timeout", "retries", "max_rate", "cache", "errors", "owns_cache")
 
     def __init__(self, *, concurrency: int | None, timeout: float | None, retries: int,
-                 max_rate: float | None, cache: ScoreCache | None, errors: str,
+                 max_rate: float | None, cache: ScoreCache | None, errors: ErrorsMode,
                  owns_cache: bool = False) -> None:
         self.owns_cache = owns_cache  # opened from a path: closed when the evaluation ends
         self.concurrency = concurrency

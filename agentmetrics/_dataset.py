@@ -9,6 +9,7 @@ from typing import IO, Any
 import attrs
 
 from agentmetrics._model import AgentTestCase
+from agentmetrics._types import ErrorsMode
 from agentmetrics.errors import InvalidCaseError
 
 __all__ = [
@@ -113,7 +114,7 @@ def case_from_record(
 def read_cases(
     source: str | os.PathLike[str] | IO[str] | IO[bytes],
     *,
-    errors: str = "raise",
+    errors: ErrorsMode = "raise",
     input_format: str | None = None,
     hosted_tools: bool = True,
 ) -> Iterator[AgentTestCase | UnreadableCase]:
@@ -135,7 +136,7 @@ def read_cases(
 def numbered_cases(
     source: str | os.PathLike[str] | IO[str] | IO[bytes] | None,
     *,
-    errors: str = "raise",
+    errors: ErrorsMode = "raise",
     input_format: str | None = None,
     hosted_tools: bool = True,
 ) -> Iterator[tuple[int, AgentTestCase | UnreadableCase]]:
@@ -157,7 +158,7 @@ def numbered_cases(
 
 
 def _read(
-    source: Any, label: str, errors: str, options: dict[str, Any]
+    source: Any, label: str, errors: ErrorsMode, options: dict[str, Any]
 ) -> Iterator[tuple[int, AgentTestCase | UnreadableCase]]:
     # Deferred: keeps `import agentmetrics` light.
     from agentmetrics._lines import SourceError, lines
@@ -172,7 +173,7 @@ def _read(
 
 
 def case_of_line(
-    line: Any, label: str, errors: str, options: dict[str, Any]
+    line: Any, label: str, errors: ErrorsMode, options: dict[str, Any]
 ) -> AgentTestCase | UnreadableCase | None:
     """The case one physical line holds (None for a blank line): an
     UnreadableCase naming ``label:number`` when it cannot be read, or, with

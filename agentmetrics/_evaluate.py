@@ -24,6 +24,7 @@ from agentmetrics._results import (
     metric_failure,
     note_metric_bug,
 )
+from agentmetrics._types import ErrorsMode
 from agentmetrics.errors import (
     CaseEvaluationError,
     EvaluationInterrupted,
@@ -58,7 +59,7 @@ def _resolve_metric(spec: object) -> Metric:
     )
 
 
-def _to_batch(cases: Any, errors: str, progress: Progress) -> ToolCallBatch:
+def _to_batch(cases: Any, errors: ErrorsMode, progress: Progress) -> ToolCallBatch:
     if isinstance(cases, ToolCallBatch):
         return cases
     module = type(cases).__module__
@@ -98,7 +99,7 @@ def _no_reason(index: int) -> str:  # pragma: no cover - error rows show their m
     raise AssertionError("an error row has its message as its reason")
 
 
-def _score(metric: Metric, batch: ToolCallBatch, errors: str, progress: Progress) -> MetricResult:
+def _score(metric: Metric, batch: ToolCallBatch, errors: ErrorsMode, progress: Progress) -> MetricResult:
     """One metric over the batch, chunk by chunk, every part validated.
 
     A metric that fails as a whole (its evaluate_batch raises, or returns a
@@ -127,7 +128,7 @@ def _score(metric: Metric, batch: ToolCallBatch, errors: str, progress: Progress
     return MetricResult.concat(parts)
 
 
-def _settings(errors: str, concurrency: int | None, timeout: float | None, retries: int,
+def _settings(errors: ErrorsMode, concurrency: int | None, timeout: float | None, retries: int,
               max_rate: float | None, cache: Any) -> RunSettings:
     check_errors_mode(errors)
     if concurrency is not None and (isinstance(concurrency, bool)
@@ -225,7 +226,7 @@ def evaluate(
     cases: Iterable[AgentTestCase] | ToolCallBatch | Any,
     metrics: MetricSpec | Iterable[MetricSpec],
     *,
-    errors: str = "raise",
+    errors: ErrorsMode = "raise",
     progress: bool | None = None,
     concurrency: int | None = None,
     timeout: float | None = None,
@@ -282,7 +283,7 @@ async def aevaluate(
     cases: Iterable[AgentTestCase] | ToolCallBatch | Any,
     metrics: MetricSpec | Iterable[MetricSpec],
     *,
-    errors: str = "raise",
+    errors: ErrorsMode = "raise",
     progress: bool | None = None,
     concurrency: int | None = None,
     timeout: float | None = None,

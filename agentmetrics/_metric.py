@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from agentmetrics._model import AgentTestCase, EvalScore, _describe
+from agentmetrics._types import ErrorsMode
 from agentmetrics.errors import (
     InvalidCaseError,
     InvalidMetricError,
@@ -145,7 +146,7 @@ def _checked_aevaluate(aevaluate: Any) -> Any:
 
 def _checked_evaluate_batch(evaluate_batch: Any) -> Any:
     @functools.wraps(evaluate_batch)
-    def checked(self: Metric, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
+    def checked(self: Metric, batch: ToolCallBatch, *, errors: ErrorsMode = "raise") -> MetricResult:
         from agentmetrics._results import check_result
 
         return check_result(self, batch, evaluate_batch(self, batch, errors=errors))
@@ -323,7 +324,7 @@ class Metric(abc.ABC):
         return check_score(self, EvalScore(value, self.passes(value), measured[1], self.name,
                                            self._threshold))
 
-    def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
+    def evaluate_batch(self, batch: ToolCallBatch, *, errors: ErrorsMode = "raise") -> MetricResult:
         """Score every case of a ToolCallBatch.
 
         This default calls :meth:`evaluate` on each case, so every metric works

@@ -14,6 +14,7 @@ import numpy.typing as npt
 from agentmetrics._batch import ToolCallBatch, _require
 from agentmetrics._model import EvalScore
 from agentmetrics._table import Table
+from agentmetrics._types import ErrorsMode
 from agentmetrics.errors import (
     CaseEvaluationError,
     InvalidCaseError,
@@ -313,8 +314,12 @@ def batch_errors(metric: Metric, batch: ToolCallBatch, errors: str) -> dict[int,
     """Unreadable rows and rows missing a required call list, as messages.
 
     With ``errors="raise"`` the first one is raised as CaseEvaluationError
-    (chaining MissingFieldError where a field is missing).
+    (chaining MissingFieldError where a field is missing). ``errors`` is a
+    plain str here, checked, as a metric author's ``evaluate_batch`` passes it on.
     """
+    from agentmetrics._batch import check_errors_mode
+
+    errors = check_errors_mode(errors)
     found: dict[int, str] = dict(batch.invalid)
     given = {"tool_calls": batch.called_given, "expected_tool_calls": batch.expected_given}
     missing_rows: dict[int, MissingFieldError] = {}
@@ -382,7 +387,7 @@ def _where(error: BaseException, batch: ToolCallBatch, offset: int) -> str:
     return f"case {offset + row}" + ("" if case_id is None else f" (id {case_id!r})")
 
 
-def loop_evaluate(metric: Metric, batch: ToolCallBatch, errors: str) -> MetricResult:
+def loop_evaluate(metric: Metric, batch: ToolCallBatch, errors: ErrorsMode) -> MetricResult:
     """The generic evaluate_batch: ``metric.evaluate`` on every case in turn.
 
     A case error (missing field, invalid case) is the case's; any other

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from agentmetrics._metric import Metric, metric_labels
+from agentmetrics._types import ErrorsMode
 from agentmetrics.errors import CaseEvaluationError, EvaluationInterrupted
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -91,7 +92,7 @@ def score_stream(
     cases: Iterable[Any],
     metrics: list[Metric],
     *,
-    errors: str = "raise",
+    errors: ErrorsMode = "raise",
     chunk_size: int = CHUNK_CASES,
     on_chunk: Callable[[int, EvaluationResult], None] | None = None,
     **options: Any,
@@ -111,7 +112,7 @@ def score_chunks(
     chunks: Iterable[Any],
     metrics: list[Metric],
     *,
-    errors: str = "raise",
+    errors: ErrorsMode = "raise",
     on_chunk: Callable[[int, EvaluationResult], None] | None = None,
     **options: Any,
 ) -> list[RunningSummary]:

@@ -19,18 +19,21 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._batch import ToolCallBatch
+from agentmetrics._batch import ToolCallBatch, check_errors_mode
 from agentmetrics._kernels import IntArray, multiset_overlap, set_counts
 from agentmetrics._results import MetricResult, batch_errors, passes
+from agentmetrics._types import ErrorsMode
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._metric import Metric
 
 __all__ = [
+    "ErrorsMode",
     "MetricResult",
     "NameReasons",
     "ToolCallBatch",
     "batch_errors",
+    "check_errors_mode",
     "passes",
     "ratio_result",
     "ratio_values",

@@ -17,9 +17,10 @@ tests hold them to it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from agentmetrics._model import AgentTestCase
+from agentmetrics._types import ErrorsMode
 from agentmetrics.errors import InvalidCaseError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -34,7 +35,7 @@ def tool_selection_accuracy(
     expected: Any,
     *,
     order_matters: bool = False,
-    errors: Literal["raise", "record"] = "raise",
+    errors: ErrorsMode = "raise",
 ) -> Any:
     """Intersection over union of the tools called and expected (see
     :class:`~agentmetrics.ToolSelectionAccuracy`).
@@ -56,7 +57,8 @@ def tool_selection_accuracy(
     return _column_values(metric, called, expected, errors)
 
 
-def _column_values(metric: Any, called: Any, expected: Any, errors: str) -> npt.NDArray[np.float64]:
+def _column_values(metric: Any, called: Any, expected: Any,
+                   errors: ErrorsMode) -> npt.NDArray[np.float64]:
     from agentmetrics._batch import ToolCallBatch
 
     if _is_arrow(called) and _is_arrow(expected):

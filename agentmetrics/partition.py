@@ -39,6 +39,7 @@ from agentmetrics._dataset import UnreadableCase, case_from_record
 from agentmetrics._metric import Metric
 from agentmetrics._model import AgentTestCase, _describe
 from agentmetrics._results import EvaluationResult
+from agentmetrics._types import ErrorsMode
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 
 __all__ = ["Aggregate", "aggregate", "merge", "rows_schema", "score", "score_rows"]
@@ -88,7 +89,7 @@ def evaluate_partition(
     data: Any,
     metrics: Sequence[Metric | str | Any],
     *,
-    errors: str = "raise",
+    errors: ErrorsMode = "raise",
     columns: Mapping[str, str] | None = None,
     keep: Sequence[str] = (),
     **options: Any,
@@ -104,7 +105,7 @@ def evaluate_partition(
     return result, ids, kept
 
 
-def _batch(data: Any, names: dict[str, str | None], errors: str,
+def _batch(data: Any, names: dict[str, str | None], errors: ErrorsMode,
            keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any]]:
     pa = _require("pyarrow", "arrow")
     module = type(data).__module__
@@ -136,7 +137,7 @@ def _require_columns(present: Sequence[str], names: dict[str, str | None],
             f"your columns.")
 
 
-def _from_pandas(frame: Any, names: dict[str, str | None], errors: str,
+def _from_pandas(frame: Any, names: dict[str, str | None], errors: ErrorsMode,
                  keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any]]:
     pa = _require("pyarrow", "arrow")
     present = [str(c) for c in frame.columns]
@@ -174,7 +175,7 @@ def _arrow_column(series: Any) -> Any:
     return pa.Array.from_pandas(series)
 
 
-def _from_arrow(table: Any, names: dict[str, str | None], errors: str,
+def _from_arrow(table: Any, names: dict[str, str | None], errors: ErrorsMode,
                 keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any]]:
     pa = _require("pyarrow", "arrow")
     _require_columns(table.column_names, names, keep)
@@ -189,7 +190,7 @@ def _from_arrow(table: Any, names: dict[str, str | None], errors: str,
     return batch, ids, {name: table.column(name).combine_chunks() for name in keep}
 
 
-def _from_items(items: Sequence[Any], errors: str,
+def _from_items(items: Sequence[Any], errors: ErrorsMode,
                 keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any]]:
     cases: list[Any] = []
     for position, item in enumerate(items):
@@ -293,7 +294,7 @@ def score(
     data: Any,
     metrics: Sequence[Metric | str | Any],
     *,
-    errors: str = "raise",
+    errors: ErrorsMode = "raise",
     columns: Mapping[str, str] | None = None,
     keep: Sequence[str] = (),
     reasons: bool = True,
@@ -321,7 +322,7 @@ def score_rows(data: Any, metrics: Sequence[Metric | str | Any], **options: Any)
     return score(data, metrics, **options)[0]
 
 
-def aggregate(data: Any, metrics: Sequence[Metric | str | Any], *, errors: str = "raise",
+def aggregate(data: Any, metrics: Sequence[Metric | str | Any], *, errors: ErrorsMode = "raise",
               columns: Mapping[str, str] | None = None,
               failure_limit: int | None = 100) -> Aggregate:
     """:func:`score`'s aggregate alone (no per-case rows are built)."""

@@ -11,6 +11,7 @@ from agentmetrics._batch import check_errors_mode
 from agentmetrics._metric import Metric, metric_labels
 from agentmetrics._model import _describe
 from agentmetrics._table import Table
+from agentmetrics._types import ErrorsMode
 from agentmetrics.dask._common import module, require_dask
 from agentmetrics.dask._metrics import load, ship
 from agentmetrics.dask._pieces import PARTITION_ROWS, JsonlPiece, ParquetPiece, pieces
@@ -173,7 +174,7 @@ def evaluate(
     data: Any,
     metrics: Any,
     *,
-    errors: str = "raise",
+    errors: ErrorsMode = "raise",
     columns: Mapping[str, str] | None = None,
     keep: Sequence[str] = (),
     failure_limit: int | None = 100,

@@ -11,6 +11,7 @@ import attrs
 
 from agentmetrics._aggregate import Aggregate
 from agentmetrics._metric import Metric
+from agentmetrics._types import ErrorsMode
 from agentmetrics.dask._common import where
 from agentmetrics.dask._metrics import Shipped, load
 from agentmetrics.dask._pieces import JsonlPiece, ParquetPiece, open_file
@@ -24,7 +25,7 @@ class Job:
     """What every partition task needs: picklable, small."""
 
     metrics: tuple[Shipped, ...]
-    errors: str
+    errors: ErrorsMode
     columns: tuple[tuple[str, str], ...]
     keep: tuple[str, ...]
     failure_limit: int | None

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, ClassVar
 from agentmetrics._lis import longest_increasing_run
 from agentmetrics._metric import Metric, validate_flag
 from agentmetrics._model import AgentTestCase
+from agentmetrics._types import ErrorsMode
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._batch import ToolCallBatch
@@ -55,7 +56,7 @@ class ToolSelectionAccuracy(Metric):
     def scores_from_names(self) -> bool:
         return True
 
-    def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
+    def evaluate_batch(self, batch: ToolCallBatch, *, errors: ErrorsMode = "raise") -> MetricResult:
         """Vectorized evaluate: the same values (bit for bit), passed flags and
         reasons as :meth:`evaluate` on each case, computed with numpy."""
         from agentmetrics import _kernels

@@ -339,7 +339,9 @@ class TrajectoryMatch(Metric):
                     f"ToolCallBatch.from_cases(...) (or evaluate() a list of AgentTestCase), "
                     f"or use args='ignore'."
                 )
-            return super().evaluate_batch(batch, errors=errors)
+            from agentmetrics.batch import check_errors_mode
+
+            return super().evaluate_batch(batch, errors=check_errors_mode(errors))
         import numpy as np
 
         from agentmetrics import MetricResult
