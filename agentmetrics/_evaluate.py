@@ -32,11 +32,12 @@ from agentmetrics.errors import (
     InvalidParameterError,
 )
 
-__all__ = ["CHUNK_CASES", "aevaluate", "evaluate"]
+__all__ = ["SLICE_CASES", "aevaluate", "evaluate"]
 
-#: Cases scored per evaluate_batch call: bounds temporary memory and paces
+#: Cases per evaluate_batch call inside evaluate() (not the CLI's reading
+#: chunk, _streaming.CHUNK_CASES): bounds temporary memory and paces
 #: the progress bar.
-CHUNK_CASES = 1 << 17
+SLICE_CASES = 1 << 17
 
 MetricSpec = Metric | str | type[Metric] | tuple[str, Mapping[str, Any]]
 
@@ -106,8 +107,8 @@ def _score(metric: Metric, batch: ToolCallBatch, errors: ErrorsMode, progress: P
     result that breaks the contract) never takes another metric's results
     down: with ``errors="record"`` its rows become error rows that say so."""
     parts = []
-    for start in range(0, max(len(batch), 1), CHUNK_CASES):
-        stop = min(start + CHUNK_CASES, len(batch))
+    for start in range(0, max(len(batch), 1), SLICE_CASES):
+        stop = min(start + SLICE_CASES, len(batch))
         chunk = batch if (start, stop) == (0, len(batch)) else batch.slice(start, stop)
         try:
             part = check_result(metric, chunk, metric.evaluate_batch(chunk, errors=errors))

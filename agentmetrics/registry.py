@@ -125,6 +125,8 @@ class MetricDescription:
         usable = [p for p in signature.parameters.values()
                   if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         parameters = {p.name: (None if p.default is p.empty else p.default) for p in usable}
+        if "threshold" in parameters and parameters["threshold"] is None:
+            parameters["threshold"] = metric_cls.default_threshold  # what None stands for
         needs = tuple(p.name for p in usable if p.default is p.empty)
         error = None
         if not needs:

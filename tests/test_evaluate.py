@@ -159,7 +159,7 @@ def test_a_metric_whose_batch_result_has_the_wrong_length_is_refused():
 def test_chunked_scoring_equals_one_shot(monkeypatch):
     many = broken_cases() * 5
     whole = evaluate(many, ["tool_selection_accuracy", CallCount()], errors="record")
-    monkeypatch.setattr(_evaluate, "CHUNK_CASES", 4)
+    monkeypatch.setattr(_evaluate, "SLICE_CASES", 4)
     chunked = evaluate(many, ["tool_selection_accuracy", CallCount()], errors="record")
     for label in whole.metrics:
         assert np.array_equal(whole[label].values, chunked[label].values, equal_nan=True)

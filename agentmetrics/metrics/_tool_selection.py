@@ -43,7 +43,7 @@ class ToolSelectionAccuracy(Metric):
     )
     default_threshold: ClassVar[float] = 0.8
 
-    def __init__(self, threshold: float | None = 0.8, order_matters: bool = False) -> None:
+    def __init__(self, threshold: float | None = None, order_matters: bool = False) -> None:
         super().__init__(threshold)
         self.order_matters = validate_flag(
             order_matters, metric=self.name, parameter="order_matters"

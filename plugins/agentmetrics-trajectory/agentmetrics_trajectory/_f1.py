@@ -35,7 +35,7 @@ class ToolCallF1(Metric):
     description: ClassVar[str] = "F1 of tool calls against expected calls, as multisets of names."
     default_threshold: ClassVar[float] = 0.8
 
-    def __init__(self, threshold: float | None = 0.8) -> None:
+    def __init__(self, threshold: float | None = None) -> None:
         super().__init__(threshold)
 
     def measure(self, case: AgentTestCase) -> tuple[float, str]:

@@ -119,7 +119,7 @@ class TrajectoryMatch(Metric):
 
     def __init__(
         self,
-        threshold: float | None = 1.0,
+        threshold: float | None = None,
         mode: str = "strict",
         args: str = "exact",
         per_tool: Mapping[str, ArgsRule] | None = None,
