@@ -19,6 +19,7 @@ __all__ = [
     "InvalidMetricError",
     "InvalidParameterError",
     "MetricLoadError",
+    "MetricNameError",
     "MetricNotFoundError",
     "MetricServiceError",
     "MissingDependencyError",
@@ -98,8 +99,12 @@ class MetricLoadError(RegistryError, ImportError):
     """A metric plugin is installed but cannot be loaded or is not a Metric."""
 
 
-class DuplicateMetricError(RegistryError):
+class DuplicateMetricError(RegistryError, ValueError):
     """A metric name is claimed twice (two distributions, or a local re-registration)."""
+
+
+class MetricNameError(RegistryError, TypeError):
+    """A metric was asked for by something that is not a name (a str)."""
 
 
 class MetricServiceError(AgentMetricsError, RuntimeError):

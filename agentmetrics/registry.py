@@ -33,6 +33,7 @@ from agentmetrics.errors import (
     InvalidMetricError,
     InvalidParameterError,
     MetricLoadError,
+    MetricNameError,
     MetricNotFoundError,
 )
 
@@ -322,8 +323,10 @@ class _Registry:
 
     def find(self, name: str) -> type[Metric]:
         if not isinstance(name, str):
-            raise TypeError(
-                f"a metric name must be a str, got {type(name).__name__} {name!r}."
+            raise MetricNameError(
+                f"a metric name must be a str, got {type(name).__name__} {name!r}. Fix: pass "
+                f"the metric's name, e.g. 'tool_selection_accuracy', or use resolve_metric "
+                f"for classes and instances."
             )
         with self._lock:
             if "/" in name:

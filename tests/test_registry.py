@@ -316,8 +316,11 @@ def test_register_refuses_non_metrics_and_bad_names():
 
 
 def test_metric_names_must_be_strings():
-    with pytest.raises(TypeError, match="must be a str"):
+    from agentmetrics import MetricNameError, RegistryError
+
+    with pytest.raises(MetricNameError, match="must be a str") as raised:
         get_metric(ToolSelectionAccuracy)  # type: ignore[arg-type]
+    assert isinstance(raised.value, (TypeError, RegistryError))  # both, as before and now
 
 
 def test_metrics_module_only_resolves_capitalised_names():
