@@ -96,7 +96,20 @@ class MetricNotFoundError(RegistryError, LookupError):
 
 
 class MetricLoadError(RegistryError, ImportError):
-    """A metric plugin is installed but cannot be loaded or is not a Metric."""
+    """A metric plugin is installed but cannot be loaded or is not a Metric.
+
+    Besides its message: ``metric`` (the name asked for), ``distribution``
+    and ``target`` (``module:attribute`` of the entry point) when known, and
+    ``problem``, what went wrong, in words."""
+
+    def __init__(self, message: str, *, metric: str | None = None,
+                 distribution: str | None = None, target: str | None = None,
+                 problem: str | None = None) -> None:
+        super().__init__(message)
+        self.metric = metric
+        self.distribution = distribution
+        self.target = target
+        self.problem = problem
 
 
 class DuplicateMetricError(RegistryError, ValueError):

@@ -402,12 +402,19 @@ class _Registry:
             f"Fix: reinstall or upgrade {spec.distribution}, or uninstall it; "
             f"other metrics are unaffected."
         )
+
+        def failed(problem: str) -> MetricLoadError:
+            return MetricLoadError(
+                f"cannot load metric {spec.name!r} from {source}: {problem}. {fix}",
+                metric=spec.name, distribution=spec.distribution, target=spec.target,
+                problem=problem)
+
         if spec.problem:
-            raise MetricLoadError(f"cannot load metric {spec.name!r} from {source}: {spec.problem}. {fix}")
+            raise failed(spec.problem)
         if not METRIC_NAME_PATTERN.match(spec.name):
             problem = f"its name does not match {METRIC_NAME_PATTERN.pattern}"
             self._errors[spec] = problem
-            raise MetricLoadError(f"cannot load metric {spec.name!r} from {source}: {problem}. {fix}")
+            raise failed(problem)
         import importlib
 
         try:
@@ -417,9 +424,7 @@ class _Registry:
         except Exception as error:
             problem = f"importing it raised {type(error).__name__}: {error}"
             self._errors[spec] = problem
-            raise MetricLoadError(
-                f"cannot load metric {spec.name!r} from {source}: {problem}. {fix}"
-            ) from error
+            raise failed(problem) from error
         mismatch = None
         if not (isinstance(loaded, type) and issubclass(loaded, Metric)):
             mismatch = f"it points to {loaded!r}, which is not a subclass of agentmetrics.Metric"
@@ -430,7 +435,7 @@ class _Registry:
             )
         if mismatch:
             self._errors[spec] = mismatch
-            raise MetricLoadError(f"cannot load metric {spec.name!r} from {source}: {mismatch}. {fix}")
+            raise failed(mismatch)
         self._classes[spec] = loaded  # type: ignore[assignment]
         return loaded  # type: ignore[return-value]
 

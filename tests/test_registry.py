@@ -130,6 +130,12 @@ def test_broken_import_is_reported_and_everything_else_keeps_working(site):
     assert "Fix: reinstall or upgrade broken_plugin" in message
     assert isinstance(info.value.__cause__, ModuleNotFoundError)
     assert isinstance(info.value, ImportError)
+    error = info.value  # the parts of the message, as fields
+    assert (error.metric, error.distribution, error.target) == (
+        "broken_metric", "broken_plugin", "broken_mod:Broken")
+    assert error.problem.startswith("importing it raised ModuleNotFoundError")
+    again = __import__("pickle").loads(__import__("pickle").dumps(error))
+    assert (str(again), again.metric, again.target) == (message, "broken_metric", error.target)
     (listed,) = [i for i in list_metrics() if i.name == "broken_metric"]
     assert "ModuleNotFoundError" in listed.error
     assert get_metric("tool_selection_accuracy").threshold == 0.8
