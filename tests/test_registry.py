@@ -356,32 +356,13 @@ def test_import_scans_nothing_and_imports_no_optional_dependency():
 
 
 def test_isolated_undoes_registrations_and_replacements_made_inside():
-    from agentmetrics import Metric, get_metric_class, list_metrics
+    from agentmetrics import list_metrics
 
-    class Outer(Metric):
-        name = "outer_metric"
-        description = "Registered before the block."
-
-        def measure(self, case):
-            return 1.0, "ok"
-
+    Outer = _local_metric("outer_metric")
     registry.register_metric(Outer)
     before = [info.name for info in list_metrics()]
+    Inner, Replacement = _local_metric("inner_metric"), _local_metric("outer_metric")
     with registry.isolated():
-        class Inner(Metric):
-            name = "inner_metric"
-            description = "Registered inside the block."
-
-            def measure(self, case):
-                return 0.5, "half"
-
-        class Replacement(Metric):
-            name = "outer_metric"
-            description = "Replaces Outer inside the block."
-
-            def measure(self, case):
-                return 0.0, "none"
-
         registry.register_metric(Inner)
         registry.register_metric(Replacement, replace=True)
         assert get_metric_class("inner_metric") is Inner
