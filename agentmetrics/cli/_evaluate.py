@@ -282,44 +282,42 @@ class _Lines:
 def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
     metrics = [build_metric(spec) for spec in args.metric or [DEFAULT_METRIC]]
 
-    cases: Any
+    from agentmetrics._prefetch import prefetched
+    from agentmetrics._streaming import _chunks
+
+    # What score_chunks reads: lists of cases, or ToolCallBatches from Arrow,
+    # which parses with the GIL released, so the next chunk is read on a
+    # background thread while this one is scored and written.
+    chunks: Any
     lines: _Lines | None = None
-    arrow_chunks = False  # cases is an iterator of ToolCallBatch chunks
     if args.file is None:
-        cases = example_cases()
+        chunks = _chunks(example_cases(), args.chunk_size)
         source = f"bundled example: {EXAMPLE_CASES} (tau2-bench airline runs)"
     else:
-        options = {"errors": args.errors, "input_format": args.input_format,
-                   "hosted_tools": not args.no_hosted_tools}
+        source = "<stdin>" if args.file == "-" else args.file
+        reading = {"input_format": args.input_format, "hosted_tools": not args.no_hosted_tools}
+        options = {"errors": args.errors, **reading}
         if args.file == "-":
             # Bytes: encodings are detected per file, a bad byte spoils one line only.
             stdin = None if sys.stdin is None else getattr(sys.stdin, "buffer", sys.stdin)
-            source = "<stdin>"
             lines = _Lines(source)
-            cases = lines.track(numbered_cases(stdin, **options))
+            chunks = _chunks(lines.track(numbered_cases(stdin, **options)), args.chunk_size)
         elif _is_parquet(args.file):
-            source = args.file
             lines = _Lines(source, rows=True)
-            cases = None
+            chunks = prefetched(_parquet_chunks(args.file, args.chunk_size))
         elif args.reader == "auto" and _arrow_jsonl(args.file, metrics):
             from agentmetrics._arrow_lines import name_list_chunks
 
-            source = args.file
             lines = _Lines(source)
-            from agentmetrics._prefetch import prefetched
-
-            cases = lines.track_chunks(prefetched(name_list_chunks(
-                args.file, args.chunk_size, errors=args.errors,
-                options={"input_format": args.input_format,
-                         "hosted_tools": not args.no_hosted_tools})))
-            arrow_chunks = True
+            chunks = lines.track_chunks(prefetched(name_list_chunks(
+                args.file, args.chunk_size, errors=args.errors, options=reading)))
         else:
-            source = args.file
             lines = _Lines(source)
-            cases = lines.track(numbered_cases(args.file, **options))
+            chunks = _chunks(lines.track(numbered_cases(args.file, **options)),
+                             args.chunk_size)
 
     from agentmetrics._progress import Progress
-    from agentmetrics._streaming import _chunks, score_chunks
+    from agentmetrics._streaming import score_chunks
 
     rows = _Rows(out, args.format, counts=args.counts)
     with Progress(None, enabled=sys.stderr.isatty()) as bar:
@@ -331,12 +329,6 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
             bar.update(len(result))
 
         try:
-            from agentmetrics._prefetch import prefetched
-
-            # Arrow parses with the GIL released: the next chunk is read while this
-            # one is scored and written.
-            chunks = (prefetched(_parquet_chunks(args.file, args.chunk_size)) if cases is None
-                      else cases if arrow_chunks else _chunks(cases, args.chunk_size))
             summaries = score_chunks(
                 chunks, metrics, errors=args.errors, on_chunk=on_chunk,
                 concurrency=args.concurrency, timeout=args.timeout,
