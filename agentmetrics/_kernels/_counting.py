@@ -79,12 +79,16 @@ def _block(s: _Scratch, called: Side, expected: Side, mode: str
     (not in overlap mode), the matched count (ordered: the LCS; overlap: calls
     matched one to one), and the block rows left over."""
     rows = len(called.lengths)
-    longest = s.longest[:rows]
-    np.maximum(called.lengths, expected.lengths, out=longest)
-    top = int(longest.max()) if rows else 0
-    limit = _tuning.MAX_LANES
-    widths = None if top <= min(8, limit) else width_classes(longest, limit)
-    leftover = np.flatnonzero(widths == 0) if widths is not None else np.zeros(0, np.intp)
+    widths = None  # lanes each row needs, when some row has more than 8 calls
+    leftover = np.zeros(0, np.intp)
+    if s.bitsets is None or mode == ORDERED:  # bitset counts are exact for any length
+        longest = s.longest[:rows]
+        np.maximum(called.lengths, expected.lengths, out=longest)
+        top = int(longest.max()) if rows else 0
+        limit = _tuning.MAX_LANES
+        if top > min(8, limit):
+            widths = width_classes(longest, limit)
+            leftover = np.flatnonzero(widths == 0)
 
     def lanes(chosen: Any, width: int) -> tuple[Any, Any]:
         s.called.load(called)
