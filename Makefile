@@ -31,6 +31,7 @@ demo: $(VENV)/.installed
 	$(BIN)/agentmetrics evaluate
 
 test: $(VENV)/.installed-test
+	$(BIN)/python -m ruff check agentmetrics plugins tests benchmarks docs
 	$(BIN)/python -m pytest
 
 # The documentation site; warnings are errors. Opens at docs/_build/html/index.html.

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agentmetrics._dataset import UnreadableCase, example_cases, read_cases
+from agentmetrics._dataset import example_cases, read_cases
 from agentmetrics._metric import Metric
-from agentmetrics._model import AgentTestCase, EvalScore, ToolCall
+from agentmetrics._model import AgentTestCase, EvalScore, ToolCall, UnreadableCase
 from agentmetrics._version import __version__
 from agentmetrics.errors import (
     AgentMetricsError,
@@ -46,7 +46,7 @@ from agentmetrics.registry import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._batch import ToolCallBatch
+    from agentmetrics._tool_call_batch import ToolCallBatch
     from agentmetrics._compare import Comparison, compare
     from agentmetrics._evaluate import aevaluate, evaluate
     from agentmetrics._results import EvaluationResult, MetricResult
@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover
 # Batch evaluation needs numpy; importing it lazily keeps `import agentmetrics`
 # light for code (and pytest runs) that only score single cases.
 _LAZY = {
-    "ToolCallBatch": "agentmetrics._batch",
+    "ToolCallBatch": "agentmetrics._tool_call_batch",
     "evaluate": "agentmetrics._evaluate",
     "aevaluate": "agentmetrics._evaluate",
     "EvaluationResult": "agentmetrics._results",
@@ -108,6 +108,7 @@ __all__ = [
     "ToolCallBatch",
     "ToolSelectionAccuracy",
     "TransientMetricError",
+    "UnreadableCase",
     "__version__",
     "aevaluate",
     "compare",

@@ -31,7 +31,7 @@ from agentmetrics._table import Table
 from agentmetrics.errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._batch import ToolCallBatch
+    from agentmetrics._tool_call_batch import ToolCallBatch
     from agentmetrics._results import EvaluationResult, MetricResult
 
 __all__ = ["Aggregate", "ClusterSums", "MetricMoments", "ToolCounts", "merge"]

@@ -42,7 +42,7 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
             box["loop"], box["task"] = loop, task
             started.set()
             box["value"] = loop.run_until_complete(task)
-        except BaseException as error:  # noqa: BLE001 - handed to the waiting thread
+        except BaseException as error:
             box["error"] = error
         finally:
             started.set()

@@ -29,7 +29,8 @@ from typing import Any
 import attrs
 import numpy as np
 
-from agentmetrics._batch import ToolCallBatch, _require
+from agentmetrics._optional import require
+from agentmetrics._tool_call_batch import ToolCallBatch
 from agentmetrics._dataset import case_of_line
 from agentmetrics._lines import _BOMS, decode_line
 from agentmetrics._types import ErrorsMode
@@ -79,9 +80,9 @@ class _Reader:
         self.label = label
         self.errors = errors
         self.options = options
-        pa = _require("pyarrow", "arrow")
+        pa = require("pyarrow", "arrow")
         self.pa = pa
-        self.json = _require("pyarrow.json", "arrow")
+        self.json = require("pyarrow.json", "arrow")
         names = pa.list_(pa.string())
         self.parse_options = self.json.ParseOptions(
             explicit_schema=pa.schema([("tool_calls", names), ("expected_tool_calls", names),
@@ -103,7 +104,7 @@ class _Reader:
                 io.BytesIO(data), parse_options=self.parse_options,
                 read_options=self.json.ReadOptions(use_threads=False,
                                                    block_size=max(len(data) + 1, 1 << 20)))
-        except Exception:  # noqa: BLE001 - anything pyarrow refuses is the line reader's
+        except Exception:
             return None
         if table.num_rows != len(lines):
             return None
@@ -115,7 +116,7 @@ class _Reader:
             batch = ToolCallBatch.from_arrow(
                 tool_calls=calls, expected_tool_calls=expected,
                 ids=None if ids.null_count == len(ids) else ids, errors="record")
-        except Exception:  # noqa: BLE001 - whatever it is, the line reader will name it
+        except Exception:
             return None
         return None if batch.invalid else batch
 

@@ -111,8 +111,16 @@ class Comparison:
     and listed by :meth:`to_pandas`.
     """
 
-    __slots__ = ("baseline", "candidate", "metrics", "only_in_baseline", "only_in_candidate",
-                 "metrics_only_in_baseline", "metrics_only_in_candidate", "_pairs")
+    __slots__ = (
+        "_pairs",
+        "baseline",
+        "candidate",
+        "metrics",
+        "metrics_only_in_baseline",
+        "metrics_only_in_candidate",
+        "only_in_baseline",
+        "only_in_candidate",
+    )
 
     def __init__(self, baseline: Side, candidate: Side,
                  metrics: dict[str, MetricComparison],
@@ -219,9 +227,9 @@ class Comparison:
         """One row per case and metric: key, both values, change, pass flags,
         reasons (an error message where a side could not score the case), and
         ``status``: improved, regressed, unchanged, unscored, or only in one side."""
-        from agentmetrics._batch import _require
+        from agentmetrics._optional import require
 
-        pd = _require("pandas", "pandas")
+        pd = require("pandas", "pandas")
         records = []
         for label in self.metrics:
             for pair in range(len(self._pairs[label][0])):
@@ -326,9 +334,9 @@ class Comparison:
     def plot(self, ax: Any = None) -> Any:
         """Each metric's mean difference (candidate minus baseline) with its
         interval, against a line at 0 (needs matplotlib). Returns the Axes."""
-        from agentmetrics._batch import _require
+        from agentmetrics._optional import require
 
-        _require("matplotlib", "plot")
+        require("matplotlib", "plot")
         import matplotlib.pyplot as plt
 
         if ax is None:

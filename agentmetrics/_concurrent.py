@@ -51,7 +51,7 @@ from agentmetrics.errors import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._batch import ToolCallBatch
+    from agentmetrics._tool_call_batch import ToolCallBatch
     from agentmetrics._metric import Metric
     from agentmetrics._progress import Progress
 
@@ -70,7 +70,7 @@ INTERRUPTED = "not scored: the evaluation was interrupted before this case finis
 class RunSettings:
     """The knobs of one evaluation, checked once."""
 
-    __slots__ = ("concurrency", "timeout", "retries", "max_rate", "cache", "errors", "owns_cache")
+    __slots__ = ("cache", "concurrency", "errors", "max_rate", "owns_cache", "retries", "timeout")
 
     def __init__(self, *, concurrency: int | None, timeout: float | None, retries: int,
                  max_rate: float | None, cache: ScoreCache | None, errors: ErrorsMode,

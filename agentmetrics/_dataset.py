@@ -6,15 +6,13 @@ import os
 from collections.abc import Iterator
 from typing import IO, Any
 
-import attrs
 
-from agentmetrics._model import AgentTestCase
+from agentmetrics._model import AgentTestCase, UnreadableCase
 from agentmetrics._types import ErrorsMode
 from agentmetrics.errors import InvalidCaseError
 
 __all__ = [
     "LINE_KEYS",
-    "UnreadableCase",
     "case_from_record",
     "example_cases",
     "numbered_cases",
@@ -37,18 +35,6 @@ LINE_KEYS = frozenset(
 _JSON_WHITESPACE = " \t\r\n"
 
 
-@attrs.frozen(slots=True)
-class UnreadableCase:
-    """A dataset line that could not be read (``errors="record"``).
-
-    Evaluating it gives a row with NaN and this message; it is never dropped.
-    ``id`` is the line's ``id`` when the line was a JSON object that had one.
-    """
-
-    source: str
-    line: int
-    message: str
-    id: Any = attrs.field(default=None, kw_only=True)
 
 
 def case_from_record(
@@ -226,8 +212,3 @@ def example_cases() -> list[AgentTestCase]:
     with source.open("r", encoding="utf-8") as handle:
         return [case for case in read_cases(handle) if isinstance(case, AgentTestCase)]
 
-
-# Pickles and reprs name the public path, not this private module.
-for _public in (UnreadableCase,):
-    _public.__module__ = "agentmetrics"
-del _public

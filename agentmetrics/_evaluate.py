@@ -12,7 +12,7 @@ import sys
 import numpy as np
 
 from agentmetrics._aio import run_sync
-from agentmetrics._batch import ToolCallBatch, check_errors_mode
+from agentmetrics._tool_call_batch import ToolCallBatch
 from agentmetrics._concurrent import MetricRun, RunSettings, needs_runner, score_concurrently
 from agentmetrics._metric import Metric, metric_labels
 from agentmetrics._model import AgentTestCase, _describe
@@ -24,7 +24,7 @@ from agentmetrics._results import (
     metric_failure,
     note_metric_bug,
 )
-from agentmetrics._types import ErrorsMode
+from agentmetrics._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
     CaseEvaluationError,
     EvaluationInterrupted,

@@ -193,7 +193,7 @@ class ExactSum:
     the module docstring gives the representation and the exactness argument.
     """
 
-    __slots__ = ("_partials", "_count")
+    __slots__ = ("_count", "_partials")
 
     def __init__(self) -> None:
         self._partials: tuple[float, ...] = ()

@@ -20,7 +20,7 @@ from agentmetrics.errors import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._batch import ToolCallBatch
+    from agentmetrics._tool_call_batch import ToolCallBatch
     from agentmetrics._results import MetricResult
 
 __all__ = [
@@ -335,7 +335,7 @@ class Metric(abc.ABC):
         cannot be scored; ``errors="record"`` gives it NaN, passed False and
         its error message, and goes on.
         """
-        from agentmetrics._batch import check_errors_mode
+        from agentmetrics._types import check_errors_mode
         from agentmetrics._results import loop_evaluate
 
         return loop_evaluate(self, batch, check_errors_mode(errors))

@@ -11,7 +11,7 @@ import attrs
 
 from agentmetrics.errors import InvalidCaseError
 
-__all__ = ["AgentTestCase", "EvalScore", "ToolCall", "ToolCallLike"]
+__all__ = ["AgentTestCase", "EvalScore", "ToolCall", "ToolCallLike", "UnreadableCase"]
 
 
 def _describe(value: object) -> str:
@@ -272,7 +272,21 @@ class EvalScore:
         )
 
 
+@attrs.frozen(slots=True)
+class UnreadableCase:
+    """A dataset line that could not be read (``errors="record"``).
+
+    Evaluating it gives a row with NaN and this message; it is never dropped.
+    ``id`` is the line's ``id`` when the line was a JSON object that had one.
+    """
+
+    source: str
+    line: int
+    message: str
+    id: Any = attrs.field(default=None, kw_only=True)
+
+
 # Pickles and reprs name the public path, not this private module.
-for _public in (ToolCall, AgentTestCase, EvalScore):
+for _public in (ToolCall, AgentTestCase, EvalScore, UnreadableCase):
     _public.__module__ = "agentmetrics"
 del _public

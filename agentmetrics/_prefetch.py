@@ -43,7 +43,7 @@ def prefetched(items: Iterable[T]) -> Iterator[T]:
             for item in items:
                 if not put((True, item)):
                     return
-        except BaseException as error:  # noqa: BLE001 - handed to the caller, in order
+        except BaseException as error:
             put((False, error))
             return
         put((True, _END))

@@ -34,7 +34,7 @@ class Trials:
     :meth:`table` the per-task consistency table.
     """
 
-    __slots__ = ("metric", "tasks", "trials", "passes")
+    __slots__ = ("metric", "passes", "tasks", "trials")
 
     def __init__(self, metric: str, tasks: Sequence[Any], trials: Sequence[int] | npt.ArrayLike,
                  passes: Sequence[int] | npt.ArrayLike) -> None:

@@ -11,10 +11,11 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._batch import ToolCallBatch, _require
+from agentmetrics._optional import require
+from agentmetrics._tool_call_batch import ToolCallBatch
 from agentmetrics._model import EvalScore
 from agentmetrics._table import Table
-from agentmetrics._types import ErrorsMode
+from agentmetrics._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
     CaseEvaluationError,
     InvalidCaseError,
@@ -186,7 +187,7 @@ class _StoredReasons:
 class _CheckedReasons:
     """A metric's lazy reasons, each checked when it is first asked for."""
 
-    __slots__ = ("metric", "explain")
+    __slots__ = ("explain", "metric")
 
     def __init__(self, metric: Metric, explain: Callable[[int], str]) -> None:
         self.metric = metric
@@ -292,7 +293,7 @@ def _all_scored_and_consistent(metric: Metric, values: FloatArray, passed: BoolA
     passed flag right. False sends the caller to the row-by-row checks, which
     name the first broken row."""
     low, high = values.min(), values.max()  # NaN makes both NaN: not in range
-    if not (0.0 <= low and high <= 1.0):
+    if not (low >= 0.0 and high <= 1.0):
         return False
     return bool(np.array_equal(passed, passes(metric, values)))
 
@@ -317,7 +318,6 @@ def batch_errors(metric: Metric, batch: ToolCallBatch, errors: str) -> dict[int,
     (chaining MissingFieldError where a field is missing). ``errors`` is a
     plain str here, checked, as a metric author's ``evaluate_batch`` passes it on.
     """
-    from agentmetrics._batch import check_errors_mode
 
     errors = check_errors_mode(errors)
     found: dict[int, str] = dict(batch.invalid)
@@ -441,7 +441,7 @@ class EvaluationResult:
     ``sources[label]`` says where each metric's class comes from.
     """
 
-    __slots__ = ("batch", "results", "sources", "cache_stats")
+    __slots__ = ("batch", "cache_stats", "results", "sources")
 
     def __init__(
         self,
@@ -588,7 +588,7 @@ class EvaluationResult:
 
     def to_pandas(self, *, reasons: bool = True) -> Any:
         """One row per case: id, then per metric its value, passed, reason and error."""
-        pd = _require("pandas", "pandas")
+        pd = require("pandas", "pandas")
         frame = pd.DataFrame(self._columns(reasons))
         frame.index.name = "case"
         return frame
@@ -612,7 +612,7 @@ class EvaluationResult:
 
         Returns the matplotlib Axes (a list of them for several metrics).
         """
-        _require("matplotlib", "plot")
+        require("matplotlib", "plot")
         import matplotlib.pyplot as plt
 
         labels = self._select(metric)

@@ -14,7 +14,7 @@ from agentmetrics.errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._aggregate import ClusterSums, MetricMoments
-    from agentmetrics._batch import ToolCallBatch
+    from agentmetrics._tool_call_batch import ToolCallBatch
     from agentmetrics._results import EvaluationResult
 
 __all__ = ["case_labels", "clip_rate", "summary_table"]

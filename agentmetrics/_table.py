@@ -70,9 +70,9 @@ class Table:
         return list(self)
 
     def to_pandas(self) -> Any:
-        from agentmetrics._batch import _require
+        from agentmetrics._optional import require
 
-        pd = _require("pandas", "pandas")
+        pd = require("pandas", "pandas")
         return pd.DataFrame(self.rows, columns=list(self.columns))
 
     def __repr__(self) -> str:

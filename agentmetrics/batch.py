@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._batch import ToolCallBatch, check_errors_mode
+from agentmetrics._tool_call_batch import ToolCallBatch
 from agentmetrics._kernels import IntArray, multiset_overlap, set_counts
 from agentmetrics._results import MetricResult, batch_errors, passes
-from agentmetrics._types import ErrorsMode
+from agentmetrics._types import ErrorsMode, check_errors_mode
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._metric import Metric

@@ -34,8 +34,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from agentmetrics._aggregate import Aggregate, merge
-from agentmetrics._batch import ToolCallBatch, _require, check_errors_mode
-from agentmetrics._dataset import UnreadableCase, case_from_record
+from agentmetrics._dataset import case_from_record
+from agentmetrics._model import UnreadableCase
+from agentmetrics._optional import require
+from agentmetrics._tool_call_batch import ToolCallBatch
+from agentmetrics._types import check_errors_mode
 from agentmetrics._metric import Metric
 from agentmetrics._model import AgentTestCase, _describe
 from agentmetrics._results import EvaluationResult
@@ -107,7 +110,7 @@ def evaluate_partition(
 
 def _batch(data: Any, names: dict[str, str | None], errors: ErrorsMode,
            keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any]]:
-    pa = _require("pyarrow", "arrow")
+    pa = require("pyarrow", "arrow")
     module = type(data).__module__
     if module.startswith("pandas") and type(data).__name__ == "DataFrame":
         return _from_pandas(data, names, errors, keep)
@@ -115,7 +118,7 @@ def _batch(data: Any, names: dict[str, str | None], errors: ErrorsMode,
         table = data if isinstance(data, pa.Table) else pa.Table.from_batches([data])
         return _from_arrow(table, names, errors, keep)
     if isinstance(data, Mapping):  # Ray's "numpy" batches: column name -> array
-        pd = _require("pandas", "pandas")
+        pd = require("pandas", "pandas")
         frame = pd.DataFrame({key: list(value) if getattr(value, "ndim", 1) > 1 else value
                               for key, value in data.items()})
         return _from_pandas(frame, names, errors, keep)
@@ -139,7 +142,7 @@ def _require_columns(present: Sequence[str], names: dict[str, str | None],
 
 def _from_pandas(frame: Any, names: dict[str, str | None], errors: ErrorsMode,
                  keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any]]:
-    pa = _require("pyarrow", "arrow")
+    pa = require("pyarrow", "arrow")
     present = [str(c) for c in frame.columns]
     _require_columns(present, names, keep)
     refuse_text_calls({str(c): frame[c].dtype for c in frame.columns}, names, "data")
@@ -154,7 +157,7 @@ def _from_pandas(frame: Any, names: dict[str, str | None], errors: ErrorsMode,
         ids = pa.nulls(len(frame), pa.string())
     if id_name is not None or frame.index.name is not None:
         id_values = tuple(ids.to_pylist())
-    from agentmetrics._batch import _is_arrow_list
+    from agentmetrics._tool_call_batch import _is_arrow_list
 
     if _is_arrow_list(called) and _is_arrow_list(expected):
         batch = ToolCallBatch.from_arrow(tool_calls=pa.array(called.array),
@@ -168,7 +171,7 @@ def _from_pandas(frame: Any, names: dict[str, str | None], errors: ErrorsMode,
 
 
 def _arrow_column(series: Any) -> Any:
-    pa = _require("pyarrow", "arrow")
+    pa = require("pyarrow", "arrow")
     array = series.array
     if hasattr(array, "_pa_array"):  # ArrowExtensionArray / ArrowStringArray
         return pa.array(array)
@@ -177,7 +180,7 @@ def _arrow_column(series: Any) -> Any:
 
 def _from_arrow(table: Any, names: dict[str, str | None], errors: ErrorsMode,
                 keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any]]:
-    pa = _require("pyarrow", "arrow")
+    pa = require("pyarrow", "arrow")
     _require_columns(table.column_names, names, keep)
     id_name = names["id"] if names["id"] is not None else (
         "id" if "id" in table.column_names else None)
@@ -223,7 +226,7 @@ def text_column(values: Iterable[Any]) -> Any:
     """An Arrow string column: strings as they are, None as null, anything
     else (a number, a list) as its JSON text, so that every partition has the
     same column type."""
-    pa = _require("pyarrow", "arrow")
+    pa = require("pyarrow", "arrow")
     return pa.array([value if value is None or isinstance(value, str)
                      else json.dumps(value, default=str, ensure_ascii=False)
                      for value in values], pa.string())
@@ -233,7 +236,7 @@ def rows_table(result: EvaluationResult, ids: Any, kept: Mapping[str, Any], *,
                reasons: bool = True) -> Any:
     """The per-case rows of a scored partition, as an Arrow table in the fixed
     schema (see the module docstring)."""
-    pa = _require("pyarrow", "arrow")
+    pa = require("pyarrow", "arrow")
     columns: dict[str, Any] = {"id": ids}
     for name, column in kept.items():
         if name in columns:
@@ -262,7 +265,7 @@ def rows_schema(labels: Sequence[str], *, id_type: Any = None,
     """The Arrow schema of the per-case rows for metrics labelled ``labels``:
     ``id`` (``id_type``, string by default), the ``keep`` columns (name -> Arrow
     type), then four columns per metric."""
-    pa = _require("pyarrow", "arrow")
+    pa = require("pyarrow", "arrow")
     fields = [pa.field("id", id_type if id_type is not None else pa.string())]
     fields += [pa.field(name, kind) for name, kind in (keep or {}).items()]
     for label in labels:
@@ -278,14 +281,14 @@ def _like_input(data: Any, table: Any) -> Any:
         return to_pandas_rows(table)
     if module.startswith("pyarrow") and type(data).__name__ == "RecordBatch":
         return table.combine_chunks().to_batches()[0] if table.num_rows else \
-            _require("pyarrow", "arrow").RecordBatch.from_pylist([], schema=table.schema)
+            require("pyarrow", "arrow").RecordBatch.from_pylist([], schema=table.schema)
     return table
 
 
 def to_pandas_rows(table: Any) -> Any:
     """Rows as pandas: strings as Arrow-backed strings, numbers and flags as numpy."""
-    pd = _require("pandas", "pandas")
-    pa = _require("pyarrow", "arrow")
+    pd = require("pandas", "pandas")
+    pa = require("pyarrow", "arrow")
     string = pd.ArrowDtype(pa.string())
     return table.to_pandas(types_mapper={pa.string(): string, pa.large_string(): string}.get)
 

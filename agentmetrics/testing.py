@@ -215,7 +215,7 @@ def check_metric(
     import math
     import pickle
 
-    from agentmetrics._batch import ToolCallBatch
+    from agentmetrics._tool_call_batch import ToolCallBatch
     from agentmetrics._metric import METRIC_NAME_PATTERN, _CASE_FIELDS
     from agentmetrics.errors import AgentMetricsError, InvalidMetricError, MissingFieldError
 

@@ -206,7 +206,7 @@ def out_of_core(folder: Path, size: int, partition_rows: int) -> None:
                 for address, info in client.scheduler_info()["workers"].items():
                     rss = info["metrics"]["memory"] / 1e6
                     peaks[address] = max(peaks.get(address, 0.0), rss)
-            except Exception:  # noqa: BLE001 - a worker restarting mid-poll
+            except Exception:
                 pass
             stop.wait(0.2)
 

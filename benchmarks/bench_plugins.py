@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_batch import make_cases, make_columns  # noqa: E402
+from bench_batch import make_cases, make_columns
 
-from agentmetrics import AgentTestCase, ToolCall, ToolCallBatch, get_metric  # noqa: E402
-from agentmetrics_trajectory import TrajectoryMatch  # noqa: E402
+from agentmetrics import AgentTestCase, ToolCall, ToolCallBatch, get_metric
+from agentmetrics_trajectory import TrajectoryMatch
 
 
 def python_f1(called: list[list[str]], expected: list[list[str]]) -> list[float]:

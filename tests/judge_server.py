@@ -345,7 +345,7 @@ class Recorded:
 
 
 class _Answer:
-    __slots__ = ("status", "body", "content_type", "headers", "close", "verdict_for")
+    __slots__ = ("body", "close", "content_type", "headers", "status", "verdict_for")
 
     def __init__(self, status: int, body: bytes, content_type: str = "application/json",
                  headers: tuple[tuple[str, str], ...] = (), close: str | None = None,
@@ -488,7 +488,7 @@ class JudgeServer:
         self._loop = loop
         try:
             loop.run_until_complete(self._main())
-        except BaseException as error:  # noqa: BLE001 - reported by start()
+        except BaseException as error:
             self._startup_error = error
         finally:
             self._started.set()
@@ -526,14 +526,14 @@ class JudgeServer:
             pass  # the server is stopping
         except (ConnectionError, asyncio.IncompleteReadError):
             pass  # the client went away
-        except Exception as error:  # noqa: BLE001 - a test server reports, never dies
+        except Exception as error:
             with self._lock:
                 self._errors.append(f"handler crashed: {error!r}")
         finally:
             writer.close()
             try:
                 await writer.wait_closed()
-            except (Exception, asyncio.CancelledError):  # noqa: BLE001
+            except (Exception, asyncio.CancelledError):
                 pass
             self._handlers.discard(task)
 

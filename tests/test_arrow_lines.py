@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 pytest.importorskip("pyarrow")
 
-from agentmetrics import _arrow_lines  # noqa: E402
-from agentmetrics.cli import main  # noqa: E402
+from agentmetrics import _arrow_lines
+from agentmetrics.cli import main
 
 EXAMPLES = int(os.environ.get("AGENTMETRICS_FUZZ_EXAMPLES", "400")) // 2
 

@@ -195,7 +195,7 @@ def test_kernel_counts_against_a_reference_on_rows_of_every_width(kernel_path, v
     # and the sort-based fallback; heavy overlap makes the LCS matter.
     rng = np.random.default_rng(vocabulary_size)
     rows = []
-    for length in list(range(0, 20)) + [31, 32, 33, 63, 64, 65, 100, 150] * 3:
+    for length in list(range(20)) + [31, 32, 33, 63, 64, 65, 100, 150] * 3:
         for _ in range(6):
             called = rng.integers(0, vocabulary_size, length).tolist()
             expected = (rng.permutation(called).tolist() if rng.random() < 0.5

@@ -310,7 +310,7 @@ def close_rows(mine, theirs) -> bool:
     """Equal tables to 1e-12 (cluster sums are floats, not exact sums)."""
     return mine.title == theirs.title and mine.columns == theirs.columns and all(
         x == y or (isinstance(x, float) and (math.isclose(x, y, rel_tol=1e-12, abs_tol=1e-15)
-                                             or math.isnan(x) and math.isnan(y)))
+                                             or (math.isnan(x) and math.isnan(y))))
         for a, b in zip(mine.rows, theirs.rows, strict=True) for x, y in zip(a, b, strict=True))
 
 

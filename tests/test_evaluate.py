@@ -16,7 +16,6 @@ from agentmetrics import (
     InvalidParameterError,
     Metric,
     MissingFieldError,
-    ToolCallBatch,
     ToolSelectionAccuracy,
     evaluate,
 )

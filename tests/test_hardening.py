@@ -171,7 +171,7 @@ def test_evaluate_from_eight_threads_with_eight_kernel_threads(monkeypatch):
             for _ in range(20):
                 got = evaluate(cases(size), "tool_selection_accuracy")["tool_selection_accuracy"].values
                 assert np.array_equal(got, expected[:size])
-        except BaseException as error:  # noqa: BLE001 - reported below
+        except BaseException as error:
             failures.append(error)
 
     threads = [threading.Thread(target=work, args=(size,)) for size in (7, 13, 40, 29, 3, 40, 17, 31)]

@@ -305,7 +305,7 @@ def test_pass_at_k_and_pass_hat_k_match_enumeration(n):
 def test_pass_at_k_properties(ncks):
     n, c, k = ncks
     at, hat = pass_at_k(n, c, k), pass_hat_k(n, c, k)
-    assert 0.0 <= hat <= c / n <= at <= 1.0 or k == 1 and at == hat == c / n
+    assert 0.0 <= hat <= c / n <= at <= 1.0 or (k == 1 and at == hat == c / n)
     if k > 1:
         assert pass_at_k(n, c, k - 1) <= at and pass_hat_k(n, c, k - 1) >= hat
 

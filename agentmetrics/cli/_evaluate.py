@@ -223,10 +223,11 @@ def _parquet_chunks(path: str, chunk_size: int) -> Any:
     read through Arrow: ``tool_calls``, ``expected_tool_calls`` (list<string>)
     and an optional ``id`` column. A row that cannot be read is kept as an
     unreadable row; the metrics report it (or stop at it) as for a JSONL line."""
-    from agentmetrics._batch import ToolCallBatch, _require
+    from agentmetrics._optional import require
+    from agentmetrics._tool_call_batch import ToolCallBatch
 
-    pa = _require("pyarrow", "arrow")
-    pq = _require("pyarrow.parquet", "arrow")
+    pa = require("pyarrow", "arrow")
+    pq = require("pyarrow.parquet", "arrow")
     try:
         file = pq.ParquetFile(path)
     except (OSError, pa.ArrowException) as error:

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agentmetrics._aggregate import Aggregate, _merge_run
-from agentmetrics._batch import check_errors_mode
+from agentmetrics._types import check_errors_mode
 from agentmetrics._metric import Metric, metric_labels
 from agentmetrics._model import _describe
 from agentmetrics._table import Table

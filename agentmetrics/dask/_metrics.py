@@ -58,7 +58,7 @@ def _load_now(shipped: Shipped) -> Metric:
 
         assert shipped.pickled is not None
         metric = pickle.loads(shipped.pickled)
-    except Exception as error:  # noqa: BLE001 - named, with the worker, and re-raised
+    except Exception as error:
         what = (f"metric {shipped.name!r}" if shipped.name is not None
                 else f"the pickled metric {shipped.label!r}")
         fix = ("install the distribution that provides it on every worker (the same "

@@ -70,7 +70,7 @@ def refuse(format: str, path: Path, expected: str, got: str, fix: str) -> Invali
 class Ledger:
     """The calls a reader returns, in order, with the sites it accounted for."""
 
-    __slots__ = ("calls", "ids", "paths", "format")
+    __slots__ = ("calls", "format", "ids", "paths")
 
     def __init__(self, format: str) -> None:
         self.format = format

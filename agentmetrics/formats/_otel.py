@@ -322,7 +322,7 @@ def _model_span(record: _Record, calls: _Calls) -> None:
     content = _output_messages(record, calls) or _flattened(record, calls)
     for event in record.events:
         name = event.event_name
-        if name == _DETAILS_EVENT or name == _CHOICE_EVENT:
+        if name in (_DETAILS_EVENT, _CHOICE_EVENT):
             if content:  # the span holds the messages too: the event is a copy
                 for site in scan(event.node, event.path).sites:
                     calls.ledger.mark(site.path, site.id)

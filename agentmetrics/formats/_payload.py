@@ -70,7 +70,7 @@ def _loads(text: str, path: Path) -> Any:
 
 def _is_sse(text: str) -> bool:
     head = text.lstrip()[:6]
-    return head.startswith("data:") or head.startswith("event:") or head.startswith(":")
+    return head.startswith(("data:", "event:", ":"))
 
 
 def _sse_events(text: str, path: Path) -> list[Any]:

@@ -13,7 +13,7 @@ from agentmetrics._model import AgentTestCase
 from agentmetrics._types import ErrorsMode
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._batch import ToolCallBatch
+    from agentmetrics._tool_call_batch import ToolCallBatch
     from agentmetrics._results import MetricResult
 
 __all__ = ["ToolSelectionAccuracy", "longest_increasing_run"]
@@ -60,7 +60,7 @@ class ToolSelectionAccuracy(Metric):
         """Vectorized evaluate: the same values (bit for bit), passed flags and
         reasons as :meth:`evaluate` on each case, computed with numpy."""
         from agentmetrics import _kernels
-        from agentmetrics._batch import check_errors_mode
+        from agentmetrics._types import check_errors_mode
         from agentmetrics.batch import batch_errors, ratio_values
 
         failed = batch_errors(self, batch, check_errors_mode(errors))

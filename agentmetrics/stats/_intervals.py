@@ -155,8 +155,6 @@ def _bootstrap(data: npt.NDArray[np.float64], codes: npt.NDArray[np.intp] | None
     rng = np.random.default_rng(seed)
     if codes is None:  # the units resampled are the cases; each carries its value
         units, weights = np.unique(data, return_counts=True)
-        sizes = weights.astype(np.float64)
-        sums = units * sizes
         size_per_unit = np.ones(len(units))
         total_units = len(data)
     else:  # the units resampled are whole clusters: their sums and sizes

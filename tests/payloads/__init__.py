@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import warnings
 from collections.abc import Callable, Iterator
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from payloads._scenario import Call, Scenario
@@ -26,7 +26,7 @@ BUILDERS = {
     "otel_payloads": "opentelemetry.sdk",
 }
 
-@lru_cache(maxsize=None)
+@cache
 def builder(module: str) -> Any:
     # Instrumentations and SDKs warn about their own dependencies at import and
     # instrument time; the suite turns warnings into errors for our code only.
@@ -35,7 +35,7 @@ def builder(module: str) -> Any:
         return importlib.import_module(f"payloads.{module}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def scenarios(module: str) -> tuple[Scenario, ...]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -190,7 +190,7 @@ def _parsed_calls(raw_calls: list[dict[str, Any]]) -> tuple[list[Any], list[Any]
     for raw in raw_calls:
         try:
             valid.append(parse_tool_call(raw, return_id=True))
-        except Exception as error:  # noqa: BLE001 - a call that does not parse is kept as invalid
+        except Exception as error:
             invalid.append(make_invalid_tool_call(raw, str(error)))
     return valid, invalid
 

@@ -18,8 +18,8 @@ from pathlib import Path
 if __name__ == "__main__":  # run as a script: make ``payloads`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agentmetrics import InvalidCaseError, formats  # noqa: E402
-from payloads import Scenario, all_scenarios  # noqa: E402
+from agentmetrics import InvalidCaseError, formats
+from payloads import Scenario, all_scenarios
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "formats.md"
 START, END = "<!-- support-matrix: start -->", "<!-- support-matrix: end -->"

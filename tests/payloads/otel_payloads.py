@@ -49,7 +49,8 @@ import logging
 import os
 import sys
 import types
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
+from collections.abc import Callable, Iterator, Sequence
 
 import httpx2
 import openai
@@ -168,7 +169,7 @@ class _Recorder:
         self.tracer = self.tp.get_tracer("weather_agent.framework", "0.3.1")
         self._clock_cm = _fake_clock(_T0 + trace_no * 1_000_000 * _MS)
 
-    def __enter__(self) -> "_Recorder":
+    def __enter__(self) -> _Recorder:
         self.clock = self._clock_cm.__enter__()
         return self
 
@@ -1024,16 +1025,15 @@ P2 = Call("get_time", {"tz": "CET"}, "call_2")
 
 def _handmade_scenarios(out: _Out) -> None:
     # 41. Chat requested two calls, only one executed.
-    with _Recorder(41) as rec:
-        with _agent_span(rec):
-            _chat_span(rec, [{"role": "assistant", "parts": [_part(P1), _part(P2)],
-                              "finish_reason": "tool_call"}],
-                       input_messages=[{"role": "user", "parts": [
-                           {"type": "text", "content": "Weather and time in Paris?"}]}])
-            _tool_span(rec, P1, result="{\"temp\": 21}")
-            _chat_span(rec, [{"role": "assistant", "parts": [
-                {"type": "text", "content": "21C in Paris."}], "finish_reason": "stop"}],
-                finish=("stop",))
+    with _Recorder(41) as rec, _agent_span(rec):
+        _chat_span(rec, [{"role": "assistant", "parts": [_part(P1), _part(P2)],
+                          "finish_reason": "tool_call"}],
+                   input_messages=[{"role": "user", "parts": [
+                       {"type": "text", "content": "Weather and time in Paris?"}]}])
+        _tool_span(rec, P1, result="{\"temp\": 21}")
+        _chat_span(rec, [{"role": "assistant", "parts": [
+            {"type": "text", "content": "21C in Paris."}], "finish_reason": "stop"}],
+            finish=("stop",))
     out.spans("requested-two-executed-one", rec.spans, _calls(P1, P2),
               note="chat span requested call_1 and call_2 (gen_ai.output.messages); only call_1 "
                    "has an execute_tool span (same gen_ai.tool.call.id): call_1 once, call_2 "
@@ -1090,10 +1090,9 @@ def _handmade_scenarios(out: _Out) -> None:
                         "(raw kept), no gen_ai.tool.call.id (id None), '{}' arguments, no "
                         "gen_ai.tool.name (span name just 'execute_tool': '<unnamed>'), empty "
                         "argument text ({} and no raw).")
-    with _Recorder(44) as rec:
-        with rec.tracer.start_as_current_span("execute_tool ping", attributes={
-                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "ping"}):
-            pass
+    with _Recorder(44) as rec, rec.tracer.start_as_current_span("execute_tool ping", attributes={
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "ping"}):
+        pass
     out.spans("execute-tool-no-arguments-attribute", rec.spans,
               _calls(Call("ping", {}, None, NOT_CAPTURED)), full=False, alone=rec.spans[0],
               note="execute_tool span with only gen_ai.tool.name (arguments are Opt-In): the "
@@ -1184,10 +1183,9 @@ def _handmade_scenarios(out: _Out) -> None:
              "lost: REFUSED, content capture.")
 
     # 49. An empty trace (agent answered directly) and a trace with no GenAI at all.
-    with _Recorder(49) as rec:
-        with _agent_span(rec):
-            _chat_span(rec, [{"role": "assistant", "parts": [{"type": "text", "content": "Hi"}],
-                              "finish_reason": "stop"}], finish=("stop",))
+    with _Recorder(49) as rec, _agent_span(rec):
+        _chat_span(rec, [{"role": "assistant", "parts": [{"type": "text", "content": "Hi"}],
+                          "finish_reason": "stop"}], finish=("stop",))
     out.spans("no-calls", rec.spans, (), full=False, note="chat answered with text: [].")
 
 

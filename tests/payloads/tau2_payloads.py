@@ -32,8 +32,8 @@ from typing import Any
 
 __all__ = [
     "classic_results",
-    "telecom_results",
     "full_duplex_results",
+    "telecom_results",
     "write_dir_tree",
 ]
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import SupportsIndex
 
 from agentmetrics.errors import InvalidParameterError
-from agentmetrics.stats._distributions._common import NAN, bd0
+from agentmetrics.stats._distributions._common import NAN
 from agentmetrics.stats._distributions._incomplete import beta_pair, log_beta_kernel
 
 __all__ = ["binom_cdf", "binom_pmf", "binom_sf", "binom_test_two_sided"]

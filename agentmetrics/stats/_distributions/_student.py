@@ -131,7 +131,7 @@ def _t_magnitude(q: float, dev: float, df: float) -> float:
             lo = m
         new = m * math.exp(max(-3.0, min(3.0, step)))
         if not lo < new < hi:  # bisect geometrically
-            new = math.sqrt(lo) * math.sqrt(hi) if 0.0 < lo and hi < math.inf else (
+            new = math.sqrt(lo) * math.sqrt(hi) if lo > 0.0 and hi < math.inf else (
                 hi * 0.05 if lo == 0.0 else lo * 20.0)
         if abs(new - m) <= 2.0 * EPS * m:
             return new

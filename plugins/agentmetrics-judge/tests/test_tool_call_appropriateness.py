@@ -391,7 +391,7 @@ def test_other_client_errors_are_not_transient(server, status, hint):
 
 def test_the_servers_message_is_cut_to_200_characters(server):
     error = failure(judge(server), "[[fault:400:pad=5000]]")
-    message = str(error).split(f"answered HTTP 400: ")[1]
+    message = str(error).split("answered HTTP 400: ")[1]
     assert len(message) == 200 and message.startswith("injected fault: HTTP 400xxx")
     assert message.endswith("x…")
 

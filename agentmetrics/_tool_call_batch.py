@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from itertools import chain, repeat
+from itertools import chain, pairwise, repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
@@ -19,16 +19,16 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._dataset import UnreadableCase
-from agentmetrics._model import AgentTestCase, ToolCall, _describe, _is_not_given
-from agentmetrics._types import ErrorsMode
-from agentmetrics.errors import InvalidCaseError, InvalidParameterError, MissingDependencyError
+from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase, _describe, _is_not_given
+from agentmetrics._optional import require
+from agentmetrics._types import ErrorsMode, check_errors_mode
+from agentmetrics.errors import InvalidCaseError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["ToolCallBatch", "check_errors_mode"]
+__all__ = ["ToolCallBatch"]
 
 IntArray = npt.NDArray[np.int64]
 IdArray = npt.NDArray[np.int32]
@@ -38,18 +38,6 @@ BoolArray = npt.NDArray[np.bool_]
 _NAME = attrgetter("name")
 _METADATA = attrgetter("metadata")
 
-
-def check_errors_mode(errors: str) -> ErrorsMode:
-    """``errors`` as the mode it names (``"raise"`` or ``"record"``), or
-    InvalidParameterError saying what the two do."""
-    if errors == "raise":
-        return "raise"
-    if errors == "record":
-        return "record"
-    raise InvalidParameterError(
-        f"errors must be 'raise' or 'record', got {errors!r}. 'record' keeps going "
-        f"and reports each case that cannot be scored; 'raise' stops at the first."
-    )
 
 
 def _is_missing(value: object) -> bool:
@@ -373,7 +361,7 @@ class ToolCallBatch:
         it is not a plain 0..n-1 range. Arrow-backed list columns take the
         Arrow path.
         """
-        pd = _require("pandas", "pandas")
+        pd = require("pandas", "pandas")
         if not isinstance(frame, pd.DataFrame):
             raise InvalidCaseError(f"from_pandas: expected a pandas DataFrame, got {_describe(frame)}.")
         missing = [c for c in (tool_calls, expected_tool_calls, id) if c and c not in frame.columns]
@@ -391,7 +379,7 @@ class ToolCallBatch:
             case_ids = tuple(frame.index.tolist())
         called, expected = frame[tool_calls], frame[expected_tool_calls]
         if _is_arrow_list(called) and _is_arrow_list(expected):
-            pa = _require("pyarrow", "arrow")
+            pa = require("pyarrow", "arrow")
             batch = cls.from_arrow(
                 tool_calls=pa.array(called.array),
                 expected_tool_calls=pa.array(expected.array),
@@ -423,7 +411,7 @@ class ToolCallBatch:
         invalid row.
         """
         check_errors_mode(errors)
-        pa = _require("pyarrow", "arrow")
+        require("pyarrow", "arrow")
         columns = [_arrow_list(tool_calls, "tool_calls"), _arrow_list(expected_tool_calls, "expected_tool_calls")]
         if len(columns[0]) != len(columns[1]):
             raise InvalidCaseError(
@@ -527,7 +515,7 @@ class ToolCallBatch:
                                      self.expected_given)):
             flat = names[ids].tolist()
             bounds = offsets.tolist()
-            rows: list[list[str] | None] = [flat[a:b] for a, b in zip(bounds, bounds[1:])]
+            rows: list[list[str] | None] = [flat[a:b] for a, b in pairwise(bounds)]
             for row in np.flatnonzero(~given).tolist():
                 rows[row] = None
             sides.append(rows)
@@ -587,17 +575,6 @@ class ToolCallBatch:
                    called_given=sides[0][2], expected_given=sides[1][2], case_ids=case_ids,
                    cases=cases, invalid=invalid)
 
-
-def _require(module: str, extra: str) -> Any:
-    import importlib
-
-    try:
-        return importlib.import_module(module)
-    except ImportError as error:
-        raise MissingDependencyError(
-            f"this needs the optional dependency {module!r}, which is not installed. "
-            f"Fix: pip install 'agentmetrics[{extra}]'."
-        ) from error
 
 
 def _is_arrow_list(series: Any) -> bool:
