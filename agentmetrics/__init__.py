@@ -49,7 +49,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._tool_call_batch import ToolCallBatch
     from agentmetrics._compare import Comparison, compare
     from agentmetrics._evaluate import aevaluate, evaluate
-    from agentmetrics._results import EvaluationResult, MetricResult
+    from agentmetrics._metric_result import MetricResult
+    from agentmetrics._results import EvaluationResult
     from agentmetrics._table import Table
 
 # Batch evaluation needs numpy; importing it lazily keeps `import agentmetrics`
@@ -61,7 +62,7 @@ _LAZY = {
     "EvaluationResult": "agentmetrics._results",
     "Comparison": "agentmetrics._compare",
     "compare": "agentmetrics._compare",
-    "MetricResult": "agentmetrics._results",
+    "MetricResult": "agentmetrics._metric_result",
     "Table": "agentmetrics._table",
 }
 

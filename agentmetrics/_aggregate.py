@@ -32,7 +32,8 @@ from agentmetrics.errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._tool_call_batch import ToolCallBatch
-    from agentmetrics._results import EvaluationResult, MetricResult
+    from agentmetrics._metric_result import MetricResult
+    from agentmetrics._results import EvaluationResult
 
 __all__ = ["Aggregate", "ClusterSums", "MetricMoments", "ToolCounts", "merge"]
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from agentmetrics._cache import CacheStats, ScoreCache, case_keys
 from agentmetrics._model import AgentTestCase, EvalScore
-from agentmetrics._results import (
+from agentmetrics._metric_result import (
     CASE_ERRORS,
     MetricResult,
     _StoredReasons,

@@ -17,13 +17,8 @@ from agentmetrics._concurrent import MetricRun, RunSettings, needs_runner, score
 from agentmetrics._metric import Metric, metric_labels
 from agentmetrics._model import AgentTestCase, _describe
 from agentmetrics._progress import AUTO_PROGRESS_MIN_CASES, Progress
-from agentmetrics._results import (
-    EvaluationResult,
-    MetricResult,
-    check_result,
-    metric_failure,
-    note_metric_bug,
-)
+from agentmetrics._metric_result import MetricResult, check_result, metric_failure, note_metric_bug
+from agentmetrics._results import EvaluationResult
 from agentmetrics._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
     CaseEvaluationError,

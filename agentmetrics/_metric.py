@@ -10,7 +10,7 @@ import re
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from agentmetrics._model import AgentTestCase, EvalScore, _describe
-from agentmetrics._types import ErrorsMode
+from agentmetrics._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
     InvalidCaseError,
     InvalidMetricError,
@@ -20,8 +20,8 @@ from agentmetrics.errors import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._metric_result import MetricResult
     from agentmetrics._tool_call_batch import ToolCallBatch
-    from agentmetrics._results import MetricResult
 
 __all__ = [
     "METRIC_NAME_PATTERN",
@@ -105,7 +105,7 @@ def validate_flag(value: object, *, metric: str, parameter: str) -> bool:
 
 def check_score(metric: Metric, score: object) -> EvalScore:
     """Every EvalScore a metric returns, checked: the scalar half of the one validator
-    (the batch half is :func:`agentmetrics._results.check_result`)."""
+    (the batch half is :func:`agentmetrics._metric_result.check_result`)."""
     if not isinstance(score, EvalScore):
         raise metric_bug(metric, f"evaluate returned {_describe(score)}; expected an EvalScore")
     value = score.value
@@ -147,7 +147,7 @@ def _checked_aevaluate(aevaluate: Any) -> Any:
 def _checked_evaluate_batch(evaluate_batch: Any) -> Any:
     @functools.wraps(evaluate_batch)
     def checked(self: Metric, batch: ToolCallBatch, *, errors: ErrorsMode = "raise") -> MetricResult:
-        from agentmetrics._results import check_result
+        from agentmetrics._metric_result import check_result  # numpy: loaded with the first batch
 
         return check_result(self, batch, evaluate_batch(self, batch, errors=errors))
 
@@ -163,7 +163,7 @@ class Metric(abc.ABC):
     checks, the value's bounds, the pass/fail decision), or :meth:`evaluate`
     itself. Every result a metric returns, from ``evaluate`` or from an
     ``evaluate_batch`` that a subclass writes, goes through one validator
-    (:func:`check_score`, :func:`agentmetrics._results.check_result`): a
+    (:func:`check_score`, :func:`agentmetrics._metric_result.check_result`): a
     value out of [0, 1], a ``passed`` flag that disagrees with the threshold,
     a missing reason, or a batch that scores a row it could not read raises
     InvalidMetricError naming the metric.
@@ -335,8 +335,7 @@ class Metric(abc.ABC):
         cannot be scored; ``errors="record"`` gives it NaN, passed False and
         its error message, and goes on.
         """
-        from agentmetrics._types import check_errors_mode
-        from agentmetrics._results import loop_evaluate
+        from agentmetrics._metric_result import loop_evaluate  # numpy: loaded with the first batch
 
         return loop_evaluate(self, batch, check_errors_mode(errors))
 

@@ -18,7 +18,8 @@ from agentmetrics.errors import CaseEvaluationError, EvaluationInterrupted
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._aggregate import MetricMoments
-    from agentmetrics._results import EvaluationResult, MetricResult
+    from agentmetrics._metric_result import MetricResult
+    from agentmetrics._results import EvaluationResult
 
 __all__ = ["CHUNK_CASES", "RunningSummary", "score_chunks", "score_stream"]
 

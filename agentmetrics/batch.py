@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from agentmetrics._tool_call_batch import ToolCallBatch
 from agentmetrics._kernels import IntArray, multiset_overlap, set_counts
-from agentmetrics._results import MetricResult, batch_errors, passes
+from agentmetrics._metric_result import MetricResult, batch_errors, passes
 from agentmetrics._types import ErrorsMode, check_errors_mode
 
 if TYPE_CHECKING:  # pragma: no cover

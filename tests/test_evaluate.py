@@ -20,7 +20,7 @@ from agentmetrics import (
     evaluate,
 )
 from agentmetrics import _evaluate
-from agentmetrics._results import MetricResult
+from agentmetrics._metric_result import MetricResult
 
 ROWS = [
     ("ok", ["GetOrder", "CancelOrder"], ["GetOrder", "CancelOrder"]),

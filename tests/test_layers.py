@@ -1,5 +1,7 @@
-"""Imports flow one way: no module of agentmetrics imports, at run time, one
-that imports it back (directly or around a loop), not even inside a function.
+"""Imports flow one way: every module belongs to a declared layer and imports,
+at run time, only modules of its own layer or of layers below it; and no module
+imports one that imports it back (directly or around a loop), not even inside a
+function.
 
 Read from the source with ``ast``: every ``import`` and ``from ... import``
 anywhere in a module counts, except those under ``if TYPE_CHECKING:`` (they
@@ -102,6 +104,64 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         if node not in index:
             visit(node)
     return found
+
+
+#: The layers, lowest first. A module may import its own layer and those above
+#: it in this list, never one below. The registry sits under evaluate (the
+#: issue that asked for layers listed it above): ``evaluate`` accepts metric
+#: names, so it resolves them through the registry, which itself needs only the
+#: metric contract. A new module must be placed here, or the test fails.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("foundation", ("errors", "_types", "_version", "_optional", "_exact", "_lis", "_aio",
+                    "_lines", "_discovery", "_progress", "_prefetch")),
+    ("model", ("_model", "_tool_call_batch", "_metric_result")),
+    ("metric contract", ("_metric",)),
+    ("registry", ("registry",)),
+    ("kernels and batch", ("_kernels", "_kernels.*", "batch", "stats", "stats.*", "_table")),
+    ("metrics", ("metrics", "metrics.*", "functional")),
+    ("results", ("_summary", "_aggregate", "_repeated", "_results")),
+    ("evaluate", ("_cache", "_concurrent", "_evaluate", "_streaming")),
+    ("readers", ("formats", "formats.*", "_dataset", "_arrow_lines", "_sides", "_compare", "partition")),
+    ("cli and integrations", ("cli", "cli.*", "pytest_plugin", "dask", "dask.*", "testing", "", "__main__")),
+]
+
+
+def layer_of(module: str) -> int | None:
+    short = module.removeprefix("agentmetrics").removeprefix(".")
+    for level, (_, members) in enumerate(LAYERS):
+        for member in members:
+            if short == member or (member.endswith(".*") and short.startswith(member[:-1])):
+                return level
+    return None
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of a module in a higher layer, as readable lines."""
+    found = []
+    for module in sorted(graph):
+        for target in sorted(graph[module]):
+            here, there = layer_of(module), layer_of(target)
+            if here is not None and there is not None and there > here:
+                found.append(f"{module} ({LAYERS[here][0]}) imports {target} ({LAYERS[there][0]})")
+    return found
+
+
+def test_every_module_has_a_layer():
+    unplaced = sorted(name for name in import_graph() if layer_of(name) is None)
+    assert not unplaced, f"place these modules in LAYERS: {unplaced}"
+
+
+def test_imports_go_down_the_layers():
+    upward = upward_imports(import_graph())
+    assert not upward, "imports against the layer order:\n" + "\n".join(upward)
+
+
+def test_the_layer_check_finds_an_upward_import():
+    graph = {"agentmetrics._metric": {"agentmetrics._results"}, "agentmetrics._results": {"agentmetrics._metric"}}
+    assert upward_imports(graph) == [
+        "agentmetrics._metric (metric contract) imports agentmetrics._results (results)"]
+    assert layer_of("agentmetrics.formats._otel") == layer_of("agentmetrics._dataset")
+    assert layer_of("agentmetrics.newmodule") is None
 
 
 def test_imports_flow_one_way():

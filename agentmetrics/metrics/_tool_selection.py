@@ -14,7 +14,7 @@ from agentmetrics._types import ErrorsMode
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._tool_call_batch import ToolCallBatch
-    from agentmetrics._results import MetricResult
+    from agentmetrics._metric_result import MetricResult
 
 __all__ = ["ToolSelectionAccuracy", "longest_increasing_run"]
 

@@ -1,0 +1,438 @@
+"""What a metric returns for a batch (MetricResult) and the one validator
+every result passes through, scalar or batch (check_result, loop_evaluate).
+
+Below the metric contract: ``Metric.evaluate`` and the default
+``Metric.evaluate_batch`` use this module; it knows a metric only through the
+methods it calls.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, overload
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+from agentmetrics._model import EvalScore
+from agentmetrics._types import ErrorsMode, check_errors_mode
+from agentmetrics.errors import (
+    CaseEvaluationError,
+    InvalidCaseError,
+    InvalidMetricError,
+    MetricServiceError,
+    MissingFieldError,
+    metric_bug,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._metric import Metric
+    from agentmetrics._tool_call_batch import ToolCallBatch
+
+__all__ = [
+    "CASE_ERRORS",
+    "MetricResult",
+    "Reasons",
+    "batch_errors",
+    "check_result",
+    "describe_error",
+    "loop_evaluate",
+    "metric_failure",
+    "note_metric_bug",
+    "passes",
+]
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+class Reasons(Sequence[str]):
+    """Each case's reason, computed when asked for, not stored."""
+
+    __slots__ = ("_result",)
+
+    def __init__(self, result: MetricResult) -> None:
+        self._result = result
+
+    def __len__(self) -> int:
+        return len(self._result)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self._result.reason(i) for i in range(*index.indices(len(self)))]
+        return self._result.reason(index)
+
+    def __iter__(self) -> Iterator[str]:
+        return (self._result.reason(i) for i in range(len(self)))
+
+
+@attrs.frozen(slots=True, eq=False, repr=False)
+class MetricResult:
+    """One metric over a batch: ``values`` (float64, NaN where the case could
+    not be scored), ``passed`` (bool) and ``errors`` (case position -> message).
+    Reasons are computed per case on request (:meth:`reason`, :attr:`reasons`).
+    """
+
+    metric: Metric
+    values: FloatArray
+    passed: BoolArray
+    errors: Mapping[int, str]
+    explain: Callable[[int], str]
+
+    def __attrs_post_init__(self) -> None:
+        if self.values.shape != self.passed.shape or self.values.ndim != 1:
+            raise InvalidMetricError(
+                f"{type(self.metric).__qualname__}.evaluate_batch returned values of shape "
+                f"{self.values.shape} and passed of shape {self.passed.shape}; expected "
+                f"two 1-D arrays with one entry per case."
+            )
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __repr__(self) -> str:
+        return f"MetricResult({self.metric!r}, {len(self)} cases, {len(self.errors)} errors)"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # ``explain`` is often a closure over the batch: pickle the reasons
+        # themselves instead, so a worker process can send a result back.
+        # A list's own __getitem__: the pickle names no private class.
+        return (MetricResult, (self.metric, self.values, self.passed, dict(self.errors),
+                               self.reason_list().__getitem__))
+
+    def reason(self, index: int) -> str:
+        """Why case ``index`` scored as it did (its error message, if any)."""
+        if not -len(self) <= index < len(self):
+            raise IndexError(f"case {index} is out of range for {len(self)} cases")
+        index %= len(self)
+        message = self.errors.get(index)
+        return message if message is not None else self.explain(index)
+
+    def reason_list(self) -> list[str]:
+        """Every case's reason (its error message, if any), in order: one call
+        for all, which a metric can make much faster than one call a case."""
+        many = getattr(self.explain, "many", None)
+        reasons = many(len(self)) if many is not None else [
+            self.explain(row) if row not in self.errors else "" for row in range(len(self))]
+        for row, message in self.errors.items():
+            reasons[row] = message
+        return reasons
+
+    @property
+    def reasons(self) -> Reasons:
+        return Reasons(self)
+
+    @property
+    def error_mask(self) -> BoolArray:
+        mask = np.zeros(len(self), dtype=bool)
+        mask[list(self.errors)] = True
+        return mask
+
+    def score(self, index: int) -> EvalScore:
+        """Case ``index`` as the EvalScore that ``metric.evaluate`` returns."""
+        if index in self.errors:
+            raise CaseEvaluationError(index, None, self.metric.name, self.errors[index])
+        return EvalScore(
+            float(self.values[index]),
+            bool(self.passed[index]),
+            self.reason(index),
+            self.metric.name,
+            self.metric.threshold,
+        )
+
+    @classmethod
+    def concat(cls, parts: Sequence[MetricResult]) -> MetricResult:
+        """Join results of consecutive slices of one batch."""
+        if len(parts) == 1:
+            return parts[0]
+        starts = np.cumsum([0] + [len(part) for part in parts]).tolist()
+        errors = {
+            start + row: message
+            for start, part in zip(starts, parts)
+            for row, message in part.errors.items()
+        }
+
+        def explain(index: int) -> str:
+            part = bisect.bisect_right(starts, index) - 1
+            return parts[part].explain(index - starts[part])
+
+        return cls(
+            metric=parts[0].metric,
+            values=np.concatenate([part.values for part in parts]),
+            passed=np.concatenate([part.passed for part in parts]),
+            errors=errors,
+            explain=explain,
+        )
+
+
+class _StoredReasons:
+    """Reasons computed once, by position: picklable, unlike a closure."""
+
+    __slots__ = ("reasons",)
+
+    def __init__(self, reasons: list[str]) -> None:
+        self.reasons = reasons
+
+    def __call__(self, index: int) -> str:
+        return self.reasons[index]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_StoredReasons, (self.reasons,))
+
+
+class _CheckedReasons:
+    """A metric's lazy reasons, each checked when it is first asked for."""
+
+    __slots__ = ("explain", "metric")
+
+    def __init__(self, metric: Metric, explain: Callable[[int], str]) -> None:
+        self.metric = metric
+        self.explain = explain
+
+    def __call__(self, index: int) -> str:
+        reason = self.explain(index)
+        if not isinstance(reason, str) or not reason:
+            self._bad(index, reason)
+        return reason
+
+    def _bad(self, index: int, reason: object) -> None:
+
+        raise metric_bug(self.metric, f"evaluate_batch gave case {index} the reason "
+                                      f"{reason!r}; expected a non-empty str")
+
+    def many(self, rows: int) -> list[str]:
+        """The reasons of rows ``0 .. rows - 1``, through the metric's own bulk
+        call when it has one, each checked. (Error rows: any text; the result
+        puts their message in place.)"""
+        many = getattr(self.explain, "many", None)
+        if many is None:
+            return [self(row) for row in range(rows)]
+        reasons: list[str] = many(rows)
+        if len(reasons) != rows:
+            self._bad(min(len(reasons), rows), "<missing>")
+        for row, reason in enumerate(reasons):
+            if type(reason) is not str or not reason:
+                self._bad(row, reason)
+        return reasons
+
+
+def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> MetricResult:
+    """Every MetricResult a metric's evaluate_batch returns, checked exactly as
+    :func:`agentmetrics._metric.check_score` checks one EvalScore: one entry per
+    case; float64 values in [0, 1], NaN exactly on the rows with an error;
+    ``passed`` agreeing with the threshold, never on an error row; every row
+    the batch could not read reported as an error; a non-empty message per
+    error and a non-empty reason per case (checked as reasons are asked for).
+    Raises InvalidMetricError naming the metric and the first broken row."""
+
+    if not isinstance(result, MetricResult):
+        raise metric_bug(metric, f"evaluate_batch returned {type(result).__name__}; expected "
+                                 f"a MetricResult")
+    if isinstance(result.explain, _CheckedReasons):
+        return result  # checked already (a result passed through again)
+    n = len(batch)
+    values, passed = result.values, result.passed
+    if not isinstance(values, np.ndarray) or values.dtype != np.float64 or values.shape != (n,):
+        raise metric_bug(metric, f"evaluate_batch returned values {_shape(values)}; expected "
+                                 f"float64 of shape ({n},)")
+    if not isinstance(passed, np.ndarray) or passed.dtype != np.bool_ or passed.shape != (n,):
+        raise metric_bug(metric, f"evaluate_batch returned passed {_shape(passed)}; expected "
+                                 f"bool of shape ({n},)")
+    for row, message in result.errors.items():
+        if not isinstance(row, (int, np.integer)) or not 0 <= row < n:
+            raise metric_bug(metric, f"evaluate_batch reported an error for row {row!r} of "
+                                     f"{n}")
+        if not isinstance(message, str) or not message:
+            raise metric_bug(metric, f"evaluate_batch gave row {row} the error message "
+                                     f"{message!r}; expected a non-empty str")
+    unread = [row for row in batch.invalid if row not in result.errors]
+    if unread:
+        raise metric_bug(metric, f"evaluate_batch scored row {unread[0]}, which could not be "
+                                 f"read ({batch.invalid[unread[0]]})")
+    if not result.errors and n and _all_scored_and_consistent(metric, values, passed):
+        checked = attrs.evolve(result, explain=_CheckedReasons(metric, result.explain))
+        checked.reason(0)  # a first look, so a metric without reasons fails at once
+        checked.reason(n - 1)
+        return checked
+    failed = np.zeros(n, dtype=bool)
+    failed[list(result.errors)] = True
+    nan = np.isnan(values)
+    wrong = np.flatnonzero(nan != failed)
+    if len(wrong):
+        row = int(wrong[0])
+        what = ("NaN without an error" if nan[row]
+                else f"{float(values[row])!r} with the error {result.errors[row]!r}")
+        raise metric_bug(metric, f"evaluate_batch gave row {row} the value {what}; expected "
+                                 f"NaN exactly on the rows with an error")
+    scored = ~failed
+    outside = np.flatnonzero(scored & ((values < 0.0) | (values > 1.0)))
+    if len(outside):
+        row = int(outside[0])
+        raise metric_bug(metric, f"evaluate_batch gave row {row} the value "
+                                 f"{float(values[row])!r}; expected a value in [0, 1]")
+    disagree = np.flatnonzero(np.where(scored, passed != passes(metric, values), passed))
+    if len(disagree):
+        row = int(disagree[0])
+        raise metric_bug(metric, f"evaluate_batch gave row {row} passed={bool(passed[row])} "
+                                 f"for value {float(values[row])!r}, threshold {metric.threshold!r}"
+                                 f"{' and an error' if failed[row] else ''}")
+    checked = attrs.evolve(result, explain=_CheckedReasons(metric, result.explain))
+    for row in np.flatnonzero(scored)[:1].tolist() + np.flatnonzero(scored)[-1:].tolist():
+        checked.reason(row)  # a first look, so a metric without reasons fails at once
+    return checked
+
+
+def _all_scored_and_consistent(metric: Metric, values: FloatArray, passed: BoolArray) -> bool:
+    """The common case in four passes: no NaN, every value in [0, 1], every
+    passed flag right. False sends the caller to the row-by-row checks, which
+    name the first broken row."""
+    low, high = values.min(), values.max()  # NaN makes both NaN: not in range
+    if not (low >= 0.0 and high <= 1.0):
+        return False
+    return bool(np.array_equal(passed, passes(metric, values)))
+
+
+def _shape(value: object) -> str:
+    if isinstance(value, np.ndarray):
+        return f"of dtype {value.dtype} and shape {value.shape}"
+    return f"of type {type(value).__name__}"
+
+
+def passes(metric: Metric, values: FloatArray) -> BoolArray:
+    """The vectorized ``metric.passes``; NaN never passes."""
+    if metric.higher_is_better:
+        return values >= metric.threshold
+    return values <= metric.threshold
+
+
+def batch_errors(metric: Metric, batch: ToolCallBatch, errors: str) -> dict[int, str]:
+    """Unreadable rows and rows missing a required call list, as messages.
+
+    With ``errors="raise"`` the first one is raised as CaseEvaluationError
+    (chaining MissingFieldError where a field is missing). ``errors`` is a
+    plain str here, checked, as a metric author's ``evaluate_batch`` passes it on.
+    """
+
+    errors = check_errors_mode(errors)
+    found: dict[int, str] = dict(batch.invalid)
+    given = {"tool_calls": batch.called_given, "expected_tool_calls": batch.expected_given}
+    missing_rows: dict[int, MissingFieldError] = {}
+    for field in reversed(metric.required_fields):  # the first field named wins
+        if field in given:
+            for row in np.flatnonzero(~given[field]).tolist():
+                if row not in batch.invalid:
+                    missing_rows[row] = MissingFieldError(metric.name, field)
+    for row, error in missing_rows.items():
+        found[row] = str(error)
+    if found and errors == "raise":
+        row = min(found)
+        raise CaseEvaluationError(
+            row, batch.case_id(row), metric.name, found[row]
+        ) from missing_rows.get(row)
+    return dict(sorted(found.items()))
+
+
+#: What a case can be refused for; any other exception from a metric is the metric's bug.
+CASE_ERRORS = (InvalidCaseError, MissingFieldError, CaseEvaluationError)
+
+
+def describe_error(error: BaseException) -> str:
+    """An exception as a row's error message: never empty (a bare ``assert``
+    has no message), and naming the type of anything but a case error."""
+    text = str(error)
+    if isinstance(error, CASE_ERRORS):
+        return text or type(error).__name__
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def metric_failure(metric: Metric, error: BaseException) -> str:
+    """The error message of a row a metric could not score because of its own bug."""
+    if isinstance(error, InvalidMetricError) and str(error).startswith("metric bug in "):
+        return str(error)
+    return (f"metric bug in {type(metric).__name__}: {describe_error(error)}. "
+            f"Report it to the metric's author.")
+
+
+def note_metric_bug(error: BaseException, metric: Metric, batch: ToolCallBatch,
+                    offset: int = 0) -> None:
+    """Tell, on the exception itself, whose bug it is and which case it met
+    (Python 3.11+ shows notes under the traceback). ``offset`` is the batch's
+    first row in the whole evaluation."""
+    add_note = getattr(error, "add_note", None)
+    if add_note is None or getattr(error, "_agentmetrics_noted", False) or (
+            isinstance(error, InvalidMetricError) and str(error).startswith("metric bug in ")):
+        return  # the message says it already
+    if isinstance(error, MetricServiceError):  # a service failed: not the metric's bug
+        add_note(f"agentmetrics: {metric.name} could not score {_where(error, batch, offset)}; "
+                 f"errors='record' scores the rest.")
+        error._agentmetrics_noted = True  # type: ignore[attr-defined]
+        return
+    add_note(f"agentmetrics: metric bug in {type(metric).__name__} while scoring "
+             f"{_where(error, batch, offset)}; the case is not at fault. errors='record' "
+             f"scores the rest.")
+    error._agentmetrics_noted = True  # type: ignore[attr-defined]
+
+
+def _where(error: BaseException, batch: ToolCallBatch, offset: int) -> str:
+    row = getattr(error, "_agentmetrics_row", None)
+    if row is None:
+        return f"cases {offset} to {offset + len(batch) - 1}"
+    case_id = batch.case_id(row)
+    return f"case {offset + row}" + ("" if case_id is None else f" (id {case_id!r})")
+
+
+def loop_evaluate(metric: Metric, batch: ToolCallBatch, errors: ErrorsMode) -> MetricResult:
+    """The generic evaluate_batch: ``metric.evaluate`` on every case in turn.
+
+    A case error (missing field, invalid case) is the case's; any other
+    exception is a bug in the metric: with ``errors="raise"`` it propagates
+    with its own type (and a note saying so), with ``"record"`` the row keeps
+    a message that names the metric and the exception type."""
+    n = len(batch)
+    values = np.full(n, np.nan)
+    passed = np.zeros(n, dtype=bool)
+    reasons: list[str] = [""] * n
+    failed: dict[int, str] = {}
+    for row in range(n):
+        if row in batch.invalid:
+            message = batch.invalid[row]
+            if errors == "raise":
+                raise CaseEvaluationError(row, batch.case_id(row), metric.name, message)
+            failed[row] = message
+            continue
+        try:
+            score = metric.evaluate(batch.case(row))
+        except CASE_ERRORS as error:
+            if errors == "raise":
+                raise CaseEvaluationError(
+                    row, batch.case_id(row), metric.name, describe_error(error)
+                ) from error
+            failed[row] = describe_error(error)
+            continue
+        except MetricServiceError as error:  # a service the metric calls failed
+            if errors == "raise":
+                error._agentmetrics_row = row  # type: ignore[attr-defined]
+                raise
+            failed[row] = f"{metric.name}: {describe_error(error)}"
+            continue
+        except Exception as error:
+            if errors == "raise":
+                error._agentmetrics_row = row  # type: ignore[attr-defined]
+                raise
+            failed[row] = metric_failure(metric, error)
+            continue
+        values[row] = score.value
+        passed[row] = score.passed
+        reasons[row] = score.reason
+    return MetricResult(metric, values, passed, failed, _StoredReasons(reasons))
+
+
+# Pickles and reprs name the public path, not this private module.
+MetricResult.__module__ = "agentmetrics"
