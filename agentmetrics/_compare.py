@@ -6,7 +6,7 @@ import html
 import math
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import attrs
 import numpy as np
@@ -20,7 +20,24 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._sides import Scores, Side
     from agentmetrics.stats import Difference
 
-__all__ = ["Comparison", "MetricComparison", "compare"]
+__all__ = ["Comparison", "MetricComparison", "PairedCase", "compare"]
+
+
+class PairedCase(NamedTuple):
+    """One case scored on both sides by one metric: the columns of
+    ``regressions()``, ``improvements()`` and ``to_pandas()``. ``change`` is in
+    the metric's better direction (positive is better); a reason is the side's
+    error where it could not score the case."""
+
+    key: Any
+    metric: str
+    baseline: float
+    candidate: float
+    change: float
+    baseline_passed: bool | None
+    candidate_passed: bool | None
+    baseline_reason: str | None
+    candidate_reason: str | None
 
 
 @attrs.frozen(slots=True)
@@ -180,7 +197,7 @@ class Comparison:
         level = f"{first.difference.ci:.0%} CI, {first.difference.method}" if first else ""
         return Table(columns, rows, title=f"Comparison: {self._title()} ({level})")
 
-    def _row(self, metric: str, pair: int) -> tuple[Any, ...]:
+    def _row(self, metric: str, pair: int) -> PairedCase:
         """Paired case number ``pair`` of ``metric``: key, both values, change
         (in the better direction: positive is better), both pass flags, and
         each side's reason (its error where it could not score the case)."""
@@ -188,7 +205,7 @@ class Comparison:
         i, j = int(self._pairs[metric][0][pair]), int(self._pairs[metric][1][pair])
         before, after = float(b.values[i]), float(c.values[j])
         sign = 1.0 if b.higher_is_better else -1.0
-        return (b.keys[i], metric, before, after, sign * (after - before),
+        return PairedCase(b.keys[i], metric, before, after, sign * (after - before),
                 bool(b.passed[i]), bool(c.passed[j]),
                 b.error(i) or b.reason(i), c.error(j) or c.reason(j))
 
@@ -219,9 +236,7 @@ class Comparison:
         # Cases that lost (or gained) a score first, then by the size of the change.
         picked.sort(key=lambda p: (0, 0.0) if math.isnan(p[0]) else (1, p[0] if worse else -p[0]))
         rows = [self._row(label, pair) for _, label, pair in picked[:limit]]
-        columns = ("key", "metric", "baseline", "candidate", "change", "baseline_passed",
-                   "candidate_passed", "baseline_reason", "candidate_reason")
-        return Table(columns, rows, title="Regressions" if worse else "Improvements")
+        return Table(PairedCase._fields, rows, title="Regressions" if worse else "Improvements")
 
     def to_pandas(self) -> Any:
         """One row per case and metric: key, both values, change, pass flags,
@@ -234,7 +249,7 @@ class Comparison:
         for label in self.metrics:
             for pair in range(len(self._pairs[label][0])):
                 row = self._row(label, pair)
-                change = row[4]
+                change = row.change
                 status = ("unscored" if math.isnan(change) else "improved" if change > 0
                           else "regressed" if change < 0 else "unchanged")
                 records.append((*row, status))
@@ -246,17 +261,16 @@ class Comparison:
                     i = index[key]
                     value, passed = float(scores.values[i]), bool(scores.passed[i])
                     reason = scores.error(i) or scores.reason(i)
-                    records.append((
+                    records.append((*PairedCase(
                         key, label,
                         value if side == "baseline" else math.nan,
                         value if side == "candidate" else math.nan, math.nan,
                         passed if side == "baseline" else None,
                         passed if side == "candidate" else None,
                         reason if side == "baseline" else None,
-                        reason if side == "candidate" else None,
+                        reason if side == "candidate" else None),
                         f"only in {side}"))
-        columns = ["key", "metric", "baseline", "candidate", "change", "baseline_passed",
-                   "candidate_passed", "baseline_reason", "candidate_reason", "status"]
+        columns = [*PairedCase._fields, "status"]
         return pd.DataFrame(records, columns=columns)
 
     # -- display -----------------------------------------------------------------

@@ -7,7 +7,7 @@ import gc
 import os
 import sys
 from fractions import Fraction
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from agentmetrics._dataset import example_cases, numbered_cases
 from agentmetrics._streaming import CHUNK_CASES, RunningSummary
@@ -35,12 +35,27 @@ __all__ = ["EXAMPLE_CASES", "add_parser"]
 EXAMPLE_CASES = "tau2_airline.jsonl"
 
 
+class Row(NamedTuple):
+    """One output row: a case scored by one metric (the CSV and JSON columns,
+    in order; the counts only with ``--counts``)."""
+
+    case: int
+    id: Any
+    metric: str
+    value: float | None
+    passed: bool
+    threshold: float
+    reason: str | None
+    error: str | None
+    calls: int | None = None
+    expected_calls: int | None = None
+
+
 class _Rows:
     """Writes each chunk's rows in the chosen format, then the end of the output."""
 
-    columns: tuple[str, ...] = ("case", "id", "metric", "value", "passed", "threshold",
-                                "reason", "error")
-    count_columns = ("calls", "expected_calls")
+    columns: tuple[str, ...] = Row._fields[:8]
+    count_columns = Row._fields[8:]
 
     def __init__(self, out: IO[str], form: str, counts: bool = False) -> None:
         self.out = out
@@ -79,8 +94,8 @@ class _Rows:
             for start in range(0, len(lines), 256):  # a closed pipe stops the run soon
                 self.out.write("".join(lines[start:start + 256]))
             return
-        records: list[tuple[Any, ...]] = []
-        counts: tuple[Any, ...] = ()
+        records: list[Row] = []
+        counts: tuple[int | None, ...] = ()
         columns = [(label, result[label], result[label].values.tolist(),
                     result[label].passed.tolist(), result[label].reason_list())
                    for label in result.metrics]  # each metric's reasons in one call
@@ -91,17 +106,18 @@ class _Rows:
                           _count(batch.expected_offsets, batch.expected_given, row))
             for label, scores, values, passed, reasons in columns:
                 error = scores.errors.get(row)
-                records.append((
+                records.append(Row(
                     offset + row, case_id, label, None if error else values[row],
                     passed[row], scores.metric.threshold, None if error else reasons[row],
-                    error,
-                ) + counts)
+                    error, *counts,
+                ))
         if self.form == "table":
-            table = [[str(r[0] if r[1] is None else r[1]), r[2],
-                      "-" if r[3] is None else f"{r[3]:.2f}",
-                      "ERROR" if r[7] else ("PASS" if r[4] else "FAIL"),
-                      *(["-" if c is None else str(c) for c in r[8:10]] if self.counts else []),
-                      r[7] or r[6] or ""] for r in records]
+            table = [[str(r.case if r.id is None else r.id), r.metric,
+                      "-" if r.value is None else f"{r.value:.2f}",
+                      "ERROR" if r.error else ("PASS" if r.passed else "FAIL"),
+                      *(["-" if c is None else str(c) for c in (r.calls, r.expected_calls)]
+                        if self.counts else []),
+                      r.error or r.reason or ""] for r in records]
             if self.first and table:
                 table.insert(0, ["case", "metric", "value", "result",
                                  *(["calls", "expected"] if self.counts else []), "reason"])
@@ -109,7 +125,8 @@ class _Rows:
                 self.widths = print_table(table, self.out, right=frozenset({2}),
                                            widths=self.widths)
         elif self.form == "csv":
-            self.csv.writerows(["" if v is None else v for v in r] for r in records)
+            width = len(self.columns)
+            self.csv.writerows(["" if v is None else v for v in r[:width]] for r in records)
         else:
             for record in records:
                 text = to_json(dict(zip(self.columns, record)))
