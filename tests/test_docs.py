@@ -37,7 +37,7 @@ def _run_doctests(text: str, name: str) -> tuple[int, str]:
         test = doctest.DocTestParser().get_doctest(text, {}, name, name, 0)
         test.globs = module.__dict__  # get_doctest copies the globals it is given
         output = io.StringIO()
-        runner = doctest.DocTestRunner(optionflags=FLAGS)
+        runner = doctest.DocTestRunner(verbose=False, optionflags=FLAGS)  # not from sys.argv's -v
         runner.run(test, out=output.write, clear_globs=False)
     finally:
         del sys.modules[module_name]
