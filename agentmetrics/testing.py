@@ -8,13 +8,24 @@ was expected and what the agent called, in call order. Checks chain::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+import attrs
 
 from agentmetrics._metric import Metric
 from agentmetrics._model import AgentTestCase, _describe
 from agentmetrics.errors import InvalidCaseError
 
-__all__ = ["AgentAssertions", "MetricConformanceError", "assert_that", "check_metric"]
+__all__ = [
+    "AgentAssertions",
+    "CHECK_NAMES",
+    "MetricCheck",
+    "MetricConformanceError",
+    "assert_that",
+    "check_metric",
+    "metric_checks",
+]
 
 
 def _listing(names: tuple[str, ...]) -> str:
@@ -195,6 +206,256 @@ def _generated_cases(seed: int, count: int) -> list[AgentTestCase]:
     return cases
 
 
+class _Subject:
+    """A metric class under check, with what several checks share (built once)."""
+
+    def __init__(self, metric_cls: type[Metric], params: dict[str, Any] | None,
+                 cases: list[AgentTestCase] | None, seed: int) -> None:
+        self.metric_cls = metric_cls
+        self.params = dict(params or {})
+        self.extra_cases = list(cases or [])
+        self.seed = seed
+        self.label = getattr(metric_cls, "__name__", repr(metric_cls))
+        self._metric: Metric | None = None
+        self._scores: list[Any] | None = None
+
+    def fail(self, check: str, why: str) -> MetricConformanceError:
+        return MetricConformanceError(f"check_metric({self.label}): {check}: {why}")
+
+    @property
+    def metric(self) -> Metric:
+        """The metric built with ``params`` (the construction check's subject)."""
+        if self._metric is None:
+            if not (isinstance(self.metric_cls, type) and issubclass(self.metric_cls, Metric)):
+                raise self.fail("is a Metric",
+                                f"expected a subclass of agentmetrics.Metric, got {self.metric_cls!r}")
+            try:
+                self._metric = self.metric_cls(**self.params)
+            except Exception as error:
+                raise self.fail("construction",
+                                f"{self.label}(**{self.params!r}) raised {error!r}") from error
+        return self._metric
+
+    @property
+    def cases(self) -> list[AgentTestCase]:
+        return _generated_cases(self.seed, 60) + self.extra_cases
+
+    def scores(self) -> list[Any]:
+        """Each case's EvalScore, or the AgentMetricsError it raised."""
+        from agentmetrics.errors import AgentMetricsError, InvalidMetricError
+
+        if self._scores is None:
+            scores: list[Any] = []
+            for index, case in enumerate(self.cases):
+                try:
+                    scores.append(self.metric.evaluate(case))
+                except InvalidMetricError as error:  # the validator found the metric at fault
+                    raise self.fail("score", f"case {index}: {error}") from error
+                except AgentMetricsError as error:
+                    scores.append(error)
+            self._scores = scores
+        return self._scores
+
+
+def _check_is_a_metric(s: _Subject) -> None:
+    if not (isinstance(s.metric_cls, type) and issubclass(s.metric_cls, Metric)):
+        raise s.fail("is a Metric", f"expected a subclass of agentmetrics.Metric, got {s.metric_cls!r}")
+
+
+def _check_metadata(s: _Subject) -> None:
+    from agentmetrics._metric import _CASE_FIELDS, METRIC_NAME_PATTERN
+
+    _check_is_a_metric(s)
+    cls = s.metric_cls
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not METRIC_NAME_PATTERN.match(name):
+        raise s.fail("name", f"expected a str matching {METRIC_NAME_PATTERN.pattern}, got {name!r}")
+    fields = cls.required_fields
+    if not isinstance(fields, tuple) or not set(fields) <= _CASE_FIELDS:
+        raise s.fail("required_fields", f"expected a tuple of AgentTestCase fields, got {fields!r}")
+    for attribute in ("requires_llm_judge", "higher_is_better"):
+        if not isinstance(getattr(cls, attribute), bool):
+            raise s.fail(attribute, f"expected a bool, got {getattr(cls, attribute)!r}")
+    description = cls.description
+    if not isinstance(description, str) or not description.strip() or "\n" in description.strip():
+        raise s.fail("description", f"expected one non-empty line, got {description!r}")
+
+
+def _check_construction(s: _Subject) -> None:
+    metric = s.metric
+    if not isinstance(metric.threshold, float) or not 0.0 <= metric.threshold <= 1.0:
+        raise s.fail("threshold", f"expected a float in [0, 1], got {metric.threshold!r}")
+    tuned = s.metric_cls(**{**s.params, "threshold": 0.25})
+    if tuned.threshold != 0.25:
+        raise s.fail("threshold", f"threshold=0.25 gave {tuned.threshold!r}")
+
+
+def _check_threshold_validation(s: _Subject) -> None:
+    import math
+
+    s.metric  # noqa: B018 (a class that cannot be built fails here as construction)
+    for bad in (1.5, -0.1, math.nan, True, "0.8"):
+        try:
+            s.metric_cls(**{**s.params, "threshold": bad})
+        except ValueError:
+            continue
+        except Exception as error:
+            raise s.fail("threshold validation", f"threshold={bad!r} raised {error!r}, not a ValueError") from error
+        raise s.fail("threshold validation", f"threshold={bad!r} was accepted; it must raise ValueError")
+
+
+def _check_scores(s: _Subject) -> None:
+    metric = s.metric
+    for index, (case, score) in enumerate(zip(s.cases, s.scores())):
+        if isinstance(score, Exception):
+            continue
+        if type(score.value) is not float or not 0.0 <= score.value <= 1.0:
+            raise s.fail("value", f"case {index}: expected a float in [0, 1], got {score.value!r}")
+        if type(score.passed) is not bool or score.passed != metric.passes(score.value):
+            raise s.fail("passed", f"case {index}: passed={score.passed!r} for value {score.value!r} "
+                                   f"and threshold {metric.threshold!r}")
+        if not isinstance(score.reason, str) or not score.reason:
+            raise s.fail("reason", f"case {index}: expected a non-empty str, got {score.reason!r}")
+        if score.metric != s.metric_cls.name or score.threshold != metric.threshold:
+            raise s.fail("score fields", f"case {index}: metric={score.metric!r}, threshold={score.threshold!r}")
+        if metric.evaluate(case) != score:
+            raise s.fail("repeatable", f"case {index}: a second evaluate gave a different score")
+
+
+def _check_required_fields(s: _Subject) -> None:
+    from agentmetrics.errors import MissingFieldError
+
+    metric, last = s.metric, s.cases[-1]
+    for field in s.metric_cls.required_fields:
+        bare = AgentTestCase(**{f: getattr(last, f) for f in ("input", "actual_output",
+                                                              "tool_calls", "expected_tool_calls")
+                                if f != field})
+        try:
+            metric.evaluate(bare)
+        except MissingFieldError as error:
+            if error.field != field:
+                raise s.fail("required fields", f"{field}=None raised about {error.field!r}") from error
+            continue
+        raise s.fail("required fields", f"a case with {field}=None was scored; it must raise MissingFieldError")
+
+
+def _check_batch_equals_scalar(s: _Subject) -> None:
+    from agentmetrics._tool_call_batch import ToolCallBatch
+    from agentmetrics.errors import AgentMetricsError, InvalidMetricError
+
+    metric, fields = s.metric, s.metric_cls.required_fields
+    batch_cases = s.cases + [AgentTestCase(**{fields[0]: None})] if fields else s.cases
+    try:
+        result = metric.evaluate_batch(ToolCallBatch.from_cases(batch_cases), errors="record")
+    except InvalidMetricError as error:
+        raise s.fail("evaluate_batch", str(error)) from error
+    if len(result) != len(batch_cases):
+        raise s.fail("evaluate_batch", f"{len(result)} results for {len(batch_cases)} cases")
+    for index, case in enumerate(batch_cases):
+        try:
+            expected = metric.evaluate(case)
+        except AgentMetricsError as error:
+            if result.errors.get(index) != str(error):
+                raise s.fail("evaluate_batch", f"case {index}: evaluate raised {error!r}, the batch "
+                                               f"recorded {result.errors.get(index)!r}") from error
+            continue
+        got = (float(result.values[index]), bool(result.passed[index]), result.reason(index))
+        if got != (expected.value, expected.passed, expected.reason) or index in result.errors:
+            raise s.fail("evaluate_batch", f"case {index}: batch gave {got!r}, evaluate gave "
+                                           f"{(expected.value, expected.passed, expected.reason)!r}")
+
+
+def _check_pickle(s: _Subject) -> None:
+    import pickle
+
+    metric = s.metric
+    try:
+        clone = pickle.loads(pickle.dumps(metric))
+    except Exception as error:
+        raise s.fail("pickle", f"{metric!r} does not survive pickling: {error!r}") from error
+    sample = [(case, score) for case, score in zip(s.cases, s.scores()) if not isinstance(score, Exception)]
+    if clone != metric or any(clone.evaluate(case) != score for case, score in sample[:10]):
+        raise s.fail("pickle", "the unpickled metric differs from the original")
+
+
+def _check_repr(s: _Subject) -> None:
+    text = repr(s.metric)
+    name = s.metric_cls.__name__
+    if not text.startswith(f"{name}(") or " object at 0x" in text or len(text) > 300:
+        raise s.fail("repr", f"expected a readable {name}(...), got {text!r}")
+
+
+#: The checks, in the order check_metric runs them: (name, what it checks, function).
+_CHECKS: tuple[tuple[str, str, Callable[[_Subject], None]], ...] = (
+    ("is_a_metric", "the class subclasses agentmetrics.Metric", _check_is_a_metric),
+    ("metadata", "name, required_fields, the two flags and a one-line description", _check_metadata),
+    ("construction", "builds with the parameters; threshold a float in [0, 1], settable", _check_construction),
+    ("threshold_validation", "a bad threshold raises ValueError", _check_threshold_validation),
+    ("scores", "EvalScore types, bounds, passed, reason and fields on generated cases; repeatable",
+     _check_scores),
+    ("required_fields", "a case missing a required field raises MissingFieldError naming it",
+     _check_required_fields),
+    ("batch_equals_scalar", "evaluate_batch gives evaluate's values bit for bit, passed, reasons, errors",
+     _check_batch_equals_scalar),
+    ("pickle", "the metric survives pickling and scores the same", _check_pickle),
+    ("repr", "a readable ClassName(...) repr", _check_repr),
+)
+
+
+@attrs.frozen(slots=True)
+class MetricCheck:
+    """One named contract check of one metric class; call it to run it.
+
+    Made by :func:`metric_checks`; ``str(check)`` is ``Class-check_name``, a
+    test id. Raises MetricConformanceError when the metric breaks the check.
+    """
+
+    metric_cls: type[Metric]
+    name: str
+    description: str
+    _run: Callable[[_Subject], None] = attrs.field(repr=False)
+    _subject: _Subject = attrs.field(repr=False, eq=False)
+
+    def __call__(self) -> None:
+        self._run(self._subject)
+
+    def __str__(self) -> str:
+        return f"{self._subject.label}-{self.name}"
+
+
+#: The names of the checks, in the order check_metric runs them.
+CHECK_NAMES: tuple[str, ...] = tuple(name for name, _, _ in _CHECKS)
+
+
+def metric_checks(
+    metric_cls: type[Metric],
+    params: dict[str, Any] | None = None,
+    *,
+    cases: list[AgentTestCase] | None = None,
+    seed: int = 0,
+    only: tuple[str, ...] | None = None,
+) -> list[MetricCheck]:
+    """The contract checks of ``metric_cls`` as separate callables, one test each::
+
+        @pytest.mark.parametrize("check", metric_checks(MyMetric), ids=str)
+        def test_contract(check):
+            check()
+
+    ``only`` picks checks by name (see :data:`CHECK_NAMES`). The checks share
+    one built metric and its scores, so running them all costs what one
+    :func:`check_metric` call does.
+    """
+    from agentmetrics.errors import InvalidParameterError
+
+    unknown = sorted(set(only or ()) - set(CHECK_NAMES))
+    if unknown:
+        raise InvalidParameterError(
+            f"metric_checks(only=...): unknown checks {unknown}; expected names from {list(CHECK_NAMES)}.")
+    subject = _Subject(metric_cls, params, cases, seed)
+    return [MetricCheck(metric_cls, name, description, run, subject)
+            for name, description, run in _CHECKS if only is None or name in only]
+
+
 def check_metric(
     metric_cls: type[Metric],
     params: dict[str, Any] | None = None,
@@ -205,127 +466,13 @@ def check_metric(
     """Check that ``metric_cls`` keeps the Metric contract, as a metric
     author's test: ``def test_contract(): check_metric(MyMetric)``.
 
-    Checks the class metadata, threshold validation, EvalScore types and
-    bounds on generated cases (plus ``cases``), required-field errors,
-    ``evaluate_batch`` equal to ``evaluate`` (values bit for bit, passed,
-    reasons, recorded errors), pickling, a readable repr and repeatability.
-    ``params`` are constructor parameters used throughout. Raises
-    MetricConformanceError naming the failed check and why.
+    Runs every check of :func:`metric_checks` in order: the class metadata,
+    threshold validation, EvalScore types and bounds on generated cases (plus
+    ``cases``), required-field errors, ``evaluate_batch`` equal to
+    ``evaluate`` (values bit for bit, passed, reasons, recorded errors),
+    pickling, a readable repr and repeatability. ``params`` are constructor
+    parameters used throughout. Raises MetricConformanceError naming the
+    failed check and why.
     """
-    import math
-    import pickle
-
-    from agentmetrics._tool_call_batch import ToolCallBatch
-    from agentmetrics._metric import METRIC_NAME_PATTERN, _CASE_FIELDS
-    from agentmetrics.errors import AgentMetricsError, InvalidMetricError, MissingFieldError
-
-    label = getattr(metric_cls, "__name__", repr(metric_cls))
-    params = dict(params or {})
-
-    def fail(check: str, why: str) -> MetricConformanceError:
-        return MetricConformanceError(f"check_metric({label}): {check}: {why}")
-
-    # metadata
-    if not (isinstance(metric_cls, type) and issubclass(metric_cls, Metric)):
-        raise fail("is a Metric", f"expected a subclass of agentmetrics.Metric, got {metric_cls!r}")
-    name = getattr(metric_cls, "name", None)
-    if not isinstance(name, str) or not METRIC_NAME_PATTERN.match(name):
-        raise fail("name", f"expected a str matching {METRIC_NAME_PATTERN.pattern}, got {name!r}")
-    fields = metric_cls.required_fields
-    if not isinstance(fields, tuple) or not set(fields) <= _CASE_FIELDS:
-        raise fail("required_fields", f"expected a tuple of AgentTestCase fields, got {fields!r}")
-    for attribute in ("requires_llm_judge", "higher_is_better"):
-        if not isinstance(getattr(metric_cls, attribute), bool):
-            raise fail(attribute, f"expected a bool, got {getattr(metric_cls, attribute)!r}")
-    description = metric_cls.description
-    if not isinstance(description, str) or not description.strip() or "\n" in description.strip():
-        raise fail("description", f"expected one non-empty line, got {description!r}")
-
-    # construction and threshold validation
-    try:
-        metric = metric_cls(**params)
-    except Exception as error:
-        raise fail("construction", f"{label}(**{params!r}) raised {error!r}") from error
-    if not isinstance(metric.threshold, float) or not 0.0 <= metric.threshold <= 1.0:
-        raise fail("threshold", f"expected a float in [0, 1], got {metric.threshold!r}")
-    for bad in (1.5, -0.1, math.nan, True, "0.8"):
-        try:
-            metric_cls(**{**params, "threshold": bad})
-        except ValueError:
-            continue
-        except Exception as error:
-            raise fail("threshold validation", f"threshold={bad!r} raised {error!r}, not a ValueError") from error
-        raise fail("threshold validation", f"threshold={bad!r} was accepted; it must raise ValueError")
-    tuned = metric_cls(**{**params, "threshold": 0.25})
-    if tuned.threshold != 0.25:
-        raise fail("threshold", f"threshold=0.25 gave {tuned.threshold!r}")
-
-    # scores on generated cases
-    checked = _generated_cases(seed, 60) + list(cases or [])
-    scores: list[Any] = []
-    for index, case in enumerate(checked):
-        try:
-            score = metric.evaluate(case)
-        except InvalidMetricError as error:  # the validator found the metric at fault
-            raise fail("score", f"case {index}: {error}") from error
-        except AgentMetricsError as error:
-            scores.append(error)
-            continue
-        if type(score.value) is not float or not 0.0 <= score.value <= 1.0:
-            raise fail("value", f"case {index}: expected a float in [0, 1], got {score.value!r}")
-        if type(score.passed) is not bool or score.passed != metric.passes(score.value):
-            raise fail("passed", f"case {index}: passed={score.passed!r} for value {score.value!r} "
-                                 f"and threshold {metric.threshold!r}")
-        if not isinstance(score.reason, str) or not score.reason:
-            raise fail("reason", f"case {index}: expected a non-empty str, got {score.reason!r}")
-        if score.metric != name or score.threshold != metric.threshold:
-            raise fail("score fields", f"case {index}: metric={score.metric!r}, threshold={score.threshold!r}")
-        if metric.evaluate(case) != score:
-            raise fail("repeatable", f"case {index}: a second evaluate gave a different score")
-        scores.append(score)
-
-    # required fields
-    for field in fields:
-        bare = AgentTestCase(**{f: getattr(checked[-1], f) for f in ("input", "actual_output",
-                                                                    "tool_calls", "expected_tool_calls")
-                                if f != field})
-        try:
-            metric.evaluate(bare)
-        except MissingFieldError as error:
-            if error.field != field:
-                raise fail("required fields", f"{field}=None raised about {error.field!r}") from error
-            continue
-        raise fail("required fields", f"a case with {field}=None was scored; it must raise MissingFieldError")
-
-    # batch equals scalar
-    batch_cases = checked + [AgentTestCase(**{fields[0]: None})] if fields else checked
-    try:
-        result = metric.evaluate_batch(ToolCallBatch.from_cases(batch_cases), errors="record")
-    except InvalidMetricError as error:
-        raise fail("evaluate_batch", str(error)) from error
-    if len(result) != len(batch_cases):
-        raise fail("evaluate_batch", f"{len(result)} results for {len(batch_cases)} cases")
-    for index, case in enumerate(batch_cases):
-        try:
-            expected = metric.evaluate(case)
-        except AgentMetricsError as error:
-            if result.errors.get(index) != str(error):
-                raise fail("evaluate_batch", f"case {index}: evaluate raised {error!r}, the batch "
-                                             f"recorded {result.errors.get(index)!r}") from error
-            continue
-        got = (float(result.values[index]), bool(result.passed[index]), result.reason(index))
-        if got != (expected.value, expected.passed, expected.reason) or index in result.errors:
-            raise fail("evaluate_batch", f"case {index}: batch gave {got!r}, evaluate gave "
-                                         f"{(expected.value, expected.passed, expected.reason)!r}")
-
-    # pickling and repr
-    try:
-        clone = pickle.loads(pickle.dumps(metric))
-    except Exception as error:
-        raise fail("pickle", f"{metric!r} does not survive pickling: {error!r}") from error
-    sample = [(case, score) for case, score in zip(checked, scores) if not isinstance(score, Exception)]
-    if clone != metric or any(clone.evaluate(case) != score for case, score in sample[:10]):
-        raise fail("pickle", "the unpickled metric differs from the original")
-    text = repr(metric)
-    if not text.startswith(f"{metric_cls.__name__}(") or " object at 0x" in text or len(text) > 300:
-        raise fail("repr", f"expected a readable {metric_cls.__name__}(...), got {text!r}")
+    for check in metric_checks(metric_cls, params, cases=cases, seed=seed):
+        check()

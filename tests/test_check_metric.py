@@ -95,3 +95,48 @@ class BadRepr(Good):
 def test_unreadable_repr_is_named():
     with pytest.raises(MetricConformanceError, match=r"repr: expected a readable BadRepr\(\.\.\.\), got '<BadRepr>'"):
         check_metric(BadRepr)
+
+
+# -- the checks one by one (metric_checks), as a metric author parametrizes them --
+
+from agentmetrics.testing import CHECK_NAMES, MetricCheck, metric_checks  # noqa: E402
+
+
+@pytest.mark.parametrize("check", metric_checks(ToolSelectionAccuracy, {"order_matters": True}), ids=str)
+def test_each_check_of_the_builtin_is_its_own_test(check):
+    assert isinstance(check, MetricCheck) and check.name in CHECK_NAMES
+    check()
+
+
+def test_checks_come_in_check_metric_order_with_readable_ids():
+    checks = metric_checks(Good)
+    assert tuple(check.name for check in checks) == CHECK_NAMES
+    assert [str(check) for check in checks][:2] == ["Good-is_a_metric", "Good-metadata"]
+    assert all(check.description for check in checks)
+    assert [c.name for c in metric_checks(Good, only=("pickle", "repr"))] == ["pickle", "repr"]
+    with pytest.raises(Exception, match=r"unknown checks \['pickles'\]"):
+        metric_checks(Good, only=("pickles",))
+
+
+@pytest.mark.parametrize(
+    ("overrides", "failing"),
+    [
+        ({"description": ""}, "metadata"),
+        ({"evaluate_batch": wrong_batch}, "batch_equals_scalar"),
+        ({"__init__": unpicklable_init, "__reduce__": lambda self: object.__reduce__(self)}, "pickle"),
+        ({"__repr__": lambda self: "<Broken>"}, "repr"),
+    ],
+)
+def test_a_broken_metric_fails_exactly_the_check_it_breaks(overrides, failing, monkeypatch):
+    import sys
+
+    cls = broken(**overrides)
+    cls.__module__ = __name__
+    monkeypatch.setattr(sys.modules[__name__], "Broken", cls, raising=False)  # picklable by name
+    failed = []
+    for check in metric_checks(cls):
+        try:
+            check()
+        except MetricConformanceError:
+            failed.append(check.name)
+    assert failed == [failing]
