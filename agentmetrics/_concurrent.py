@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._metric import Metric
     from agentmetrics._progress import Progress
 
-__all__ = ["DEFAULT_CONCURRENCY", "MetricRun", "RunSettings", "score_concurrently"]
+__all__ = ["DEFAULT_CONCURRENCY", "MetricRun", "RunSettings", "needs_runner", "score_concurrently"]
 
 #: Cases of one waiting metric in flight at once when ``concurrency`` is not given.
 DEFAULT_CONCURRENCY = 16

@@ -14,6 +14,7 @@ from agentmetrics.errors import InvalidCaseError
 __all__ = [
     "LINE_KEYS",
     "case_from_record",
+    "case_of_line",
     "example_cases",
     "numbered_cases",
     "read_cases",

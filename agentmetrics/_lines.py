@@ -29,7 +29,7 @@ from typing import IO
 
 import attrs
 
-__all__ = ["Line", "LineError", "SourceError", "lines", "parse_json_line"]
+__all__ = ["Line", "LineError", "SourceError", "decode_line", "lines", "parse_json_line"]
 
 _CHUNK = 1 << 16
 _FIX = "Fix: save the file as UTF-8."

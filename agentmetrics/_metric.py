@@ -28,8 +28,8 @@ __all__ = [
     "Metric",
     "check_score",
     "declared_name",
-    "metric_bug",
     "metric_labels",
+    "validate_flag",
     "validate_threshold",
 ]
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._tool_call_batch import ToolCallBatch
     from agentmetrics._results import EvaluationResult
 
-__all__ = ["case_labels", "clip_rate", "summary_table"]
+__all__ = ["case_labels", "clip_rate", "clustered_table", "moments_table", "summary_table"]
 
 _PLAIN_COLUMNS = ("metric", "n", "mean", "std", "min", "max", "pass_rate", "passed", "errors",
                   "threshold")

@@ -6,12 +6,14 @@ import, a `dir()` listing or a stored pickle fails here first.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import pickle
 import pickletools
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -122,3 +124,42 @@ def test_errors_pickle_with_their_message():
     error = errors.InvalidCaseError("cases.jsonl:3: not valid JSON")
     again = pickle.loads(pickle.dumps(error))
     assert type(again) is errors.InvalidCaseError and str(again) == str(error)
+
+
+def _private_modules() -> dict[str, Path]:
+    package = Path(agentmetrics.__file__).parent
+    found = {}
+    for path in sorted(package.rglob("*.py")):
+        parts = ("agentmetrics", *path.relative_to(package).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if any(part.startswith("_") for part in parts[1:]) and parts[-1] != "__main__":
+            found[".".join(parts)] = path
+    return found
+
+
+def test_private_all_lists_what_the_package_takes_from_the_module():
+    # A private module's __all__ is its interface inside the package: every
+    # name it lists exists, and every public-looking name another module of
+    # agentmetrics imports from it is listed (so the list cannot go stale).
+    private = _private_modules()
+    problems = []
+    for name in private:
+        module = importlib.import_module(name)
+        listed = getattr(module, "__all__", None)
+        if listed is None:
+            problems.append(f"{name} has no __all__")
+            continue
+        problems += [f"{name}.__all__ lists {item!r}, which it lacks" for item in listed
+                     if not hasattr(module, item)]
+    package = Path(agentmetrics.__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in private:
+                listed = importlib.import_module(node.module).__all__
+                problems += [
+                    f"{path.name} imports {alias.name} from {node.module}, not in its __all__"
+                    for alias in node.names
+                    if not alias.name.startswith("_") and alias.name not in listed
+                    and f"{node.module}.{alias.name}" not in private]
+    assert not problems, "\n".join(problems)

@@ -19,8 +19,17 @@ from agentmetrics._kernels import _tuning
 from agentmetrics._kernels._blocks import Side, in_blocks
 from agentmetrics._kernels._lis import lis_lengths
 
-__all__ = ["SetCounts", "case_index", "multiset_overlap", "ordered_matches", "set_counts",
-           "subset", "unique_keys"]
+__all__ = [
+    "IdArray",
+    "IntArray",
+    "SetCounts",
+    "case_index",
+    "multiset_overlap",
+    "ordered_matches",
+    "set_counts",
+    "subset",
+    "unique_keys",
+]
 
 IntArray = npt.NDArray[np.int64]
 IdArray = npt.NDArray[np.int32]

@@ -33,7 +33,18 @@ from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats._ledger import Ledger, text
 from agentmetrics.formats._payload import Path, render
 
-__all__ = ["INPUT_EVENTS", "JSON_ATTRIBUTES", "Scan", "Site", "check", "decoded_attribute", "mark_views", "scan"]
+__all__ = [
+    "CAPTURE_HINT",
+    "INPUT_EVENTS",
+    "JSON_ATTRIBUTES",
+    "MISSING_CALLS",
+    "Scan",
+    "Site",
+    "check",
+    "decoded_attribute",
+    "mark_views",
+    "scan",
+]
 
 #: Keys whose list items are calls (or pieces of one, in a stream).
 _CALL_LISTS = frozenset({"tool_calls", "invalid_tool_calls", "tool_call_chunks"})
