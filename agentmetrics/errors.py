@@ -92,7 +92,16 @@ class RegistryError(AgentMetricsError):
 
 
 class MetricNotFoundError(RegistryError, LookupError):
-    """No installed or registered metric has the requested name."""
+    """No installed or registered metric has the requested name.
+
+    Besides its message: ``metric`` (the name asked for) and ``suggestions``
+    (registry names close to it, best first; empty when none is close)."""
+
+    def __init__(self, message: str, *, metric: str | None = None,
+                 suggestions: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.metric = metric
+        self.suggestions = suggestions
 
 
 class MetricLoadError(RegistryError, ImportError):
@@ -113,7 +122,17 @@ class MetricLoadError(RegistryError, ImportError):
 
 
 class DuplicateMetricError(RegistryError, ValueError):
-    """A metric name is claimed twice (two distributions, or a local re-registration)."""
+    """A metric name is claimed twice (two distributions, or a local re-registration).
+
+    Besides its message: ``metric`` (the name asked for or registered) and
+    ``candidates`` (the names that each pick one of the claimants, e.g.
+    ``distribution/name``; empty for a re-registration)."""
+
+    def __init__(self, message: str, *, metric: str | None = None,
+                 candidates: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.metric = metric
+        self.candidates = candidates
 
 
 class MetricNameError(RegistryError, TypeError):

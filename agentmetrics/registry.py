@@ -229,7 +229,8 @@ class _Registry:
                 taken_by = f"{self._local[name].__module__}.{self._local[name].__qualname__}"
                 raise DuplicateMetricError(
                     f"metric name {name!r} is already registered in this process "
-                    f"by {taken_by}. Fix: pick another name, or pass replace=True."
+                    f"by {taken_by}. Fix: pick another name, or pass replace=True.",
+                    metric=name,
                 )
             installed = [spec for spec in self.specs() if spec.name == name]
             shadows = self._shadows.get(name) if name in self._local else None
@@ -245,7 +246,8 @@ class _Registry:
                         f"metric name {name!r} is already provided by {_describe_source(spec)}. "
                         f"Fix: pick another name, or pass replace={qualified!r} to shadow that "
                         f"metric in this process (replace=True replaces only in-process "
-                        f"registrations)."
+                        f"registrations).",
+                        metric=name, candidates=(qualified,),
                     )
                 shadows = f"{named[0].distribution}/{name}"
             self._local[name] = cls
@@ -258,7 +260,8 @@ class _Registry:
             if self._local.pop(name, None) is None:
                 raise MetricNotFoundError(
                     f"no metric named {name!r} was registered in this process with "
-                    f"register_metric; installed metrics cannot be unregistered."
+                    f"register_metric; installed metrics cannot be unregistered.",
+                    metric=name,
                 )
 
     # -- lookup --------------------------------------------------------------
@@ -348,7 +351,8 @@ class _Registry:
             if len(registry_names) > 1:
                 raise DuplicateMetricError(
                     f"class name {name!r} is ambiguous: metrics {registry_names} all use "
-                    f"it. Fix: ask for one of them by its registry name instead."
+                    f"it. Fix: ask for one of them by its registry name instead.",
+                    metric=name, candidates=tuple(registry_names),
                 )
             if local_by_class:
                 return local_by_class[0]
@@ -388,9 +392,12 @@ class _Registry:
                 repr(MetricInfo(s.name, s.target, s.distribution, s.version).qualified_name)
                 for s in specs
             )
+            qualified = tuple(MetricInfo(s.name, s.target, s.distribution, s.version).qualified_name
+                              for s in specs)
             raise DuplicateMetricError(
                 f"metric {asked!r} is provided by more than one distribution: {listed}. "
-                f"Fix: ask for {choices}, or uninstall one of them."
+                f"Fix: ask for {choices}, or uninstall one of them.",
+                metric=asked, candidates=qualified,
             )
         return self._load(specs[0])
 
@@ -462,7 +469,8 @@ class _Registry:
         )
         return MetricNotFoundError(
             f"no metric named {name!r}.{hint}{disabled} Run `agentmetrics list` to see "
-            f"the installed metrics, or install the package that provides it."
+            f"the installed metrics, or install the package that provides it.",
+            metric=name, suggestions=tuple(suggestions),
         )
 
 
@@ -496,7 +504,8 @@ def describe_metric(name: str) -> MetricDescription:
     if len(found) > 1:
         sources = " and ".join(repr(d.info.qualified_name) for d in found)
         raise DuplicateMetricError(
-            f"{name!r} names several metrics: {sources}. Fix: ask for one of those names."
+            f"{name!r} names several metrics: {sources}. Fix: ask for one of those names.",
+            metric=name, candidates=tuple(d.info.qualified_name for d in found),
         )
     return found[0]
 

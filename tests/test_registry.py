@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 
@@ -210,8 +211,9 @@ def test_ambiguous_class_name_is_refused(site):
                       {"amb_a": GOOD_METRIC.format(cls="Same", name="first_one"),
                        "amb_b": GOOD_METRIC.format(cls="Same", name="second_one")})
     refresh()
-    with pytest.raises(DuplicateMetricError, match=r"\['first_one', 'second_one'\]"):
+    with pytest.raises(DuplicateMetricError, match=r"\['first_one', 'second_one'\]") as info:
         get_metric("Same")
+    assert (info.value.metric, info.value.candidates) == ("Same", ("first_one", "second_one"))
 
 
 def test_unknown_name_suggests_close_matches():
@@ -220,9 +222,15 @@ def test_unknown_name_suggests_close_matches():
     assert isinstance(info.value, LookupError)
     assert "Did you mean 'tool_selection_accuracy'?" in str(info.value)
     assert "`agentmetrics list`" in str(info.value)
+    assert info.value.metric == "tool_selection_acuracy"
+    assert info.value.suggestions[0] == "tool_selection_accuracy"
+    again = pickle.loads(pickle.dumps(info.value))  # the fields survive pickling
+    assert (str(again), again.metric, again.suggestions) == (
+        str(info.value), info.value.metric, info.value.suggestions)
     with pytest.raises(MetricNotFoundError) as info:
         get_metric("zzzz")
     assert "Did you mean" not in str(info.value)
+    assert (info.value.metric, info.value.suggestions) == ("zzzz", ())
 
 
 def test_at_most_three_suggestions(site):
@@ -288,8 +296,11 @@ def test_taken_names_need_replace():
     register_metric(get_metric_class("taken"))  # the same class again is fine
     with pytest.raises(DuplicateMetricError, match="already registered in this process"):
         register_metric(_local_metric("taken"))
-    with pytest.raises(DuplicateMetricError, match="already provided by distribution agentmetrics"):
+    with pytest.raises(DuplicateMetricError, match="already provided by distribution agentmetrics") as info:
         register_metric(_local_metric("tool_selection_accuracy"))
+    assert info.value.candidates == ("agentmetrics/tool_selection_accuracy",)
+    again = pickle.loads(pickle.dumps(info.value))
+    assert (again.metric, again.candidates) == ("tool_selection_accuracy", info.value.candidates)
 
 
 def test_shadowing_an_installed_metric_takes_naming_it_and_stays_visible():
