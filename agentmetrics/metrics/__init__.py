@@ -9,12 +9,17 @@ importable here by its class name, which loads just that plugin::
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agentmetrics.metrics._tool_selection import ToolSelectionAccuracy
+
+if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._metric import Metric
 
 __all__ = ["ToolSelectionAccuracy"]
 
 
-def __getattr__(attribute: str) -> type:
+def __getattr__(attribute: str) -> type[Metric]:
     # Only CapWords names can be metric classes; anything else (tools probing
     # for pytest_plugins, __path__, ...) must not trigger an entry-point scan.
     if attribute[:1].isupper():
