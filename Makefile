@@ -14,15 +14,16 @@ $(BIN)/python:
 # Stamps re-run the install when the packaging changes.
 PLUGIN := plugins/agentmetrics-trajectory
 JUDGE := plugins/agentmetrics-judge
+TOOLUSE := plugins/agentmetrics-tooluse
 
 # The plugin is installed like any third-party package, so the registry, the
 # CLI, the batch evaluator and the pytest marker find it through entry points.
-$(VENV)/.installed: pyproject.toml $(PLUGIN)/pyproject.toml $(JUDGE)/pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e . -e $(PLUGIN) -e $(JUDGE)
+$(VENV)/.installed: pyproject.toml $(PLUGIN)/pyproject.toml $(JUDGE)/pyproject.toml $(TOOLUSE)/pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e . -e $(PLUGIN) -e $(JUDGE) -e $(TOOLUSE)
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml $(PLUGIN)/pyproject.toml $(JUDGE)/pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]' -e '$(PLUGIN)[test]' -e '$(JUDGE)[test]'
+$(VENV)/.installed-test: pyproject.toml $(PLUGIN)/pyproject.toml $(JUDGE)/pyproject.toml $(TOOLUSE)/pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]' -e '$(PLUGIN)[test]' -e '$(JUDGE)[test]' -e '$(TOOLUSE)[test]'
 	touch $@ $(VENV)/.installed
 
 demo: $(VENV)/.installed

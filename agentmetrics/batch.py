@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from agentmetrics._tool_call_batch import ToolCallBatch
-from agentmetrics._kernels import IntArray, multiset_overlap, set_counts
+from agentmetrics._kernels import IntArray, multiset_overlap, sequence_lcs, set_counts
 from agentmetrics._metric_result import MetricResult, batch_errors, passes
 from agentmetrics._types import ErrorsMode, check_errors_mode
 
@@ -37,6 +37,7 @@ __all__ = [
     "passes",
     "ratio_result",
     "ratio_values",
+    "row_lcs",
     "row_multiset_overlap",
     "row_set_counts",
 ]
@@ -51,6 +52,16 @@ def row_multiset_overlap(batch: ToolCallBatch) -> IntArray:
         batch.expected_offsets,
         len(batch.vocabulary),
     )
+
+
+def row_lcs(batch: ToolCallBatch) -> IntArray:
+    """Per case, the length of the longest common subsequence of the calls
+    made and the calls expected, by tool name, every call counted: how many
+    expected calls were made in the expected order (extra calls between them
+    allowed). Bit-parallel over all cases whose expected side has at most 64
+    calls; exact for any length."""
+    return sequence_lcs(batch.called_ids, batch.called_offsets, batch.expected_ids,
+                        batch.expected_offsets)
 
 
 def row_set_counts(batch: ToolCallBatch) -> tuple[IntArray, IntArray, IntArray]:

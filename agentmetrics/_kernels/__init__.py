@@ -4,6 +4,7 @@
   bit-parallel LCS), block by block; the entry points below.
 - ``_sorted``: sort-based kernels, exact for rows of any length: the rows the
   fast paths leave, and row sets for aggregates.
+- ``_sequence``: the LCS of whole call sequences (repeats included).
 - ``_bitsets``, ``_lanes``: the two fast layouts; ``_lis``: longest increasing
   subsequence; ``_blocks``: blocks on threads; ``_tuning``: the sizes.
 """
@@ -16,6 +17,7 @@ from agentmetrics._kernels._counting import (
 )
 from agentmetrics._kernels._lis import lis_lengths
 from agentmetrics._lis import longest_increasing_run
+from agentmetrics._kernels._sequence import sequence_lcs
 from agentmetrics._kernels._sorted import IdArray, IntArray, SetCounts, case_index, unique_keys
 from agentmetrics._kernels._tuning import THREADS_ENV, thread_count
 
@@ -30,6 +32,7 @@ __all__ = [
     "multiset_overlap",
     "ordered_matches",
     "selection_values",
+    "sequence_lcs",
     "set_counts",
     "thread_count",
     "unique_keys",

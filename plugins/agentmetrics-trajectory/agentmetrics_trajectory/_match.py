@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ARGS_MODES", "MODES", "TrajectoryMatch", "maximum_matching"]
 
-MODES = ("strict", "unordered", "subset", "superset")
+MODES = ("strict", "unordered", "subset", "superset", "in_order")
 ARGS_MODES = ("exact", "ignore", "subset", "superset")
 ArgsRule = str | Sequence[str] | Callable[[Mapping[str, Any], Mapping[str, Any]], bool]
 _MISSING = object()
@@ -97,8 +97,10 @@ class TrajectoryMatch(Metric):
     """1.0 when the calls match the expected calls under ``mode``, else 0.0.
 
     ``mode``: ``strict`` (same calls in the same order), ``unordered`` (same
-    calls, any order), ``subset`` (every call made was expected) or
-    ``superset`` (every expected call was made). Calls pair one to one by
+    calls, any order), ``subset`` (every call made was expected),
+    ``superset`` (every expected call was made) or ``in_order`` (the expected
+    calls were made in their order, other calls allowed between them: the
+    expected list is a subsequence of the calls). Calls pair one to one by
     maximum bipartite matching, so the score never depends on list order.
 
     ``args``: how arguments compare, ``exact``, ``ignore``, ``subset`` (the
@@ -113,7 +115,7 @@ class TrajectoryMatch(Metric):
     requires_llm_judge: ClassVar[bool] = False
     higher_is_better: ClassVar[bool] = True
     description: ClassVar[str] = (
-        "1.0 when tool calls match the expected calls (strict, unordered, subset or superset)."
+        "1.0 when tool calls match the expected calls (strict, unordered, subset, superset or in order)."
     )
     default_threshold: ClassVar[float] = 1.0
 
@@ -159,11 +161,17 @@ class TrajectoryMatch(Metric):
         actual, expected = case.tool_calls, case.expected_tool_calls
         if not actual and not expected:
             return 1.0, "No tool calls expected and none made"
-        problem = self._strict(actual, expected) if self.mode == "strict" else self._matched(
-            actual, expected
-        )
+        if self.mode == "strict":
+            problem = self._strict(actual, expected)
+        elif self.mode == "in_order":
+            problem = self._in_order(actual, expected)
+        else:
+            problem = self._matched(actual, expected)
         if problem:
             return 0.0, problem
+        if self.mode == "in_order":
+            return 1.0, (f"All {len(expected)} expected calls made in order among {len(actual)} "
+                         f"calls (args={self._args_label()})")
         return 1.0, f"All {len(actual)} calls match (mode={self.mode}, args={self._args_label()})"
 
     def _args_label(self) -> str:
@@ -179,6 +187,37 @@ class TrajectoryMatch(Metric):
             if mismatch:
                 return f"call #{index + 1} ({expected[index].name}): {mismatch}"
         return None
+
+    def _in_order(self, actual: Sequence[ToolCall], expected: Sequence[ToolCall]) -> str | None:
+        """Each expected call matched to the earliest fitting call after the
+        previous match: that finds an embedding whenever one exists, for any
+        argument rule (a later choice never leaves more room)."""
+        position = 0
+        for j, want in enumerate(expected):
+            while position < len(actual) and self._mismatch(actual[position], want) is not None:
+                position += 1
+            if position == len(actual):
+                last = self._last_fit(actual, expected[:j])
+                after = f" after call #{last}" if last else ""
+                problem = f"expected call #{j + 1} not made in order{after}: {_show(want)}"
+                same = [i for i, call in enumerate(actual) if call.name == want.name]
+                if same:
+                    mismatch = self._mismatch(actual[same[0]], want)
+                    where = ", ".join(f"#{i + 1}" for i in same[:3])
+                    detail = f"; #{same[0] + 1}: {mismatch}" if mismatch else ""
+                    problem += f" (calls of {want.name}: {where}{detail})"
+                return problem
+            position += 1
+        return None
+
+    def _last_fit(self, actual: Sequence[ToolCall], expected: Sequence[ToolCall]) -> int:
+        """The 1-based position of the call the last of ``expected`` took (0: none)."""
+        position = 0
+        for want in expected:
+            while self._mismatch(actual[position], want) is not None:
+                position += 1
+            position += 1
+        return position
 
     def _matched(self, actual: Sequence[ToolCall], expected: Sequence[ToolCall]) -> str | None:
         paired_actual, paired_expected = self._pairing(actual, expected)
@@ -345,7 +384,7 @@ class TrajectoryMatch(Metric):
         import numpy as np
 
         from agentmetrics import MetricResult
-        from agentmetrics.batch import batch_errors, passes, row_multiset_overlap
+        from agentmetrics.batch import batch_errors, passes, row_lcs, row_multiset_overlap
 
         failed = batch_errors(self, batch, errors)
         made = np.diff(batch.called_offsets)
@@ -361,6 +400,8 @@ class TrajectoryMatch(Metric):
                 np.repeat(rows, lengths), weights=called != expected, minlength=len(batch)
             )
             ok = same & (differing == 0)
+        elif self.mode == "in_order":
+            ok = row_lcs(batch) == wanted
         else:
             overlap = row_multiset_overlap(batch)
             ok = {

@@ -45,6 +45,9 @@ def reference(mode, rule, called, expected):
     fits = lambda a, e: a.name == e.name and args_ok(rule, a.arguments, e.arguments)  # noqa: E731
     if mode == "strict":
         return float(len(called) == len(expected) and all(map(fits, called, expected)))
+    if mode == "in_order":  # some increasing choice of calls fits the expected ones in turn
+        return float(any(all(fits(called[i], e) for i, e in zip(chosen, expected))
+                         for chosen in itertools.combinations(range(len(called)), len(expected))))
     # Try every injective assignment of the smaller side into the larger one.
     def covers(left, right, fit):
         return any(all(fit(l, right[j]) for l, j in zip(left, choice))
@@ -138,7 +141,7 @@ def test_per_tool_overrides():
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({"mode": "loose"}, "mode must be one of strict, unordered, subset, superset, got 'loose'"),
+        ({"mode": "loose"}, "mode must be one of strict, unordered, subset, superset, in_order, got 'loose'"),
         ({"args": "fuzzy"}, "args must be one of exact, ignore, subset, superset"),
         ({"per_tool": {"A": 3}}, r"per_tool\['A'\] must be one of"),
         ({"per_tool": ["A"]}, "per_tool must map tool names to argument rules"),
@@ -405,3 +408,15 @@ def test_matching_does_not_recurse():
     finally:
         sys.setrecursionlimit(limit)
     assert -1 not in chained and -1 not in full and sorted(replayed) == list(range(n))
+
+
+def test_in_order_allows_extra_calls_and_names_the_first_missing():
+    metric = TrajectoryMatch(mode="in_order")
+    assert metric.evaluate(case(["A", "X", "B", "B"], ["A", "B"])).value == 1.0
+    score = metric.evaluate(case(["B", "A"], ["A", "B"]))
+    assert score.value == 0.0
+    assert score.reason == "expected call #2 not made in order after call #2: B (calls of B: #1)"
+    # An earliest-fit embedding exists whenever any does, whatever the argument rule.
+    superset = TrajectoryMatch(mode="in_order", args="superset")
+    calls = [call("A", id=1, x=0), call("A", id=1), call("B")]
+    assert superset.evaluate(case(calls, [call("A", id=1), call("A"), call("B")])).value == 1.0

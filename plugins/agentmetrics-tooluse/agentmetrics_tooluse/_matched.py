@@ -1,0 +1,219 @@
+"""argument_accuracy and tool_output_match: calls paired one to one with the
+expected calls of the same tool by optimal assignment, then compared value by
+value under the comparison rules."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, Metric, ToolCall
+from agentmetrics_tooluse._assignment import best_assignment
+from agentmetrics_tooluse._rules import Compared, RuleSet, compare_values
+
+if TYPE_CHECKING:
+    from agentmetrics import MetricResult, ToolCallBatch
+
+__all__ = ["ArgumentAccuracy", "ToolOutputMatch", "pair_calls"]
+
+_SHOWN = 3  # items named per list in a reason
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _listed(items: Sequence[str]) -> str:
+    shown = ", ".join(items[:_SHOWN])
+    return shown + (f" and {len(items) - _SHOWN} more" if len(items) > _SHOWN else "")
+
+
+def pair_calls(
+    actual: Sequence[ToolCall], expected: Sequence[int], expected_calls: Sequence[ToolCall],
+    compare: Callable[[ToolCall, ToolCall], Compared], weight: Callable[[Compared], float],
+) -> dict[int, tuple[int, Compared]]:
+    """For each expected call (index into ``expected_calls``, among ``expected``)
+    paired with a call of the same tool: ``(call index, comparison)``. Pairs
+    maximize the total weight (Hungarian method), never greedy."""
+    by_tool: dict[str, tuple[list[int], list[int]]] = {}
+    for i, call in enumerate(actual):
+        by_tool.setdefault(call.name, ([], []))[0].append(i)
+    for j in expected:
+        by_tool.setdefault(expected_calls[j].name, ([], []))[1].append(j)
+    paired: dict[int, tuple[int, Compared]] = {}
+    for calls, wanted in by_tool.values():
+        if not calls or not wanted:
+            continue
+        table = [[compare(actual[i], expected_calls[j]) for j in wanted] for i in calls]
+        weights = [[weight(c) for c in row] for row in table]
+        for a, b in best_assignment(weights):
+            paired[wanted[b]] = (calls[a], table[a][b])
+    return paired
+
+
+def _check_choice(owner: str, name: str, value: object, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise InvalidParameterError(f"{owner}: {name} must be one of {', '.join(map(repr, choices))}, "
+                                    f"got {value!r}.")
+    return str(value)
+
+
+class _Paired(Metric):
+    """What the two metrics share: rules, pairing, the batch fallback."""
+
+    required_fields: ClassVar[tuple[str, ...]] = ("tool_calls", "expected_tool_calls")
+    requires_llm_judge: ClassVar[bool] = False
+    higher_is_better: ClassVar[bool] = True
+
+    def _setup(self, compare: object, rules: Mapping[str, object] | None, missing_calls: str) -> None:
+        self.compare = compare
+        self.rules = None if rules is None else dict(rules)
+        self._rules = RuleSet.of(compare, rules, self.name)
+        self.missing_calls = _check_choice(self.name, "missing_calls", missing_calls, ("zero", "ignore"))
+
+    def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
+        """Case by case (the comparison reads arguments and outputs, which a
+        batch built from columns does not hold)."""
+        if batch.cases is None:
+            raise InvalidCaseError(
+                f"{self.name} compares arguments and outputs, but this batch holds tool names "
+                f"only. Fix: build it with ToolCallBatch.from_cases(...) (or evaluate() a list of "
+                f"AgentTestCase).")
+        from agentmetrics.batch import check_errors_mode
+
+        return super().evaluate_batch(batch, errors=check_errors_mode(errors))
+
+    def _average(self, scored: list[tuple[str, float, str]], unpaired: list[str], what: str,
+                 ) -> tuple[float, str]:
+        """``scored``: per paired expected call, (label, credit, details)."""
+        count = len(scored) + (len(unpaired) if self.missing_calls == "zero" else 0)
+        if count == 0:
+            return 0.0, f"none of the {len(unpaired)} expected calls was made, so no {what} was compared"
+        value = sum(credit for _, credit, _ in scored) / count
+        parts = [f"{label} {details}" for label, credit, details in scored if credit < 1.0]
+        perfect = sum(1 for _, credit, _ in scored if credit == 1.0)
+        head = f"{perfect} of {len(scored)} paired calls match fully"
+        if parts:
+            head += "; " + "; ".join(parts[:_SHOWN]) + (
+                f"; and {len(parts) - _SHOWN} more" if len(parts) > _SHOWN else "")
+        if unpaired:
+            counted = "scored 0" if self.missing_calls == "zero" else "not scored"
+            head += f"; not called ({counted}): {_listed(unpaired)}"
+        return value, head
+
+
+class ArgumentAccuracy(_Paired):
+    """The share of expected arguments the agent got right, per paired call, averaged.
+
+    Each expected call is paired with at most one call of the same tool, the
+    pairing that gets the most arguments right in total (optimal assignment,
+    not first come first served). A paired call scores the share of the
+    expected call's arguments it gives with a matching value; nested objects
+    are compared leaf by leaf (``"address.city"``). ``compare`` is the default
+    comparison (``exact``, ``normalized``, ``numeric``, ``set_equal``, a rule
+    such as ``Numeric(abs_tol=0.01)``, or a callable ``(actual, expected) ->
+    bool | float``); ``rules`` sets one per argument path. Arguments not
+    expected are named in the reason and count against the call only with
+    ``extra_arguments="penalize"``. An expected call that was never made scores
+    0 (``missing_calls="zero"``) or is left out of the average (``"ignore"``).
+    No expected calls scores 1.0.
+    """
+
+    name: ClassVar[str] = "argument_accuracy"
+    description: ClassVar[str] = "Share of expected arguments matched per paired call, averaged."
+    default_threshold: ClassVar[float] = 0.8
+
+    def __init__(self, threshold: float | None = None, compare: object = "exact",
+                 rules: Mapping[str, object] | None = None, extra_arguments: str = "ignore",
+                 missing_calls: str = "zero") -> None:
+        super().__init__(threshold)
+        self._setup(compare, rules, missing_calls)
+        self.extra_arguments = _check_choice(self.name, "extra_arguments", extra_arguments,
+                                             ("ignore", "penalize"))
+
+    def _compared(self, call: ToolCall, expected: ToolCall) -> Compared:
+        return compare_values(call.arguments, expected.arguments, self._rules)
+
+    def measure(self, case: AgentTestCase) -> tuple[float, str]:
+        assert case.tool_calls is not None and case.expected_tool_calls is not None
+        actual, expected = case.tool_calls, case.expected_tool_calls
+        if not expected:
+            return 1.0, "No expected calls: no arguments to check"
+        penalize = self.extra_arguments == "penalize"
+        paired = pair_calls(actual, range(len(expected)), expected, self._compared,
+                            lambda c: c.score(penalize))
+        scored, unpaired = [], []
+        for j, want in enumerate(expected):
+            if j not in paired:
+                unpaired.append(want.name)
+                continue
+            i, compared = paired[j]
+            credit = compared.score(penalize)
+            details = [f"{compared.credit:g}/{compared.expected} arguments"]
+            if not actual[i].arguments_valid:
+                details.append("its arguments were not a JSON object")
+            details += [f"{path} expected {_short(e)}, got {_short(a)}" for path, e, a in compared.differing]
+            if compared.missing:
+                details.append(f"missing {_listed(compared.missing)}")
+            if compared.extra:
+                details.append(f"extra {_listed(compared.extra)}")
+            scored.append((f"{want.name} (call #{i + 1})", credit, "(" + ", ".join(details) + ")"))
+        return self._average(scored, unpaired, "argument")
+
+
+class ToolOutputMatch(_Paired):
+    """The share of expected tool outputs the calls returned.
+
+    Only expected calls that carry an ``output`` are checked; each is paired
+    with at most one call of the same tool, the pairing that matches the most
+    output in total (optimal assignment). Outputs that are objects are
+    compared leaf by leaf (partial credit), anything else as one value, under
+    ``compare`` and ``rules`` as in argument_accuracy. A call without a
+    recorded output matches nothing. An expected call never made scores 0
+    (``missing_calls="zero"``) or is left out (``"ignore"``). Expected calls
+    none of which carries an output are refused (InvalidCaseError), since
+    there would be nothing to check; no expected calls at all scores 1.0.
+    """
+
+    name: ClassVar[str] = "tool_output_match"
+    description: ClassVar[str] = "Share of expected tool outputs matched by the paired calls' outputs."
+    default_threshold: ClassVar[float] = 1.0
+
+    def __init__(self, threshold: float | None = None, compare: object = "exact",
+                 rules: Mapping[str, object] | None = None, missing_calls: str = "zero") -> None:
+        super().__init__(threshold)
+        self._setup(compare, rules, missing_calls)
+
+    def _compared(self, call: ToolCall, expected: ToolCall) -> Compared:
+        return compare_values(call.output, expected.output, self._rules)
+
+    def measure(self, case: AgentTestCase) -> tuple[float, str]:
+        assert case.tool_calls is not None and case.expected_tool_calls is not None
+        actual, expected = case.tool_calls, case.expected_tool_calls
+        if not expected:
+            return 1.0, "No expected calls: no outputs to check"
+        checked = [j for j, want in enumerate(expected) if want.output is not None]
+        if not checked:
+            raise InvalidCaseError(
+                f"tool_output_match: none of the {len(expected)} expected calls carries an output, "
+                f"so there is nothing to check. Fix: set ToolCall.output on the expected calls "
+                f"whose results matter (e.g. {{'name': ..., 'output': {{...}}}}).")
+        paired = pair_calls(actual, checked, expected, self._compared, lambda c: c.score(False))
+        scored, unpaired = [], []
+        for j in checked:
+            want = expected[j]
+            if j not in paired:
+                unpaired.append(want.name)
+                continue
+            i, compared = paired[j]
+            if actual[i].output is None:
+                details = "(no output recorded)"
+            else:
+                parts = [f"{path or 'output'} expected {_short(e)}, got {_short(a)}"
+                         for path, e, a in compared.differing]
+                if compared.missing:
+                    parts.append(f"missing {_listed(compared.missing)}")
+                details = "(" + ", ".join(parts) + ")"
+            scored.append((f"{want.name} (call #{i + 1})", compared.score(False), details))
+        return self._average(scored, unpaired, "output")

@@ -1,0 +1,217 @@
+"""How one value compares with its expected value: the comparison rules that
+argument_accuracy and tool_output_match share, and nested values by path."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import attrs
+
+from agentmetrics import InvalidParameterError
+
+__all__ = [
+    "RULE_NAMES",
+    "Compared",
+    "Exact",
+    "Function",
+    "Normalized",
+    "Numeric",
+    "Rule",
+    "RuleSet",
+    "SetEqual",
+    "as_rule",
+    "compare_values",
+]
+
+
+@attrs.frozen(slots=True)
+class Exact:
+    """Equal as Python values (``1 == 1.0``; a bool is not a number here)."""
+
+    def __call__(self, actual: Any, expected: Any) -> float:
+        if isinstance(actual, bool) != isinstance(expected, bool):
+            return 0.0
+        return 1.0 if actual == expected else 0.0
+
+
+@attrs.frozen(slots=True)
+class Normalized:
+    """Strings equal ignoring case and runs of whitespace (other values: exact)."""
+
+    def __call__(self, actual: Any, expected: Any) -> float:
+        if isinstance(actual, str) and isinstance(expected, str):
+            return 1.0 if " ".join(actual.split()).casefold() == " ".join(expected.split()).casefold() else 0.0
+        return Exact()(actual, expected)
+
+
+@attrs.frozen(slots=True)
+class Numeric:
+    """Numbers within ``abs_tol`` or ``rel_tol`` of each other (``math.isclose``);
+    numeric strings such as ``"42"`` count as numbers when ``parse_strings``."""
+
+    abs_tol: float = 0.0
+    rel_tol: float = 1e-9
+    parse_strings: bool = False
+
+    def __attrs_post_init__(self) -> None:
+        for name in ("abs_tol", "rel_tol"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) >= 0:
+                raise InvalidParameterError(f"Numeric.{name}: expected a number >= 0, got {value!r}.")
+
+    def _number(self, value: Any) -> float | None:
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, numbers.Real):
+            return float(value)
+        if self.parse_strings and isinstance(value, str):
+            try:
+                return float(value.strip())
+            except ValueError:
+                return None
+        return None
+
+    def __call__(self, actual: Any, expected: Any) -> float:
+        a, e = self._number(actual), self._number(expected)
+        if a is None or e is None:
+            return Exact()(actual, expected)
+        return 1.0 if math.isclose(a, e, abs_tol=self.abs_tol, rel_tol=self.rel_tol) else 0.0
+
+
+@attrs.frozen(slots=True)
+class SetEqual:
+    """Lists equal as sets (order and repeats ignored; items compared exactly)."""
+
+    def __call__(self, actual: Any, expected: Any) -> float:
+        if isinstance(actual, (list, tuple)) and isinstance(expected, (list, tuple)):
+            return 1.0 if _canonical_set(actual) == _canonical_set(expected) else 0.0
+        return Exact()(actual, expected)
+
+
+@attrs.frozen(slots=True)
+class Function:
+    """A callable ``(actual, expected) -> bool | float``; a float is partial
+    credit and must lie in [0, 1]."""
+
+    function: Callable[[Any, Any], Any]
+
+    def __call__(self, actual: Any, expected: Any) -> float:
+        result = self.function(actual, expected)
+        if isinstance(result, bool):
+            return 1.0 if result else 0.0
+        if isinstance(result, numbers.Real) and 0.0 <= float(result) <= 1.0:
+            return float(result)
+        raise InvalidParameterError(
+            f"comparison {self.function!r} returned {result!r} for actual={actual!r}, "
+            f"expected={expected!r}; expected a bool or a number in [0, 1].")
+
+
+Rule = Exact | Normalized | Numeric | SetEqual | Function
+
+#: The rules that can be named by a string.
+RULE_NAMES: dict[str, Rule] = {
+    "exact": Exact(),
+    "normalized": Normalized(),
+    "numeric": Numeric(),
+    "set_equal": SetEqual(),
+}
+
+
+def _canonical_set(items: Any) -> frozenset[str]:
+    import json
+
+    return frozenset(json.dumps(item, sort_keys=True, default=repr) for item in items)
+
+
+def as_rule(rule: object, where: str) -> Rule:
+    """``rule`` as a Rule: one of RULE_NAMES, a rule object, or a callable."""
+    if isinstance(rule, str):
+        if rule in RULE_NAMES:
+            return RULE_NAMES[rule]
+        raise InvalidParameterError(
+            f"{where}: unknown comparison {rule!r}; expected one of {', '.join(RULE_NAMES)}, "
+            f"a rule such as Numeric(abs_tol=0.01), or a callable (actual, expected) -> bool | float.")
+    if isinstance(rule, (Exact, Normalized, Numeric, SetEqual, Function)):
+        return rule
+    if callable(rule):
+        return Function(rule)
+    raise InvalidParameterError(
+        f"{where}: expected a comparison name ({', '.join(RULE_NAMES)}), a rule object or a "
+        f"callable, got {type(rule).__name__} {rule!r}.")
+
+
+@attrs.frozen(slots=True)
+class RuleSet:
+    """A default rule and rules by path (``"address.city"``). A path with a
+    rule of its own is compared whole; other nested objects are compared leaf
+    by leaf."""
+
+    default: Rule
+    by_path: Mapping[str, Rule]
+
+    @classmethod
+    def of(cls, default: object, by_path: Mapping[str, object] | None, owner: str) -> RuleSet:
+        if by_path is not None and not isinstance(by_path, Mapping):
+            raise InvalidParameterError(
+                f"{owner}: rules must map argument paths to comparisons, got {type(by_path).__name__}.")
+        paths = {}
+        for path, rule in (by_path or {}).items():
+            if not isinstance(path, str) or not path:
+                raise InvalidParameterError(f"{owner}: rule paths are non-empty str, got {path!r}.")
+            paths[path] = as_rule(rule, f"{owner}: rules[{path!r}]")
+        return cls(as_rule(default, f"{owner}: compare"), paths)
+
+    def rule(self, path: str) -> Rule:
+        return self.by_path.get(path, self.default)
+
+
+@attrs.frozen(slots=True)
+class Compared:
+    """One value against its expected value: credit per expected leaf path,
+    and the paths missing, extra and differing."""
+
+    expected: int
+    credit: float
+    missing: tuple[str, ...]
+    extra: tuple[str, ...]
+    differing: tuple[tuple[str, Any, Any], ...]  # (path, expected, actual)
+
+    def score(self, count_extra: bool) -> float:
+        total = self.expected + (len(self.extra) if count_extra else 0)
+        if total == 0:
+            return 1.0
+        return self.credit / total
+
+
+def _leaves(value: Mapping[str, Any], rules: RuleSet, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    for key, item in value.items():
+        path = f"{prefix}{key}"
+        if isinstance(item, Mapping) and item and path not in rules.by_path:
+            yield from _leaves(item, rules, path + ".")
+        else:
+            yield path, item
+
+
+def compare_values(actual: Any, expected: Any, rules: RuleSet) -> Compared:
+    """Mappings leaf by leaf (each expected leaf one unit of credit); any other
+    value as one unit, compared with the default rule."""
+    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
+        want = dict(_leaves(expected, rules))
+        got = dict(_leaves(actual, rules))
+        credit = 0.0
+        differing = []
+        for path, value in want.items():
+            if path not in got:
+                continue
+            share = rules.rule(path)(got[path], value)
+            credit += share
+            if share < 1.0:
+                differing.append((path, value, got[path]))
+        missing = tuple(path for path in want if path not in got)
+        extra = tuple(path for path in got if path not in want)
+        return Compared(len(want), credit, missing, extra, tuple(differing))
+    share = rules.default(actual, expected)
+    return Compared(1, share, (), (), () if share == 1.0 else (("", expected, actual),))
