@@ -150,7 +150,9 @@ class ArgumentAccuracy(_Paired):
                 continue
             i, compared = paired[j]
             credit = compared.score(penalize)
-            details = [f"{compared.credit:g}/{compared.expected} arguments"]
+            total = compared.expected + (len(compared.extra) if penalize else 0)
+            details = [f"{compared.credit:g}/{total} arguments"
+                       + (" counting the extra ones" if penalize and compared.extra else "")]
             if not actual[i].arguments_valid:
                 details.append("its arguments were not a JSON object")
             details += [f"{path} expected {_short(e)}, got {_short(a)}" for path, e, a in compared.differing]
