@@ -34,7 +34,7 @@ from agentmetrics.errors import (
     MissingDependencyError,
     TransientMetricError,
 )
-from agentmetrics.metrics import ToolSelectionAccuracy
+from agentmetrics.metrics import PerTurn, ToolSelectionAccuracy, per_turn
 from agentmetrics.registry import (
     MetricInfo,
     get_metric,
@@ -103,6 +103,7 @@ __all__ = [
     "MetricServiceError",
     "MissingDependencyError",
     "MissingFieldError",
+    "PerTurn",
     "RegistryError",
     "Table",
     "ToolCall",
@@ -118,6 +119,7 @@ __all__ = [
     "get_metric",
     "get_metric_class",
     "list_metrics",
+    "per_turn",
     "read_cases",
     "refresh",
     "register_metric",

@@ -28,7 +28,7 @@ __all__ = [
 #: format when detection is not wanted.
 LINE_KEYS = frozenset(
     {"id", "input", "actual_output", "tool_calls", "response", "format",
-     "expected_tool_calls", "metadata"}
+     "expected_tool_calls", "metadata", "turns"}
 )
 
 
@@ -89,12 +89,31 @@ def case_from_record(
             raise InvalidCaseError(f"'response': {error}") from None
     elif "format" in record:
         raise InvalidCaseError("'format' names the format of 'response', which this line lacks.")
+    turns = record.get("turns")
+    if turns is not None:
+        if not isinstance(turns, list):
+            raise InvalidCaseError(
+                f"'turns' must be a list of turn objects, got {type(turns).__name__}. Fix: write "
+                f'"turns": [{{"tool_calls": [...], "expected_tool_calls": [...]}}, ...].')
+        parsed = []
+        for index, turn in enumerate(turns):
+            if isinstance(turn, dict) and ("turns" in turn or "id" in turn):
+                raise InvalidCaseError(
+                    f"'turns'[{index}]: a turn has no 'turns' or 'id' of its own; expected "
+                    f"input, actual_output, tool_calls or response (with format), "
+                    f"expected_tool_calls, metadata.")
+            try:
+                parsed.append(case_from_record(turn, input_format=input_format, hosted_tools=hosted_tools))
+            except InvalidCaseError as error:
+                raise InvalidCaseError(f"'turns'[{index}]: {error}") from None
+        turns = parsed
     return AgentTestCase(
         input=record.get("input"),
         actual_output=record.get("actual_output"),
         tool_calls=tool_calls,
         expected_tool_calls=record.get("expected_tool_calls"),
         metadata=metadata,
+        turns=turns,
     )
 
 

@@ -37,7 +37,7 @@ __all__ = [
 METRIC_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 
 _CASE_FIELDS = frozenset(
-    {"input", "actual_output", "tool_calls", "expected_tool_calls", "metadata"}
+    {"input", "actual_output", "tool_calls", "expected_tool_calls", "metadata", "turns"}
 )
 
 

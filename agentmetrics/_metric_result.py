@@ -190,11 +190,13 @@ class _StoredReasons:
 class _CheckedReasons:
     """A metric's lazy reasons, each checked when it is first asked for."""
 
-    __slots__ = ("explain", "metric")
+    __slots__ = ("errors", "explain", "metric")
 
-    def __init__(self, metric: Metric, explain: Callable[[int], str]) -> None:
+    def __init__(self, metric: Metric, explain: Callable[[int], str],
+                 errors: Mapping[int, str]) -> None:
         self.metric = metric
         self.explain = explain
+        self.errors = errors  # rows whose reason is their error: never asked of the metric
 
     def __call__(self, index: int) -> str:
         reason = self.explain(index)
@@ -213,7 +215,7 @@ class _CheckedReasons:
         puts their message in place.)"""
         many = getattr(self.explain, "many", None)
         if many is None:
-            return [self(row) for row in range(rows)]
+            return [self(row) if row not in self.errors else "" for row in range(rows)]
         reasons: list[str] = many(rows)
         if len(reasons) != rows:
             self._bad(min(len(reasons), rows), "<missing>")
@@ -257,7 +259,7 @@ def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> Metric
         raise metric_bug(metric, f"evaluate_batch scored row {unread[0]}, which could not be "
                                  f"read ({batch.invalid[unread[0]]})")
     if not result.errors and n and _all_scored_and_consistent(metric, values, passed):
-        checked = attrs.evolve(result, explain=_CheckedReasons(metric, result.explain))
+        checked = attrs.evolve(result, explain=_CheckedReasons(metric, result.explain, result.errors))
         checked.reason(0)  # a first look, so a metric without reasons fails at once
         checked.reason(n - 1)
         return checked
@@ -283,7 +285,7 @@ def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> Metric
         raise metric_bug(metric, f"evaluate_batch gave row {row} passed={bool(passed[row])} "
                                  f"for value {float(values[row])!r}, threshold {metric.threshold!r}"
                                  f"{' and an error' if failed[row] else ''}")
-    checked = attrs.evolve(result, explain=_CheckedReasons(metric, result.explain))
+    checked = attrs.evolve(result, explain=_CheckedReasons(metric, result.explain, result.errors))
     for row in np.flatnonzero(scored)[:1].tolist() + np.flatnonzero(scored)[-1:].tolist():
         checked.reason(row)  # a first look, so a metric without reasons fails at once
     return checked
@@ -326,9 +328,15 @@ def batch_errors(metric: Metric, batch: ToolCallBatch, errors: str) -> dict[int,
     missing_rows: dict[int, MissingFieldError] = {}
     for field in reversed(metric.required_fields):  # the first field named wins
         if field in given:
-            for row in np.flatnonzero(~given[field]).tolist():
-                if row not in batch.invalid:
-                    missing_rows[row] = MissingFieldError(metric.name, field)
+            rows = np.flatnonzero(~given[field]).tolist()
+        elif batch.cases is not None:  # any other field: read from the cases themselves
+            rows = [row for row, case in enumerate(batch.cases)
+                    if row not in batch.invalid and getattr(case, field, None) is None]
+        else:
+            continue
+        for row in rows:
+            if row not in batch.invalid:
+                missing_rows[row] = MissingFieldError(metric.name, field)
     for row, error in missing_rows.items():
         found[row] = str(error)
     if found and errors == "raise":

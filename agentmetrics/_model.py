@@ -201,6 +201,41 @@ def _to_expected_tool_calls(value: object) -> tuple[ToolCall, ...] | None:
     return _to_call_tuple(value, "expected_tool_calls")
 
 
+def _to_turns(value: object) -> tuple[AgentTestCase, ...] | None:
+    if _is_not_given(value):
+        return None
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise InvalidCaseError(
+            f"AgentTestCase.turns: expected a list of turns (AgentTestCase or mappings of its "
+            f"fields) or None, got {_describe(value)}. Fix: wrap a single turn in a list."
+        )
+    turns = []
+    for index, item in enumerate(value):
+        if isinstance(item, Mapping):
+            unknown = sorted(set(map(str, item)) - _TURN_KEYS)
+            if unknown:
+                raise InvalidCaseError(
+                    f"AgentTestCase.turns[{index}]: unknown keys {unknown}; expected some of "
+                    f"{sorted(_TURN_KEYS)}.")
+            try:
+                item = AgentTestCase(**item)
+            except InvalidCaseError as error:
+                raise InvalidCaseError(f"turns[{index}].{str(error).removeprefix('AgentTestCase.')}") from None
+        if not isinstance(item, AgentTestCase):
+            raise InvalidCaseError(
+                f"AgentTestCase.turns[{index}]: expected an AgentTestCase or a mapping of its "
+                f"fields, got {_describe(item)}.")
+        if item.turns is not None:
+            raise InvalidCaseError(
+                f"AgentTestCase.turns[{index}]: a turn has turns of its own; expected one level. "
+                f"Fix: list every turn of the run in the case's turns.")
+        turns.append(item)
+    return tuple(turns)
+
+
+_TURN_KEYS = frozenset({"input", "actual_output", "tool_calls", "expected_tool_calls", "metadata"})
+
+
 def _to_metadata(value: object) -> dict[str, Any]:
     if value is None:
         return {}
@@ -219,6 +254,10 @@ class AgentTestCase:
     names or mappings with ``name`` (and optionally ``arguments``, ``id``,
     ``output``) and are stored as tuples of ToolCall. ``None`` means "not
     given", which differs from ``[]`` ("no calls").
+
+    ``turns``, for a multi-turn run: one AgentTestCase per turn (or a mapping
+    of its fields), each with its own calls and expected calls, scored turn by
+    turn through :func:`agentmetrics.per_turn`. A turn has no turns of its own.
     """
 
     input: Any = None
@@ -231,6 +270,9 @@ class AgentTestCase:
     )
     metadata: dict[str, Any] = attrs.field(
         factory=dict, kw_only=True, converter=_to_metadata, hash=False
+    )
+    turns: tuple[AgentTestCase, ...] | None = attrs.field(
+        default=None, kw_only=True, converter=_to_turns
     )
 
     @property

@@ -62,6 +62,7 @@ _OWN_DISTRIBUTION = "agentmetrics"
 # so that its own entry points cannot be found; tests check it matches pyproject.
 _BUILTIN_TARGETS = {
     "tool_selection_accuracy": "agentmetrics.metrics._tool_selection:ToolSelectionAccuracy",
+    "per_turn": "agentmetrics.metrics._per_turn:PerTurn",
 }
 
 M = TypeVar("M", bound=type[Metric])

@@ -51,7 +51,7 @@ def _bit_parallel(called: npt.NDArray[np.int64], expected: npt.NDArray[np.int64]
     weights = np.left_shift(np.uint64(1), np.arange(width, dtype=np.uint64))
     full = np.where(expected_lengths >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
                     np.left_shift(np.uint64(1), expected_lengths.astype(np.uint64)) - np.uint64(1))
-    vector = np.full(rows, 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
+    vector: npt.NDArray[Any] = np.full(rows, 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
     match = np.empty(rows, dtype=np.uint64)
     for position in range(called.shape[1]):
         column = called[:, position:position + 1]

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agentmetrics.metrics._per_turn import PerTurn, per_turn
 from agentmetrics.metrics._tool_selection import ToolSelectionAccuracy
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._metric import Metric
 
-__all__ = ["ToolSelectionAccuracy"]
+__all__ = ["PerTurn", "ToolSelectionAccuracy", "per_turn"]
 
 
 def __getattr__(attribute: str) -> type[Metric]:
