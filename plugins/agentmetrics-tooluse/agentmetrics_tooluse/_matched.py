@@ -46,8 +46,14 @@ def pair_calls(
         if not calls or not wanted:
             continue
         table = [[compare(actual[i], expected_calls[j]) for j in wanted] for i in calls]
-        weights = [[weight(c) for c in row] for row in table]
-        for a, b in best_assignment(weights):
+        if len(calls) == 1 or len(wanted) == 1:  # one pair: the best one (the first on ties)
+            weights = [weight(c) for row in table for c in row]
+            best = weights.index(max(weights))
+            a, b = divmod(best, len(wanted))
+            paired[wanted[b]] = (calls[a], table[a][b])
+            continue
+        weights_table = [[weight(c) for c in row] for row in table]
+        for a, b in best_assignment(weights_table):
             paired[wanted[b]] = (calls[a], table[a][b])
     return paired
 

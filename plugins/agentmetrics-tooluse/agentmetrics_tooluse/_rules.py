@@ -32,8 +32,8 @@ class Exact:
     """Equal as Python values (``1 == 1.0``; a bool is not a number here)."""
 
     def __call__(self, actual: Any, expected: Any) -> float:
-        if isinstance(actual, bool) != isinstance(expected, bool):
-            return 0.0
+        if (type(actual) is bool) != (type(expected) is bool):  # True is not 1 here
+            return 0.0 if isinstance(actual, bool) != isinstance(expected, bool) else float(actual == expected)
         return 1.0 if actual == expected else 0.0
 
 
@@ -186,32 +186,48 @@ class Compared:
         return self.credit / total
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None), list, tuple})
+
+
+def _is_object(value: Any) -> bool:
+    kind = type(value)
+    return kind is dict or (kind not in _PLAIN and isinstance(value, Mapping))
+
+
 def _leaves(value: Mapping[str, Any], rules: RuleSet, prefix: str = "") -> Iterator[tuple[str, Any]]:
     for key, item in value.items():
         path = f"{prefix}{key}"
-        if isinstance(item, Mapping) and item and path not in rules.by_path:
+        if _is_object(item) and item and path not in rules.by_path:
             yield from _leaves(item, rules, path + ".")
         else:
             yield path, item
 
 
+def _flattened(value: Mapping[str, Any], rules: RuleSet) -> Mapping[str, Any]:
+    if type(value) is dict and not any(map(_is_object, value.values())):
+        return value  # flat already (the common case): no copy
+    return dict(_leaves(value, rules))
+
+
 def compare_values(actual: Any, expected: Any, rules: RuleSet) -> Compared:
     """Mappings leaf by leaf (each expected leaf one unit of credit); any other
     value as one unit, compared with the default rule."""
-    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
-        want = dict(_leaves(expected, rules))
-        got = dict(_leaves(actual, rules))
+    if _is_object(expected) and _is_object(actual):
+        want = _flattened(expected, rules)
+        got = _flattened(actual, rules)
         credit = 0.0
         differing = []
+        missing = []
+        by_path, default = rules.by_path, rules.default
         for path, value in want.items():
             if path not in got:
+                missing.append(path)
                 continue
-            share = rules.rule(path)(got[path], value)
+            share = (by_path.get(path) or default)(got[path], value) if by_path else default(got[path], value)
             credit += share
             if share < 1.0:
                 differing.append((path, value, got[path]))
-        missing = tuple(path for path in want if path not in got)
         extra = tuple(path for path in got if path not in want)
-        return Compared(len(want), credit, missing, extra, tuple(differing))
+        return Compared(len(want), credit, tuple(missing), extra, tuple(differing))
     share = rules.default(actual, expected)
     return Compared(1, share, (), (), () if share == 1.0 else (("", expected, actual),))
