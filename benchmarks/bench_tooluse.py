@@ -1,6 +1,6 @@
 """Issue 17's metrics: each batch path against a plain-Python loop, side by side.
 
-    python benchmarks/bench_tooluse.py [--sizes 100000 1000000] [--repeats 3] [--peers]
+    python benchmarks/bench_tooluse.py [--sizes 100000 1000000] [--repeats 3]
 
 Names-only metrics (vectorized: trajectory_lcs, call_budget, redundant_calls
 by name, trajectory_match in_order) on seeded synthetic cases (0 to 8 calls a
@@ -10,10 +10,8 @@ argument_accuracy, tool_output_match, redundant_calls by call, loop_detected,
 per_turn) on cases with arguments and outputs, at a tenth of the size: (b) a
 plain-Python loop against evaluate_batch. Medians of --repeats, ratio (b)/(f).
 
-With --peers, the compatibility metrics against the peer libraries they
-mirror (deepeval, ragas), when those are installed (`pip install
-'agentmetrics[peers]'`): the peer's own scorer over the same cases, one case at
-a time as the peer runs, against our evaluate_batch.
+Against the peer libraries themselves: benchmarks/bench_peers.py (it runs in
+the peers' own environment, .venv-peers).
 """
 
 from __future__ import annotations
@@ -182,7 +180,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--peers", action="store_true")
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}; medians of {args.repeats}")
     for n in args.sizes:
@@ -208,10 +205,6 @@ def main() -> None:
             b = median_time(lambda: loop(cases), args.repeats)
             f = median_time(lambda: metric.evaluate_batch(case_batch, errors="record"), args.repeats)
             print(f"{label:<36}{b * 1e3:>10.0f}ms{f * 1e3:>10.0f}ms{b / f:>9.2f}x")
-    if args.peers:
-        from bench_peers import run_peers
-
-        run_peers(args.repeats)
 
 
 if __name__ == "__main__":

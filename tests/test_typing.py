@@ -18,7 +18,8 @@ def test_py_typed_marker_ships_with_the_package():
 
 @pytest.mark.parametrize("package", ["agentmetrics", "plugins/agentmetrics-trajectory/agentmetrics_trajectory",
                                      "plugins/agentmetrics-judge/agentmetrics_judge",
-                                     "plugins/agentmetrics-tooluse/agentmetrics_tooluse"])
+                                     "plugins/agentmetrics-tooluse/agentmetrics_tooluse",
+                                     "plugins/agentmetrics-compat/agentmetrics_compat"])
 def test_mypy_strict_passes(package):
     pytest.importorskip("mypy")
     result = subprocess.run(

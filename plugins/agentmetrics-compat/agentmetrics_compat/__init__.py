@@ -1,0 +1,29 @@
+"""The peers' tool-use metrics, reproduced for agentmetrics, installed as a plugin.
+
+A team moving from another evaluation library scores its cases with that
+library's definition, quirks included, and compares the numbers before
+switching to agentmetrics' own metrics:
+
+- ``deepeval_tool_correctness`` (:class:`DeepevalToolCorrectness`): deepeval's ToolCorrectnessMetric.
+- ``ragas_tool_call_f1`` (:class:`RagasToolCallF1`): ragas' ToolCallF1.
+- ``agentevals_trajectory`` (:class:`AgentevalsTrajectory`): agentevals' trajectory match.
+- ``adk_tool_trajectory`` (:class:`AdkToolTrajectory`): Google ADK's TrajectoryEvaluator.
+
+Each is tested against the peer library itself, offline.
+"""
+
+from __future__ import annotations
+
+from agentmetrics_compat._adk import AdkToolTrajectory
+from agentmetrics_compat._agentevals import AgentevalsTrajectory
+from agentmetrics_compat._deepeval import DeepevalToolCorrectness
+from agentmetrics_compat._ragas import RagasToolCallF1
+
+__version__ = "0.1.0"
+__all__ = [
+    "AdkToolTrajectory",
+    "AgentevalsTrajectory",
+    "DeepevalToolCorrectness",
+    "RagasToolCallF1",
+    "__version__",
+]

@@ -1,0 +1,215 @@
+"""agentevals_trajectory: agentevals' trajectory match evaluator, reproduced."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, Metric, ToolCall
+
+from agentmetrics_compat._common import check_choice, readable_arguments, show_call
+
+if TYPE_CHECKING:
+    from agentmetrics import MetricResult, ToolCallBatch
+
+__all__ = ["ARGS_MODES", "TRAJECTORY_MODES", "AgentevalsTrajectory", "first_unmatched"]
+
+_NAME = "agentevals_trajectory"
+TRAJECTORY_MODES = ("unordered", "subset", "superset")
+ARGS_MODES = ("exact", "ignore", "subset", "superset")
+
+Matcher = Callable[[dict[str, Any], dict[str, Any]], bool]
+Override = str | Sequence[str] | Matcher
+
+
+def _exact(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    return first == second
+
+
+def _ignore(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    return True
+
+
+def _inside(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    """Every argument of ``first`` is in ``second`` with an equal value."""
+    return all(key in second and second[key] == value for key, value in first.items())
+
+
+def _around(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    return _inside(second, first)
+
+
+_MATCHERS: dict[str, Matcher] = {"exact": _exact, "ignore": _ignore, "subset": _inside,
+                                 "superset": _around}
+
+
+def _at(arguments: Any, path: str) -> Any:
+    """The value at a dotted path, None where a step is missing or not an object
+    (as agentevals reads it: a None value and a missing key look the same)."""
+    current = arguments
+    for part in path.split("."):
+        if not isinstance(current, dict):
+            return None
+        current = current.get(part)
+        if current is None:
+            return None
+    return current
+
+
+class _OnKeys:
+    """Arguments equal at the listed dotted paths."""
+
+    __slots__ = ("keys",)
+
+    def __init__(self, keys: tuple[str, ...]) -> None:
+        self.keys = keys
+
+    def __call__(self, first: dict[str, Any], second: dict[str, Any]) -> bool:
+        return all(_at(first, key) == _at(second, key) for key in self.keys)
+
+
+def first_unmatched(outer: Sequence[ToolCall], inner: Sequence[ToolCall],
+                    matcher: Callable[[str], Matcher]) -> int | None:
+    """agentevals' cover test: each call of ``inner`` in turn takes the first
+    unused same-named call of ``outer`` whose arguments match
+    (``matcher(name)(outer arguments, inner arguments)``). The index of the
+    first inner call left without one, or None when all found one. First-fit,
+    as agentevals does it: it can miss a matching that exists."""
+    used: set[int] = set()
+    for j, want in enumerate(inner):
+        match = matcher(want.name)
+        for i, got in enumerate(outer):
+            if got.name == want.name and i not in used and match(got.arguments, want.arguments):
+                used.add(i)
+                break
+        else:
+            return j
+    return None
+
+
+class AgentevalsTrajectory(Metric):
+    """agentevals' ``create_trajectory_match_evaluator`` (0.0.9): 1.0 when the
+    tool calls match in the chosen mode, else 0.0.
+
+    - ``trajectory_match_mode``: ``"unordered"`` (the same calls, any order,
+      repeats counted), ``"superset"`` (every expected call made; extra calls
+      allowed), ``"subset"`` (every call made was expected).
+      agentevals' default, ``"strict"``, compares the message list itself
+      (roles and which assistant message holds which calls), which an
+      AgentTestCase does not keep: it is refused (trajectory_match with
+      mode="exact" checks the order of calls).
+    - ``tool_args_match_mode``: ``"exact"``, ``"ignore"``, ``"subset"`` or
+      ``"superset"``; ``tool_args_match_overrides`` sets a mode, a list of
+      dotted argument paths to compare, or a function
+      ``(arguments, reference arguments) -> bool`` per tool name.
+    - Quirks kept: calls pair **first-fit**, so a matching can be missed when
+      argument rules are loose; in ``"subset"`` mode the argument rule is
+      applied with the sides swapped (the expected call's arguments first);
+      arguments compare with Python equality (``1 == 1.0``).
+    """
+
+    name: ClassVar[str] = _NAME
+    required_fields: ClassVar[tuple[str, ...]] = ("tool_calls", "expected_tool_calls")
+    requires_llm_judge: ClassVar[bool] = False
+    higher_is_better: ClassVar[bool] = True
+    description: ClassVar[str] = "agentevals' trajectory match (unordered, subset, superset), reproduced."
+    default_threshold: ClassVar[float] = 1.0
+
+    def __init__(self, threshold: float | None = None, trajectory_match_mode: str = "unordered",
+                 tool_args_match_mode: str = "exact",
+                 tool_args_match_overrides: Mapping[str, Override] | None = None) -> None:
+        if getattr(trajectory_match_mode, "value", trajectory_match_mode) == "strict":
+            raise InvalidParameterError(
+                f"{_NAME}: trajectory_match_mode='strict' compares agentevals' message list "
+                f"(roles, and which assistant message holds which calls), which an "
+                f"AgentTestCase does not keep. Fix: use 'unordered', 'subset' or 'superset', or "
+                f"trajectory_match with mode='exact' for the calls in order.")
+        self.trajectory_match_mode = check_choice(_NAME, "trajectory_match_mode",
+                                                  trajectory_match_mode, TRAJECTORY_MODES)
+        self.tool_args_match_mode = check_choice(_NAME, "tool_args_match_mode",
+                                                 tool_args_match_mode, ARGS_MODES)
+        self.tool_args_match_overrides = (None if tool_args_match_overrides is None
+                                          else dict(tool_args_match_overrides))
+        self._matchers = {tool: _override(tool, rule)
+                          for tool, rule in (self.tool_args_match_overrides or {}).items()}
+        self._default = _MATCHERS[self.tool_args_match_mode]
+        super().__init__(threshold)
+
+    def _matcher(self, tool: str) -> Matcher:
+        return self._matchers.get(tool, self._default)
+
+    def _show(self, call: ToolCall) -> str:
+        return call.name if self._names_only() else show_call(call)
+
+    def _names_only(self) -> bool:
+        return self._default is _ignore and all(m is _ignore for m in self._matchers.values())
+
+    def measure(self, case: AgentTestCase) -> tuple[float, str]:
+        assert case.tool_calls is not None and case.expected_tool_calls is not None
+        called, expected = case.tool_calls, case.expected_tool_calls
+        if not self._names_only():
+            fix = "repair them (agentevals parses every call's arguments as JSON)."
+            readable_arguments(_NAME, called, "called", fix)
+            readable_arguments(_NAME, expected, "expected", fix)
+        mode = self.trajectory_match_mode
+        if mode in ("superset", "unordered"):
+            j = first_unmatched(called, expected, self._matcher)
+            if j is not None:
+                return 0.0, (f"{mode}: expected call #{j + 1} {self._show(expected[j])} found no "
+                             f"unused call with the same name and matching arguments (first-fit)")
+        if mode in ("subset", "unordered"):
+            i = first_unmatched(expected, called, self._matcher)
+            if i is not None:
+                return 0.0, (f"{mode}: call #{i + 1} {self._show(called[i])} found no unused "
+                             f"expected call with the same name and matching arguments (first-fit)")
+        return 1.0, f"{mode}: {len(called)} calls made, {len(expected)} expected, all matched"
+
+    def scores_from_names(self) -> bool:
+        return self._names_only()
+
+    def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
+        """Vectorized when arguments are ignored: first-fit by name alone is a
+        maximum matching, so the match is a count of calls paired by name."""
+        from agentmetrics.batch import check_errors_mode
+
+        if not self._names_only():
+            if batch.cases is None:
+                raise InvalidCaseError(
+                    f"{_NAME} with tool_args_match_mode={self.tool_args_match_mode!r} compares "
+                    f"arguments, but this batch holds tool names only. Fix: build it with "
+                    f"ToolCallBatch.from_cases(...), or use tool_args_match_mode='ignore'.")
+            return super().evaluate_batch(batch, errors=check_errors_mode(errors))
+        import numpy as np
+
+        from agentmetrics.batch import batch_errors, ratio_values, row_multiset_overlap
+
+        failed = batch_errors(self, batch, errors)
+        paired = row_multiset_overlap(batch)
+        ok = np.ones(len(batch), dtype=bool)
+        if self.trajectory_match_mode in ("superset", "unordered"):
+            ok &= paired == np.diff(batch.expected_offsets)
+        if self.trajectory_match_mode in ("subset", "unordered"):
+            ok &= paired == np.diff(batch.called_offsets)
+        return ratio_values(self, batch, ok.astype(np.float64), failed, self._names_reason)
+
+    def _names_reason(self, called: Sequence[str], expected: Sequence[str]) -> str:
+        return self.measure(AgentTestCase(tool_calls=list(called), expected_tool_calls=list(expected)))[1]
+
+
+def _override(tool: str, rule: Any) -> Matcher:
+    if isinstance(rule, str) or hasattr(rule, "value"):
+        return _MATCHERS[check_choice(_NAME, f"tool_args_match_overrides[{tool!r}]", rule, ARGS_MODES)]
+    if callable(rule):
+        def checked(first: dict[str, Any], second: dict[str, Any]) -> bool:
+            answer = rule(first, second)
+            if not isinstance(answer, bool):
+                raise InvalidParameterError(
+                    f"{_NAME}: the override for {tool!r} returned {answer!r}; expected True or False.")
+            return answer
+        return checked
+    if isinstance(rule, (list, tuple)) and rule and all(isinstance(k, str) and k for k in rule):
+        return _OnKeys(tuple(rule))
+    raise InvalidParameterError(
+        f"{_NAME}: tool_args_match_overrides[{tool!r}] must be one of {', '.join(map(repr, ARGS_MODES))}, "
+        f"a non-empty list of dotted argument paths, or a function (arguments, reference "
+        f"arguments) -> bool; got {rule!r}.")

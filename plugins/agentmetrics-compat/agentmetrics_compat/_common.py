@@ -1,0 +1,57 @@
+"""What the compatibility metrics share: refusing unreadable arguments, and
+showing calls in reasons."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agentmetrics import InvalidCaseError, InvalidParameterError, ToolCall
+
+__all__ = ["check_choice", "check_flag", "listed", "readable_arguments", "show_call"]
+
+_SHOWN = 3
+
+
+def readable_arguments(metric: str, calls: Sequence[ToolCall], side: str, fix: str) -> None:
+    """Refuse a call whose arguments arrived as text that is not a JSON object:
+    the peer could not read it either, and scoring it as ``{}`` would be a
+    wrong score. ``side`` is "called" or "expected"."""
+    for k, call in enumerate(calls):
+        if not call.arguments_valid:
+            text = call.raw_arguments or ""
+            shown = text if len(text) <= 40 else text[:37] + "..."
+            raise InvalidCaseError(
+                f"{metric}: {side} call #{k + 1} ({call.name}) has arguments that are not a JSON "
+                f"object ({shown!r}); expected an object, as the peer reads them. Fix: {fix}")
+
+
+def show_call(call: ToolCall) -> str:
+    """``name(key=value, ...)``, cut at about 50 characters of arguments."""
+    if not call.arguments:
+        return call.name
+    text = ", ".join(f"{key}={value!r}" for key, value in call.arguments.items())
+    return f"{call.name}({text if len(text) <= 50 else text[:47] + '...'})"
+
+
+def listed(items: Sequence[str]) -> str:
+    """The first few items, comma-separated, and how many more."""
+    head = ", ".join(items[:_SHOWN])
+    return head + (f" and {len(items) - _SHOWN} more" if len(items) > _SHOWN else "")
+
+
+def check_choice(metric: str, parameter: str, value: Any, choices: Sequence[str]) -> str:
+    """``value`` if it is one of ``choices`` (a str Enum member counts as its
+    value), else InvalidParameterError naming the choices."""
+    plain = getattr(value, "value", value)
+    if not isinstance(plain, str) or plain not in choices:
+        raise InvalidParameterError(
+            f"{metric}: {parameter} must be one of {', '.join(map(repr, choices))}, got {value!r}.")
+    return plain
+
+
+def check_flag(metric: str, parameter: str, value: Any) -> bool:
+    """``value`` if it is a bool, else InvalidParameterError."""
+    if not isinstance(value, bool):
+        raise InvalidParameterError(f"{metric}: {parameter} must be True or False, got {value!r}.")
+    return value

@@ -1,0 +1,154 @@
+"""ragas_tool_call_f1: ragas' ToolCallF1, reproduced."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from agentmetrics import AgentTestCase, Metric, ToolCall
+
+from agentmetrics_compat._common import listed, readable_arguments, show_call
+
+if TYPE_CHECKING:
+    from agentmetrics import MetricResult, ToolCallBatch
+
+__all__ = ["RagasToolCallF1", "call_key", "f1_of_counts", "frozen"]
+
+_NAME = "ragas_tool_call_f1"
+_FIX = "repair them: ragas compares the arguments of every call."
+
+
+def frozen(value: Any) -> Any:
+    """A hashable form of an argument value, as ragas builds it: an object
+    becomes a frozenset of (key, value) pairs, a list a tuple, recursively.
+    Python equality decides matches, so ``1``, ``1.0`` and ``True`` are equal."""
+    if isinstance(value, dict):
+        return frozenset((key, frozen(item)) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return tuple(frozen(item) for item in value)
+    if isinstance(value, (set, frozenset)):
+        return frozenset(frozen(item) for item in value)
+    return value
+
+
+def call_key(call: ToolCall) -> tuple[str, Any]:
+    """What makes two calls the same for ragas: the name and the arguments."""
+    return call.name, frozen(call.arguments)
+
+
+def f1_of_counts(shared: int, called: int, expected: int) -> float:
+    """F1 from distinct calls shared, made and expected, with ragas' guards
+    (0 wherever a denominator would be 0) and its rounding to 4 decimals."""
+    false_pos, false_neg = called - shared, expected - shared
+    precision = shared / (shared + false_pos) if shared + false_pos > 0 else 0.0
+    recall = shared / (shared + false_neg) if shared + false_neg > 0 else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+    return round(f1, 4)
+
+
+class RagasToolCallF1(Metric):
+    """ragas' ToolCallF1 (0.4): the F1 of the **sets** of distinct calls made
+    and expected, a call being its name and its arguments, rounded to 4
+    decimals.
+
+    Quirks kept: repeated calls count once (``[A, A]`` against ``[A]`` is
+    1.0); order is ignored; **no calls on either side scores 0.0** (ragas'
+    guards), where tool_call_f1 gives 1.0; arguments are compared with
+    Python equality (``1 == 1.0``), an argument too many or too few makes a
+    different call.
+    """
+
+    name: ClassVar[str] = _NAME
+    required_fields: ClassVar[tuple[str, ...]] = ("tool_calls", "expected_tool_calls")
+    requires_llm_judge: ClassVar[bool] = False
+    higher_is_better: ClassVar[bool] = True
+    description: ClassVar[str] = "ragas' ToolCallF1: F1 of the sets of (name, arguments), reproduced."
+    default_threshold: ClassVar[float] = 0.5
+
+    def __init__(self, threshold: float | None = None) -> None:
+        super().__init__(threshold)
+
+    def measure(self, case: AgentTestCase) -> tuple[float, str]:
+        assert case.tool_calls is not None and case.expected_tool_calls is not None
+        called, expected = case.tool_calls, case.expected_tool_calls
+        readable_arguments(_NAME, called, "called", _FIX)
+        readable_arguments(_NAME, expected, "expected", _FIX)
+        made = {call_key(c): c for c in reversed(called)}
+        wanted = {call_key(c): c for c in reversed(expected)}
+        shared = made.keys() & wanted.keys()
+        value = f1_of_counts(len(shared), len(made), len(wanted))
+        return value, self._reason(value, made, wanted, shared)
+
+    @staticmethod
+    def _reason(value: float, made: dict[Any, ToolCall], wanted: dict[Any, ToolCall],
+                shared: set[Any]) -> str:
+        if not made and not wanted:
+            return "F1 0.0: no calls made or expected (ragas scores 0 when both sides are empty)"
+        reason = (f"F1 {value:.4g}: {len(shared)} of {len(wanted)} distinct expected calls made, "
+                  f"{len(made)} distinct made")
+        missing = [show_call(c) for key, c in wanted.items() if key not in shared]
+        extra = [show_call(c) for key, c in made.items() if key not in shared]
+        if missing:
+            reason += f"; missing: {listed(missing)}"
+        if extra:
+            reason += f"; not expected: {listed(extra)}"
+        return reason
+
+    def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
+        """The distinct calls of every case counted with arrays: each distinct
+        (name, arguments) becomes one id, and the shared, made and expected
+        counts come from agentmetrics' set kernel (F1 and rounding as above)."""
+        if batch.cases is None:
+            from agentmetrics import InvalidCaseError
+
+            raise InvalidCaseError(
+                f"{_NAME} compares arguments, but this batch holds tool names only. Fix: build "
+                f"it with ToolCallBatch.from_cases(...) (or evaluate() a list of AgentTestCase).")
+        import numpy as np
+
+        from agentmetrics import MetricResult, ToolCallBatch
+        from agentmetrics.batch import batch_errors, passes, row_set_counts
+
+        failed = batch_errors(self, batch, errors)
+        ids: dict[Any, str] = {}
+        called_col: list[list[str] | None] = []
+        expected_col: list[list[str] | None] = []
+        try:
+            for row in range(len(batch)):
+                if row in failed:
+                    called_col.append(None)
+                    expected_col.append(None)
+                    continue
+                case = batch.case(row)
+                assert case.tool_calls is not None and case.expected_tool_calls is not None
+                readable_arguments(_NAME, case.tool_calls, "called", _FIX)
+                readable_arguments(_NAME, case.expected_tool_calls, "expected", _FIX)
+                called_col.append(_tokens(case.tool_calls, ids))
+                expected_col.append(_tokens(case.expected_tool_calls, ids))
+        except Exception:  # a case to refuse: case by case, with the single-case errors
+            from agentmetrics.batch import check_errors_mode
+
+            return super().evaluate_batch(batch, errors=check_errors_mode(errors))
+        tokens = ToolCallBatch.from_columns(tool_calls=called_col, expected_tool_calls=expected_col)
+        made, wanted, shared = row_set_counts(tokens)
+        values = np.array([f1_of_counts(s, c, e) for s, c, e in
+                           zip(shared.tolist(), made.tolist(), wanted.tolist(), strict=True)],
+                          dtype=np.float64).reshape(len(batch))
+        if failed:
+            values[list(failed)] = np.nan
+
+        def explain(row: int) -> str:
+            return self.evaluate(batch.case(row)).reason
+
+        return MetricResult(self, values, passes(self, values), failed, explain)
+
+
+def _tokens(calls: Sequence[ToolCall], ids: dict[Any, str]) -> list[str]:
+    out = []
+    for call in calls:
+        key = call_key(call)
+        token = ids.get(key)
+        if token is None:
+            token = ids[key] = f"c{len(ids)}"
+        out.append(token)
+    return out
