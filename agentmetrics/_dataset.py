@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 
-from agentmetrics._model import AgentTestCase, UnreadableCase
+from agentmetrics._model import CASE_FIELDS, AgentTestCase, UnreadableCase
 from agentmetrics._types import ErrorsMode
 from agentmetrics.errors import InvalidCaseError
 
@@ -26,10 +26,7 @@ __all__ = [
 #: Anthropic, Gemini, LangChain or OpenTelemetry shape) whose calls are read
 #: with :func:`agentmetrics.formats.tool_calls_from`, ``format`` naming its
 #: format when detection is not wanted.
-LINE_KEYS = frozenset(
-    {"id", "input", "actual_output", "tool_calls", "response", "format",
-     "expected_tool_calls", "metadata", "turns"}
-)
+LINE_KEYS = CASE_FIELDS | {"id", "response", "format"}
 
 
 #: What JSON counts as whitespace; a line holding only these is blank and skipped.

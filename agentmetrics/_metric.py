@@ -9,7 +9,7 @@ import numbers
 import re
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from agentmetrics._model import AgentTestCase, EvalScore, _describe
+from agentmetrics._model import CASE_FIELDS, AgentTestCase, EvalScore, _describe
 from agentmetrics._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
     InvalidCaseError,
@@ -35,10 +35,6 @@ __all__ = [
 
 #: What a metric's registry name must look like.
 METRIC_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
-
-_CASE_FIELDS = frozenset(
-    {"input", "actual_output", "tool_calls", "expected_tool_calls", "metadata", "turns"}
-)
 
 
 def declared_name(cls: type) -> str:
@@ -244,11 +240,11 @@ class Metric(abc.ABC):
                 f"{cls.__qualname__}.concurrency must be 'serial', 'threads', 'async' or None, "
                 f"got {cls.concurrency!r}."
             )
-        unknown = [f for f in cls.required_fields if f not in _CASE_FIELDS]
+        unknown = [f for f in cls.required_fields if f not in CASE_FIELDS]
         if unknown:
             raise InvalidMetricError(
                 f"{cls.__qualname__}.required_fields names {unknown}, which are not "
-                f"AgentTestCase fields; expected some of {sorted(_CASE_FIELDS)}."
+                f"AgentTestCase fields; expected some of {sorted(CASE_FIELDS)}."
             )
         self._threshold = validate_threshold(
             cls.default_threshold if threshold is None else threshold, metric=name

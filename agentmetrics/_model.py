@@ -11,7 +11,7 @@ import attrs
 
 from agentmetrics.errors import InvalidCaseError
 
-__all__ = ["AgentTestCase", "EvalScore", "ToolCall", "ToolCallLike", "UnreadableCase"]
+__all__ = ["CASE_FIELDS", "AgentTestCase", "EvalScore", "ToolCall", "ToolCallLike", "UnreadableCase"]
 
 
 def _describe(value: object) -> str:
@@ -167,17 +167,22 @@ def _to_tool_call(item: object, field: str, index: int) -> ToolCall:
     )
 
 
+def _as_list(value: object, field: str, expected: str, fix: str) -> Iterable[Any]:
+    """``value`` where a list is expected, refusing a bare string or mapping
+    (or a non-iterable): a string or mapping is iterable, and iterating it
+    would read its characters or keys as items."""
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise InvalidCaseError(
+            f"AgentTestCase.{field}: expected {expected} or None, got {_describe(value)}. Fix: {fix}"
+        )
+    return value
+
+
 def _to_call_tuple(value: object, field: str) -> tuple[ToolCall, ...] | None:
     if _is_not_given(value):
         return None
-    # A bare string or mapping is iterable, and iterating it would score
-    # its characters or keys as tool names: refuse it instead.
-    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-        raise InvalidCaseError(
-            f"AgentTestCase.{field}: expected a list of tool calls (ToolCall, "
-            f"names or mappings) or None, got {_describe(value)}. "
-            f"Fix: wrap a single call in a list, e.g. {field}=['GetOrder']."
-        )
+    value = _as_list(value, field, "a list of tool calls (ToolCall, names or mappings)",
+                     f"wrap a single call in a list, e.g. {field}=['GetOrder'].")
     if isinstance(value, AbstractSet):
         # A set has no order, so order-aware scores would change from run to run.
         raise InvalidCaseError(
@@ -204,11 +209,8 @@ def _to_expected_tool_calls(value: object) -> tuple[ToolCall, ...] | None:
 def _to_turns(value: object) -> tuple[AgentTestCase, ...] | None:
     if _is_not_given(value):
         return None
-    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-        raise InvalidCaseError(
-            f"AgentTestCase.turns: expected a list of turns (AgentTestCase or mappings of its "
-            f"fields) or None, got {_describe(value)}. Fix: wrap a single turn in a list."
-        )
+    value = _as_list(value, "turns", "a list of turns (AgentTestCase or mappings of its fields)",
+                     "wrap a single turn in a list.")
     turns = []
     for index, item in enumerate(value):
         if isinstance(item, Mapping):
@@ -231,9 +233,6 @@ def _to_turns(value: object) -> tuple[AgentTestCase, ...] | None:
                 f"Fix: list every turn of the run in the case's turns.")
         turns.append(item)
     return tuple(turns)
-
-
-_TURN_KEYS = frozenset({"input", "actual_output", "tool_calls", "expected_tool_calls", "metadata"})
 
 
 def _to_metadata(value: object) -> dict[str, Any]:
@@ -290,6 +289,11 @@ class AgentTestCase:
 
 def _short_float(value: float) -> str:
     return "nan" if math.isnan(value) else f"{value:.2f}"
+
+
+#: The fields of an AgentTestCase, by name; a turn has all but ``turns``.
+CASE_FIELDS = frozenset(field.name for field in attrs.fields(AgentTestCase))
+_TURN_KEYS = CASE_FIELDS - {"turns"}
 
 
 @attrs.frozen(slots=True, repr=False)

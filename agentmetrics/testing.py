@@ -263,7 +263,8 @@ def _check_is_a_metric(s: _Subject) -> None:
 
 
 def _check_metadata(s: _Subject) -> None:
-    from agentmetrics._metric import _CASE_FIELDS, METRIC_NAME_PATTERN
+    from agentmetrics._metric import METRIC_NAME_PATTERN
+    from agentmetrics._model import CASE_FIELDS
 
     _check_is_a_metric(s)
     cls = s.metric_cls
@@ -271,7 +272,7 @@ def _check_metadata(s: _Subject) -> None:
     if not isinstance(name, str) or not METRIC_NAME_PATTERN.match(name):
         raise s.fail("name", f"expected a str matching {METRIC_NAME_PATTERN.pattern}, got {name!r}")
     fields = cls.required_fields
-    if not isinstance(fields, tuple) or not set(fields) <= _CASE_FIELDS:
+    if not isinstance(fields, tuple) or not set(fields) <= CASE_FIELDS:
         raise s.fail("required_fields", f"expected a tuple of AgentTestCase fields, got {fields!r}")
     for attribute in ("requires_llm_judge", "higher_is_better"):
         if not isinstance(getattr(cls, attribute), bool):
