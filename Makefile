@@ -15,38 +15,55 @@ $(BIN)/python:
 PLUGIN := plugins/agentmetrics-trajectory
 JUDGE := plugins/agentmetrics-judge
 TOOLUSE := plugins/agentmetrics-tooluse
+COMPAT := plugins/agentmetrics-compat
 
 # The plugin is installed like any third-party package, so the registry, the
 # CLI, the batch evaluator and the pytest marker find it through entry points.
-$(VENV)/.installed: pyproject.toml $(PLUGIN)/pyproject.toml $(JUDGE)/pyproject.toml $(TOOLUSE)/pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e . -e $(PLUGIN) -e $(JUDGE) -e $(TOOLUSE)
+$(VENV)/.installed: pyproject.toml $(PLUGIN)/pyproject.toml $(JUDGE)/pyproject.toml $(TOOLUSE)/pyproject.toml $(COMPAT)/pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e . -e $(PLUGIN) -e $(JUDGE) -e $(TOOLUSE) -e $(COMPAT)
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml $(PLUGIN)/pyproject.toml $(JUDGE)/pyproject.toml $(TOOLUSE)/pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]' -e '$(PLUGIN)[test]' -e '$(JUDGE)[test]' -e '$(TOOLUSE)[test]'
+$(VENV)/.installed-test: pyproject.toml $(PLUGIN)/pyproject.toml $(JUDGE)/pyproject.toml $(TOOLUSE)/pyproject.toml $(COMPAT)/pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]' -e '$(PLUGIN)[test]' -e '$(JUDGE)[test]' -e '$(TOOLUSE)[test]' -e '$(COMPAT)[test]'
 	touch $@ $(VENV)/.installed
+
+# The peer libraries that the compatibility metrics (plugins/agentmetrics-compat)
+# are tested against, in their own environment: their pins conflict with ours.
+PEERS := .venv-peers
+$(PEERS)/.installed: tests/peers/requirements.txt
+	$(PYTHON) -m venv $(PEERS)
+	$(PEERS)/bin/python -m pip install --quiet --upgrade pip
+	$(PEERS)/bin/python -m pip install --quiet -r tests/peers/requirements.txt
+	touch $@
+
+# For benchmarks/bench_peers.py: agentmetrics and its plugins beside the peers.
+$(PEERS)/.installed-bench: $(PEERS)/.installed pyproject.toml $(PLUGIN)/pyproject.toml $(TOOLUSE)/pyproject.toml $(COMPAT)/pyproject.toml
+	$(PEERS)/bin/python -m pip install --quiet -e . -e $(PLUGIN) -e $(TOOLUSE) -e $(COMPAT)
+	touch $@
 
 demo: $(VENV)/.installed
 	$(BIN)/agentmetrics list
 	@echo
 	$(BIN)/agentmetrics evaluate
 
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test $(PEERS)/.installed
 	$(BIN)/python -m ruff check agentmetrics plugins tests benchmarks docs
-	$(BIN)/python -m pytest
+	AGENTMETRICS_REQUIRE_PEERS=1 $(BIN)/python -m pytest
 
 # The documentation site; warnings are errors. Opens at docs/_build/html/index.html.
 docs: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[docs]'
 	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed $(PEERS)/.installed-bench
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_batch.py
 	$(BIN)/python benchmarks/bench_concurrency.py
 	$(BIN)/python benchmarks/bench_statistics.py
 	$(BIN)/python benchmarks/bench_dask.py
+	$(BIN)/python benchmarks/bench_tooluse.py
+	$(PEERS)/bin/python benchmarks/bench_peers.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis docs/_build docs/jupyter_execute
+	rm -rf $(VENV) $(PEERS) .pytest_cache .hypothesis docs/_build docs/jupyter_execute
