@@ -1,0 +1,169 @@
+"""The compatibility metrics and their closest agentmetrics metrics against the
+peer libraries themselves (deepeval, ragas, agentevals, Google ADK), side by
+side in one process, from the same plain records to scores.
+
+    .venv-peers/bin/python benchmarks/bench_peers.py [--cases 10000] [--repeats 3]
+
+It runs in the peers' own environment (``make bench`` builds it and installs
+agentmetrics and the bundled plugins into it), offline: the peers are driven
+by tests/peers/drive.py's scorers, which block the network and turn telemetry
+off. Seeded records of 0 to 6 calls a side with arguments and outputs, many
+near misses.
+
+- (p) the peer: its own objects built from the records and scored one case at
+  a time, as the peer runs (its scorer is set up once, outside the timing).
+- (s) agentmetrics one case at a time: AgentTestCase from the records, then
+  ``metric.evaluate(case)``.
+- (f) agentmetrics in batch: AgentTestCase from the records,
+  ``ToolCallBatch.from_cases``, then ``metric.evaluate_batch``.
+
+- (c) of (s) and (f): building the AgentTestCases from the records alone.
+
+Medians of --repeats, the cyclic GC paused while a side runs (as timeit
+does); ratios (p)/(s) and (p)/(f). For the compat metrics the
+values are checked equal to the peer's (deepeval's argument credit to 1e-12)
+before timing; the native metrics measure something else and are timed only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.metadata
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "peers"))
+import drive  # noqa: E402  (the network guard and telemetry switches first)
+
+from agentmetrics import AgentTestCase, Metric, ToolCall, ToolCallBatch, get_metric  # noqa: E402
+
+ARGUMENTS: list[dict[str, Any]] = [
+    {}, {"x": 1}, {"x": 1.0}, {"x": 2}, {"x": "1"}, {"x": 1, "y": 2}, {"y": {"u": 1, "v": 2}},
+    {"y": {"u": 1, "v": 3}}, {"x": [1, 2]}, {"q": "refund policy"}, {"q": "refund policy", "limit": 5},
+]
+
+
+def records(n: int, seed: int = 17) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+
+    def call() -> dict[str, Any]:
+        item = {"name": rng.choice("abcdefgh"), "arguments": rng.choice(ARGUMENTS)}
+        if rng.random() < 0.5:
+            item["output"] = rng.choice(["ok", 1, {"r": 1}])
+        return item
+
+    out = []
+    for _ in range(n):
+        expected = [call() for _ in range(rng.randint(0, 6))]
+        called = [dict(c) for c in expected]
+        if rng.random() < 0.3:
+            rng.shuffle(called)
+        for _ in range(rng.randint(0, 2)):
+            if called and rng.random() < 0.5:
+                called[rng.randrange(len(called))] = call()
+            else:
+                called.insert(rng.randint(0, len(called)), call())
+        out.append({"called": called, "expected": expected})
+    return out
+
+
+def to_case(record: dict[str, Any]) -> AgentTestCase:
+    def calls(items: list[dict[str, Any]]) -> list[ToolCall]:
+        return [ToolCall(c["name"], c["arguments"], output=c.get("output")) for c in items]
+    return AgentTestCase(tool_calls=calls(record["called"]), expected_tool_calls=calls(record["expected"]))
+
+
+# label, peer, peer options, our metric, compare values
+ROWS: list[tuple[str, str, dict[str, Any], Callable[[], Metric], bool]] = [
+    ("deepeval_tool_correctness", "deepeval", {}, lambda: get_metric("deepeval_tool_correctness"), True),
+    ("  evaluation_params=input_parameters", "deepeval", {"evaluation_params": ["input_parameters"]},
+     lambda: get_metric("deepeval_tool_correctness", evaluation_params=["input_parameters"]), True),
+    ("  should_consider_ordering", "deepeval", {"should_consider_ordering": True},
+     lambda: get_metric("deepeval_tool_correctness", should_consider_ordering=True), True),
+    ("argument_accuracy (native)", "deepeval", {"evaluation_params": ["input_parameters"]},
+     lambda: get_metric("argument_accuracy"), False),
+    ("trajectory_lcs (native)", "deepeval", {"should_consider_ordering": True},
+     lambda: get_metric("trajectory_lcs"), False),
+    ("ragas_tool_call_f1", "ragas_f1", {}, lambda: get_metric("ragas_tool_call_f1"), True),
+    ("tool_call_f1 (native)", "ragas_f1", {}, lambda: get_metric("tool_call_f1"), False),
+    ("agentevals_trajectory superset", "agentevals",
+     {"trajectory_match_mode": "superset", "tool_args_match_mode": "exact"},
+     lambda: get_metric("agentevals_trajectory", trajectory_match_mode="superset"), True),
+    ("  tool_args_match_mode=ignore", "agentevals",
+     {"trajectory_match_mode": "superset", "tool_args_match_mode": "ignore"},
+     lambda: get_metric("agentevals_trajectory", trajectory_match_mode="superset",
+                        tool_args_match_mode="ignore"), True),
+    ("trajectory_match superset (native)", "agentevals",
+     {"trajectory_match_mode": "superset", "tool_args_match_mode": "exact"},
+     lambda: get_metric("trajectory_match", mode="superset"), False),
+    ("adk_tool_trajectory IN_ORDER", "adk", {"match_type": "IN_ORDER"},
+     lambda: get_metric("adk_tool_trajectory", match_type="IN_ORDER"), True),
+    ("  ignore_args", "adk", {"match_type": "IN_ORDER", "ignore_args": True},
+     lambda: get_metric("adk_tool_trajectory", match_type="IN_ORDER", ignore_args=True), True),
+    ("trajectory_match in_order (native)", "adk", {"match_type": "IN_ORDER"},
+     lambda: get_metric("trajectory_match", mode="in_order"), False),
+]
+
+
+def median_time(function: Callable[[], Any], repeats: int) -> float:
+    """The median wall time of ``function``, the cyclic GC paused while it
+    runs (as timeit does) so that objects a side keeps alive do not make it
+    pay for the other's collections."""
+    times = []
+    for _ in range(repeats):
+        gc.collect()
+        gc.disable()
+        try:
+            start = time.perf_counter()
+            function()
+            times.append(time.perf_counter() - start)
+        finally:
+            gc.enable()
+    return statistics.median(times)
+
+
+def check_equal(label: str, theirs: list[dict[str, Any]], ours: list[float], loose: bool) -> None:
+    for row, (their, value) in enumerate(zip(theirs, ours, strict=True)):
+        want = float(their["score"])
+        same = math.isclose(value, want, rel_tol=0, abs_tol=1e-12) if loose else value == want
+        if not same:
+            raise SystemExit(f"{label}: row {row} differs: ours {value!r}, the peer's {their}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    data = records(args.cases)
+    versions = {name: importlib.metadata.version(name)
+                for name in ("deepeval", "ragas", "agentevals", "google-adk")}
+    print(f"python {sys.version.split()[0]}; {args.cases:,} cases; medians of {args.repeats}"
+          + "".join(f"; {k} {v}" for k, v in versions.items()))
+    c = median_time(lambda: [to_case(r) for r in data], args.repeats)
+    print(f"(c) building {args.cases:,} AgentTestCases from the records: {c * 1e3:.0f} ms")
+    print(f"{'metric':<38}{'(p) peer':>11}{'(s) single':>12}{'(f) batch':>11}{'(p)/(s)':>9}{'(p)/(f)':>9}")
+    for label, peer, options, build, compare in ROWS:
+        scorer = drive.PEERS[peer][1](options)
+        metric = build()
+        if compare:
+            theirs = [scorer(r) for r in data]
+            ours = metric.evaluate_batch(ToolCallBatch.from_cases([to_case(r) for r in data])).values.tolist()
+            check_equal(label, theirs, ours, loose="input_parameters" in options.get("evaluation_params", []))
+        p = median_time(lambda: [scorer(r) for r in data], args.repeats)
+        s = median_time(lambda: [metric.evaluate(to_case(r)) for r in data], args.repeats)
+        f = median_time(lambda: metric.evaluate_batch(ToolCallBatch.from_cases([to_case(r) for r in data])),
+                        args.repeats)
+        print(f"{label:<38}{p * 1e3:>9.0f}ms{s * 1e3:>10.0f}ms{f * 1e3:>9.0f}ms{p / s:>8.1f}x{p / f:>8.1f}x")
+
+
+if __name__ == "__main__":
+    main()
