@@ -6,7 +6,8 @@
 - ``redundant_calls``, ``loop_detected``, ``call_budget``: efficiency.
 
 Comparison rules for arguments and outputs: :class:`Exact`, :class:`Normalized`,
-:class:`Numeric`, :class:`SetEqual`, or any callable.
+:class:`Numeric`, :class:`SetEqual`, another metric (:class:`MetricRule`), or
+any callable.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from agentmetrics_tooluse._efficiency import CallBudget, LoopDetected, RedundantCalls
 from agentmetrics_tooluse._matched import ArgumentAccuracy, ToolOutputMatch
 from agentmetrics_tooluse._ordered import TrajectoryLCS
-from agentmetrics_tooluse._rules import Exact, Normalized, Numeric, SetEqual
+from agentmetrics_tooluse._rules import Exact, MetricRule, Normalized, Numeric, SetEqual
 
 __version__ = "0.1.0"
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "CallBudget",
     "Exact",
     "LoopDetected",
+    "MetricRule",
     "Normalized",
     "Numeric",
     "RedundantCalls",

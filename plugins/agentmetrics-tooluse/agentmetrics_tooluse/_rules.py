@@ -17,6 +17,7 @@ __all__ = [
     "Compared",
     "Exact",
     "Function",
+    "MetricRule",
     "Normalized",
     "Numeric",
     "Rule",
@@ -109,7 +110,38 @@ class Function:
             f"expected={expected!r}; expected a bool or a number in [0, 1].")
 
 
-Rule = Exact | Normalized | Numeric | SetEqual | Function
+def _scoring_metric(spec: Any) -> Any:
+    from agentmetrics import Metric
+    from agentmetrics.registry import resolve_metric
+
+    metric = resolve_metric(spec)
+    if not isinstance(metric, Metric) or not metric.higher_is_better:
+        raise InvalidParameterError(
+            f"MetricRule: {metric!r} scores lower-is-better; expected a metric whose value is "
+            f"credit (1.0 = a match).")
+    return metric
+
+
+@attrs.frozen(slots=True)
+class MetricRule:
+    """Another metric decides, by name, class or instance (a registered LLM
+    judge of meaning, say): its value is the credit (partial credit allowed).
+
+    It scores a case whose ``actual_output`` is the value given and whose
+    ``metadata["expected"]`` is the expected value; a metric written for
+    this reads those two. A pair the metric cannot score raises its error,
+    which makes the whole case an error rather than a guess."""
+
+    metric: Any = attrs.field(converter=_scoring_metric)
+
+    def __call__(self, actual: Any, expected: Any) -> float:
+        from agentmetrics import AgentTestCase
+
+        case = AgentTestCase(actual_output=actual, metadata={"expected": expected})
+        return self.metric.evaluate(case).value  # type: ignore[no-any-return]
+
+
+Rule = Exact | Normalized | Numeric | SetEqual | Function | MetricRule
 
 #: The rules that can be named by a string.
 RULE_NAMES: dict[str, Rule] = {
@@ -134,13 +166,17 @@ def as_rule(rule: object, where: str) -> Rule:
         raise InvalidParameterError(
             f"{where}: unknown comparison {rule!r}; expected one of {', '.join(RULE_NAMES)}, "
             f"a rule such as Numeric(abs_tol=0.01), or a callable (actual, expected) -> bool | float.")
-    if isinstance(rule, (Exact, Normalized, Numeric, SetEqual, Function)):
+    if isinstance(rule, (Exact, Normalized, Numeric, SetEqual, Function, MetricRule)):
         return rule
+    from agentmetrics import Metric
+
+    if isinstance(rule, Metric):
+        return MetricRule(rule)
     if callable(rule):
         return Function(rule)
     raise InvalidParameterError(
-        f"{where}: expected a comparison name ({', '.join(RULE_NAMES)}), a rule object or a "
-        f"callable, got {type(rule).__name__} {rule!r}.")
+        f"{where}: expected a comparison name ({', '.join(RULE_NAMES)}), a rule object, a "
+        f"metric (or MetricRule(name)) or a callable, got {type(rule).__name__} {rule!r}.")
 
 
 @attrs.frozen(slots=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import pickle
 from collections import Counter
 
 import pytest
@@ -12,12 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, ToolCall, ToolCallBatch, evaluate
-from agentmetrics import example_cases, get_metric
+from agentmetrics import Metric, example_cases, get_metric, registry
 from agentmetrics.testing import check_metric
 from agentmetrics_tooluse import (
     ArgumentAccuracy,
     CallBudget,
     LoopDetected,
+    MetricRule,
     Numeric,
     RedundantCalls,
     ToolOutputMatch,
@@ -123,6 +125,42 @@ def test_a_callable_rule_gives_partial_credit_and_is_checked():
         ArgumentAccuracy(compare=lambda a, e: 3).evaluate(case)
     with pytest.raises(InvalidParameterError, match="unknown comparison 'fuzzy'"):
         ArgumentAccuracy(compare="fuzzy")
+
+
+class WordOverlap(Metric):
+    """Jaccard overlap of the lower-cased words of a value and its expected value."""
+
+    name = "word_overlap"
+    required_fields = ("actual_output",)
+    description = "Word overlap of actual_output with metadata['expected'], for tests."
+
+    def measure(self, case):
+        if not isinstance(case.actual_output, str) or not isinstance(case.metadata.get("expected"), str):
+            raise InvalidCaseError("word_overlap compares two strings")
+        got = set(case.actual_output.lower().split())
+        want = set(case.metadata["expected"].lower().split())
+        return (len(got & want) / len(got | want) if got | want else 1.0), "overlap"
+
+
+def test_another_registered_metric_as_a_rule():
+    case = AgentTestCase(
+        tool_calls=[ToolCall("handoff", {"summary": "user wants a refund for order 7", "priority": 2})],
+        expected_tool_calls=[ToolCall("handoff", {"summary": "User wants refund for order 7", "priority": 2})])
+    with registry.isolated():
+        registry.register_metric(WordOverlap)
+        by_name = ArgumentAccuracy(rules={"summary": MetricRule("word_overlap")}).evaluate(case)
+        assert by_name.value == pytest.approx((6 / 7 + 1) / 2)  # 6 shared words of 7; priority exact
+        assert "summary expected" in by_name.reason
+        assert ArgumentAccuracy(rules={"summary": WordOverlap()}).evaluate(case).value == by_name.value
+        assert MetricRule("word_overlap") == MetricRule(WordOverlap)
+        assert pickle.loads(pickle.dumps(MetricRule("word_overlap"))) == MetricRule("word_overlap")
+        # a pair the metric cannot score makes the case an error, not a guess
+        numbers_ = AgentTestCase(tool_calls=[ToolCall("handoff", {"summary": 3})],
+                                 expected_tool_calls=[ToolCall("handoff", {"summary": "x"})])
+        with pytest.raises(InvalidCaseError, match="compares two strings"):
+            ArgumentAccuracy(rules={"summary": MetricRule("word_overlap")}).evaluate(numbers_)
+    with pytest.raises(InvalidParameterError, match="lower-is-better"):
+        MetricRule("redundant_calls")
 
 
 def test_unreadable_arguments_score_zero_and_say_so():
