@@ -13,9 +13,9 @@ near misses.
 - (p) the peer: its own objects built from the records and scored one case at
   a time, as the peer runs (its scorer is set up once, outside the timing).
 - (s) agentmetrics one case at a time: AgentTestCase from the records, then
-  ``metric.evaluate(case)``.
+  ``metric.evaluate(case)`` (a refused case counts as a row error).
 - (f) agentmetrics in batch: AgentTestCase from the records,
-  ``ToolCallBatch.from_cases``, then ``metric.evaluate_batch``.
+  ``ToolCallBatch.from_cases``, then ``metric.evaluate_batch(errors="record")``.
 
 - (c) of (s) and (f): building the AgentTestCases from the records alone.
 
@@ -43,7 +43,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "peers"))
 import drive  # noqa: E402  (the network guard and telemetry switches first)
 
-from agentmetrics import AgentTestCase, Metric, ToolCall, ToolCallBatch, get_metric  # noqa: E402
+from agentmetrics import (  # noqa: E402
+    AgentMetricsError,
+    AgentTestCase,
+    Metric,
+    ToolCall,
+    ToolCallBatch,
+    get_metric,
+)
 
 ARGUMENTS: list[dict[str, Any]] = [
     {}, {"x": 1}, {"x": 1.0}, {"x": 2}, {"x": "1"}, {"x": 1, "y": 2}, {"y": {"u": 1, "v": 2}},
@@ -88,8 +95,12 @@ ROWS: list[tuple[str, str, dict[str, Any], Callable[[], Metric], bool]] = [
      lambda: get_metric("deepeval_tool_correctness", evaluation_params=["input_parameters"]), True),
     ("  should_consider_ordering", "deepeval", {"should_consider_ordering": True},
      lambda: get_metric("deepeval_tool_correctness", should_consider_ordering=True), True),
+    ("  evaluation_params=output", "deepeval", {"evaluation_params": ["output"]},
+     lambda: get_metric("deepeval_tool_correctness", evaluation_params=["output"]), True),
     ("argument_accuracy (native)", "deepeval", {"evaluation_params": ["input_parameters"]},
      lambda: get_metric("argument_accuracy"), False),
+    ("tool_output_match (native)", "deepeval", {"evaluation_params": ["output"]},
+     lambda: get_metric("tool_output_match"), False),
     ("trajectory_lcs (native)", "deepeval", {"should_consider_ordering": True},
      lambda: get_metric("trajectory_lcs"), False),
     ("ragas_tool_call_f1", "ragas_f1", {}, lambda: get_metric("ragas_tool_call_f1"), True),
@@ -111,6 +122,18 @@ ROWS: list[tuple[str, str, dict[str, Any], Callable[[], Metric], bool]] = [
     ("trajectory_match in_order (native)", "adk", {"match_type": "IN_ORDER"},
      lambda: get_metric("trajectory_match", mode="in_order"), False),
 ]
+
+
+def score_each(metric: Metric, data: list[dict[str, Any]]) -> list[Any]:
+    """One case at a time; a case the metric refuses (tool_output_match: no
+    expected output) gives None, as errors="record" gives a row error."""
+    out: list[Any] = []
+    for record in data:
+        try:
+            out.append(metric.evaluate(to_case(record)))
+        except AgentMetricsError:
+            out.append(None)
+    return out
 
 
 def median_time(function: Callable[[], Any], repeats: int) -> float:
@@ -159,9 +182,9 @@ def main() -> None:
             ours = metric.evaluate_batch(ToolCallBatch.from_cases([to_case(r) for r in data])).values.tolist()
             check_equal(label, theirs, ours, loose="input_parameters" in options.get("evaluation_params", []))
         p = median_time(lambda: [scorer(r) for r in data], args.repeats)
-        s = median_time(lambda: [metric.evaluate(to_case(r)) for r in data], args.repeats)
-        f = median_time(lambda: metric.evaluate_batch(ToolCallBatch.from_cases([to_case(r) for r in data])),
-                        args.repeats)
+        s = median_time(lambda: score_each(metric, data), args.repeats)
+        f = median_time(lambda: metric.evaluate_batch(ToolCallBatch.from_cases([to_case(r) for r in data]),
+                                                      errors="record"), args.repeats)
         print(f"{label:<38}{p * 1e3:>9.0f}ms{s * 1e3:>10.0f}ms{f * 1e3:>9.0f}ms{p / s:>8.1f}x{p / f:>8.1f}x")
 
 
