@@ -6,6 +6,7 @@ switching to agentmetrics' own metrics:
 
 - ``deepeval_tool_correctness`` (:class:`DeepevalToolCorrectness`): deepeval's ToolCorrectnessMetric.
 - ``ragas_tool_call_f1`` (:class:`RagasToolCallF1`): ragas' ToolCallF1.
+- ``ragas_tool_call_accuracy`` (:class:`RagasToolCallAccuracy`): ragas' ToolCallAccuracy.
 - ``agentevals_trajectory`` (:class:`AgentevalsTrajectory`): agentevals' trajectory match.
 - ``adk_tool_trajectory`` (:class:`AdkToolTrajectory`): Google ADK's TrajectoryEvaluator.
 
@@ -17,13 +18,14 @@ from __future__ import annotations
 from agentmetrics_compat._adk import AdkToolTrajectory
 from agentmetrics_compat._agentevals import AgentevalsTrajectory
 from agentmetrics_compat._deepeval import DeepevalToolCorrectness
-from agentmetrics_compat._ragas import RagasToolCallF1
+from agentmetrics_compat._ragas import RagasToolCallAccuracy, RagasToolCallF1
 
 __version__ = "0.1.0"
 __all__ = [
     "AdkToolTrajectory",
     "AgentevalsTrajectory",
     "DeepevalToolCorrectness",
+    "RagasToolCallAccuracy",
     "RagasToolCallF1",
     "__version__",
 ]

@@ -1,4 +1,5 @@
-"""ragas_tool_call_f1: ragas' ToolCallF1, reproduced."""
+"""ragas_tool_call_f1 and ragas_tool_call_accuracy: ragas' ToolCallF1 and
+ToolCallAccuracy, reproduced."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentmetrics import AgentTestCase, Metric, ToolCall
 
-from agentmetrics_compat._common import listed, readable_arguments, show_call
+from agentmetrics_compat._common import check_flag, listed, readable_arguments, show_call
 
 if TYPE_CHECKING:
     from agentmetrics import MetricResult, ToolCallBatch
 
-__all__ = ["RagasToolCallF1", "call_key", "f1_of_counts", "frozen"]
+__all__ = ["RagasToolCallAccuracy", "RagasToolCallF1", "call_key", "f1_of_counts", "frozen"]
 
 _NAME = "ragas_tool_call_f1"
 _FIX = "repair them: ragas compares the arguments of every call."
@@ -152,3 +153,88 @@ def _tokens(calls: Sequence[ToolCall], ids: dict[Any, str]) -> list[str]:
             token = ids[key] = f"c{len(ids)}"
         out.append(token)
     return out
+
+
+def _sort_key(call: ToolCall) -> tuple[str, ...]:
+    """ragas' order for strict_order=False: the name, then each argument name
+    (sorted) with its value as text."""
+    key = [call.name]
+    for name in sorted(call.arguments):
+        key += [name, str(call.arguments[name])]
+    return tuple(key)
+
+
+def _argument_share(given: dict[str, Any], wanted: dict[str, Any]) -> float:
+    """ragas' argument score: the share of expected arguments given with the
+    same text (``str``); 1.0 when neither side has arguments."""
+    if not wanted and not given:
+        return 1.0
+    if not wanted:
+        return 0.0
+    score = 0.0
+    for name in wanted:
+        if name in given and str(given[name]) == str(wanted[name]):
+            score += 1.0
+    return score / len(wanted)
+
+
+class RagasToolCallAccuracy(Metric):
+    """ragas' ToolCallAccuracy (0.4): the tool names must line up with the
+    expected ones (in order, or as sorted lists with ``strict_order=False``),
+    else 0.0; then, position by position, the share of expected arguments
+    given with the same text, averaged over the expected calls.
+
+    Quirks kept: arguments compare as **text** (``str``), so ``"1"`` matches
+    ``1`` but ``1.0`` does not match ``1``, and objects compare by their text
+    (key order counts); extra arguments cost nothing, but an expected call
+    without arguments is 0 against a call that has some; any extra or missing
+    call makes the names misaligned, so 0.0; no calls on either side is 1.0
+    (where ragas' F1 gives 0.0). With ``strict_order=False`` both lists are
+    sorted by name and argument text before pairing.
+    """
+
+    name: ClassVar[str] = "ragas_tool_call_accuracy"
+    required_fields: ClassVar[tuple[str, ...]] = ("tool_calls", "expected_tool_calls")
+    requires_llm_judge: ClassVar[bool] = False
+    higher_is_better: ClassVar[bool] = True
+    description: ClassVar[str] = "ragas' ToolCallAccuracy: aligned names, then arguments as text, reproduced."
+    default_threshold: ClassVar[float] = 0.5
+
+    def __init__(self, threshold: float | None = None, strict_order: bool = True) -> None:
+        self.strict_order = check_flag("ragas_tool_call_accuracy", "strict_order", strict_order)
+        super().__init__(threshold)
+
+    def measure(self, case: AgentTestCase) -> tuple[float, str]:
+        assert case.tool_calls is not None and case.expected_tool_calls is not None
+        called, expected = list(case.tool_calls), list(case.expected_tool_calls)
+        fix = "repair them: ragas compares the arguments of paired calls."
+        readable_arguments(self.name, called, "called", fix)
+        readable_arguments(self.name, expected, "expected", fix)
+        if not called and not expected:
+            return 1.0, "No calls made or expected"
+        if not called or not expected:
+            return 0.0, f"{len(called)} calls made, {len(expected)} expected (ragas scores 0)"
+        if not self.strict_order:
+            called, expected = sorted(called, key=_sort_key), sorted(expected, key=_sort_key)
+        names, wanted_names = [c.name for c in called], [c.name for c in expected]
+        aligned = names == wanted_names if self.strict_order else sorted(names) == sorted(wanted_names)
+        score = 0.0
+        partial = []
+        for k, (want, got) in enumerate(zip(expected, called)):
+            if want.name == got.name:
+                share = _argument_share(got.arguments, want.arguments)
+                score += share
+                if share < 1.0:
+                    partial.append(f"{show_call(want)} (#{k + 1}) {share:.2f}")
+        score /= len(expected)
+        compared = min(len(called), len(expected))
+        if compared < len(expected):
+            score *= compared / len(expected)
+        if not aligned:
+            how = "in order" if self.strict_order else "as sorted lists"
+            return 0.0, (f"Tool names do not line up {how}: made {listed(names)}, expected "
+                         f"{listed(wanted_names)} (ragas scores 0)")
+        reason = f"Names aligned; arguments {score:.2f}"
+        if partial:
+            reason += f"; partial: {listed(partial)}"
+        return score, reason

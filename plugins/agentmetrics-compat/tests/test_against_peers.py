@@ -22,7 +22,13 @@ from typing import Any
 import pytest
 
 from agentmetrics import AgentTestCase, Metric, ToolCall, ToolCallBatch, example_cases, per_turn
-from agentmetrics_compat import AdkToolTrajectory, AgentevalsTrajectory, DeepevalToolCorrectness, RagasToolCallF1
+from agentmetrics_compat import (
+    AdkToolTrajectory,
+    AgentevalsTrajectory,
+    DeepevalToolCorrectness,
+    RagasToolCallAccuracy,
+    RagasToolCallF1,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 PEERS_PYTHON = REPO / ".venv-peers" / "bin" / "python"
@@ -120,6 +126,9 @@ for mode in ({}, {"should_consider_ordering": True}):
                  lambda m=mode: DeepevalToolCorrectness(evaluation_params=["input_parameters"],
                                                         strict_mode=True, **m), CASES))
 RUNS.append(("ragas_f1", {}, RagasToolCallF1, CASES))
+for strict in (True, False):
+    RUNS.append(("ragas_accuracy", {"strict_order": strict},
+                 lambda s=strict: RagasToolCallAccuracy(strict_order=s), CASES))
 for trajectory in ("unordered", "subset", "superset"):
     for args in ("exact", "ignore", "subset", "superset"):
         RUNS.append(("agentevals", {"trajectory_match_mode": trajectory, "tool_args_match_mode": args},
@@ -142,7 +151,7 @@ for match in ("EXACT", "IN_ORDER", "ANY_ORDER"):
 
 def _label(run: Run) -> str:
     peer, options, _, cases = run
-    shown = ",".join(f"{k}={v}" for k, v in options.items() if v not in ([], False))
+    shown = ",".join(f"{k}={v}" for k, v in options.items() if v not in ([], False) or k == "strict_order")
     return f"{peer}[{shown}]" + ("-sessions" if cases is SESSIONS else "")
 
 

@@ -23,7 +23,13 @@ from agentmetrics import (
     per_turn,
 )
 from agentmetrics.testing import check_metric
-from agentmetrics_compat import AdkToolTrajectory, AgentevalsTrajectory, DeepevalToolCorrectness, RagasToolCallF1
+from agentmetrics_compat import (
+    AdkToolTrajectory,
+    AgentevalsTrajectory,
+    DeepevalToolCorrectness,
+    RagasToolCallAccuracy,
+    RagasToolCallF1,
+)
 from agentmetrics_compat._deepeval import compare_dicts
 
 S, F, L = ToolCall("search", {"q": "x"}), ToolCall("fetch", {"id": 1}), ToolCall("log")
@@ -115,6 +121,21 @@ def test_ragas_f1_is_over_sets_and_rounded():
     assert "both sides are empty" in RagasToolCallF1().evaluate(case([], [])).reason
 
 
+def test_ragas_accuracy_aligns_names_then_compares_arguments_as_text():
+    accuracy, loose = RagasToolCallAccuracy(), RagasToolCallAccuracy(strict_order=False)
+    assert accuracy.evaluate(case([], [])).value == 1.0  # where ragas' F1 gives 0.0
+    assert accuracy.evaluate(case([S, F, L], [S, F])).value == 0.0  # an extra call misaligns
+    assert accuracy.evaluate(case([F, S], [S, F])).value == 0.0
+    assert loose.evaluate(case([F, S], [S, F])).value == 1.0
+    text = case([ToolCall("fetch", {"id": "1", "n": 1})], [ToolCall("fetch", {"id": 1, "n": 1.0})])
+    score = accuracy.evaluate(text)
+    assert score.value == 0.5 and "fetch(id=1, n=1.0) (#1) 0.50" in score.reason  # "1" == 1, 1 != 1.0 as text
+    assert accuracy.evaluate(case([ToolCall("log", {"x": 1})], [ToolCall("log")])).value == 0.0
+    assert accuracy.evaluate(case([ToolCall("log", {"x": 1})], [ToolCall("log", {"y": 1})])).value == 0.0
+    misaligned = accuracy.evaluate(case([F], [S]))
+    assert "do not line up in order" in misaligned.reason
+
+
 def test_agentevals_modes_first_fit_and_overrides():
     sq, s0 = ToolCall("s", {"q": 1}), ToolCall("s")
     # first-fit: the loose rule lets the first reference call take the wrong one
@@ -154,6 +175,7 @@ def test_agentevals_refuses_what_it_cannot_reproduce(bad, match):
     (DeepevalToolCorrectness, {"should_exact_match": 1}, "must be True or False"),
     (AdkToolTrajectory, {"match_type": "SOME_ORDER"}, "match_type must be one of"),
     (AdkToolTrajectory, {"ignore_args": "yes"}, "must be True or False"),
+    (RagasToolCallAccuracy, {"strict_order": None}, "must be True or False"),
 ])
 def test_parameters_are_checked(metric, bad, match):
     with pytest.raises(InvalidParameterError, match=match):
@@ -164,6 +186,7 @@ def test_unreadable_arguments_are_refused_where_arguments_count():
     broken = ToolCall("search", raw_arguments="{q: oops")
     bad = case([broken], [S])
     for metric in (DeepevalToolCorrectness(evaluation_params=["input_parameters"]), RagasToolCallF1(),
+                   RagasToolCallAccuracy(),
                    AgentevalsTrajectory(), AdkToolTrajectory()):
         with pytest.raises(InvalidCaseError, match=r"called call #1 \(search\) has arguments that are not a JSON object"):
             metric.evaluate(bad)
@@ -196,7 +219,7 @@ CONFIGS = [
     (DeepevalToolCorrectness, {}), (DeepevalToolCorrectness, {"evaluation_params": ["input_parameters", "output"]}),
     (DeepevalToolCorrectness, {"should_consider_ordering": True, "evaluation_params": ["input_parameters"]}),
     (DeepevalToolCorrectness, {"should_exact_match": True, "strict_mode": True}),
-    (RagasToolCallF1, {}),
+    (RagasToolCallF1, {}), (RagasToolCallAccuracy, {}), (RagasToolCallAccuracy, {"strict_order": False}),
     *[(AgentevalsTrajectory, {"trajectory_match_mode": t, "tool_args_match_mode": a})
       for t in ("unordered", "subset", "superset") for a in ("exact", "ignore", "superset")],
     *[(AdkToolTrajectory, {"match_type": m, "ignore_args": i})
@@ -225,7 +248,8 @@ def test_contract(metric, params):
 
 def test_found_by_name_and_scored_on_the_bundled_tau2_runs():
     runs = example_cases()
-    names = ["deepeval_tool_correctness", "ragas_tool_call_f1", "agentevals_trajectory", "adk_tool_trajectory"]
+    names = ["deepeval_tool_correctness", "ragas_tool_call_f1", "ragas_tool_call_accuracy",
+             "agentevals_trajectory", "adk_tool_trajectory"]
     result = evaluate(runs, metrics=names)
     for name in names:
         assert len(result[name]) == len(runs) == 50
