@@ -23,6 +23,7 @@ from agentmetrics._tool_call_batch import ToolCallBatch
 from agentmetrics._kernels import IntArray, multiset_overlap, sequence_lcs, set_counts
 from agentmetrics._metric_result import MetricResult, batch_errors, passes
 from agentmetrics._types import ErrorsMode, check_errors_mode
+from agentmetrics.errors import InvalidCaseError
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._metric import Metric
@@ -37,10 +38,25 @@ __all__ = [
     "passes",
     "ratio_result",
     "ratio_values",
+    "require_cases",
     "row_lcs",
     "row_multiset_overlap",
     "row_set_counts",
 ]
+
+
+def require_cases(metric: Metric, batch: ToolCallBatch, reads: str,
+                  otherwise: str | None = None) -> None:
+    """Refuse (InvalidCaseError) a batch that holds tool names only, built
+    from columns or by a reader that keeps names alone, for a metric that
+    reads more of a case: ``reads`` says what it reads ("compares
+    arguments"), ``otherwise`` names a setting that needs names only."""
+    if batch.cases is None:
+        fix = "build it with ToolCallBatch.from_cases(...) (or evaluate() a list of AgentTestCase)"
+        if otherwise:
+            fix += f", or use {otherwise}"
+        raise InvalidCaseError(
+            f"{metric.name} {reads}, but this batch holds tool names only. Fix: {fix}.")
 
 
 def row_multiset_overlap(batch: ToolCallBatch) -> IntArray:

@@ -35,6 +35,7 @@ import random
 import statistics
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -105,6 +106,8 @@ ROWS: list[tuple[str, str, dict[str, Any], Callable[[], Metric], bool]] = [
      lambda: get_metric("trajectory_lcs"), False),
     ("ragas_tool_call_f1", "ragas_f1", {}, lambda: get_metric("ragas_tool_call_f1"), True),
     ("tool_call_f1 (native)", "ragas_f1", {}, lambda: get_metric("tool_call_f1"), False),
+    ("ragas_tool_call_accuracy", "ragas_accuracy", {"strict_order": True},
+     lambda: get_metric("ragas_tool_call_accuracy"), True),
     ("agentevals_trajectory superset", "agentevals",
      {"trajectory_match_mode": "superset", "tool_args_match_mode": "exact"},
      lambda: get_metric("agentevals_trajectory", trajectory_match_mode="superset"), True),
@@ -166,6 +169,7 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    warnings.simplefilter("ignore")  # ragas warns on every length mismatch
     data = records(args.cases)
     versions = {name: importlib.metadata.version(name)
                 for name in ("deepeval", "ragas", "agentevals", "google-adk")}

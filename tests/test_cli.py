@@ -232,7 +232,7 @@ def test_describe_unknown_and_broken_metrics(capsys, tmp_path, monkeypatch):
     from plugin_helpers import make_distribution
 
     status, out, err = run(capsys, "describe", "tool_selection_acuracy")
-    assert status == 2 and "Did you mean 'tool_selection_accuracy'?" in err
+    assert status == 2 and "Did you mean 'tool_selection_accuracy'" in err
     make_distribution(tmp_path, "broken_cli_plugin", "0.2", {"broken_cli": "broken_cli_mod:Broken"},
                       {"broken_cli_mod": "raise RuntimeError('no config file')\n"})
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -220,7 +220,7 @@ def test_unknown_name_suggests_close_matches():
     with pytest.raises(MetricNotFoundError) as info:
         get_metric("tool_selection_acuracy")
     assert isinstance(info.value, LookupError)
-    assert "Did you mean 'tool_selection_accuracy'?" in str(info.value)
+    assert "Did you mean 'tool_selection_accuracy'" in str(info.value)  # first of the close names
     assert "`agentmetrics list`" in str(info.value)
     assert info.value.metric == "tool_selection_acuracy"
     assert info.value.suggestions[0] == "tool_selection_accuracy"

@@ -102,10 +102,10 @@ class PerTurn(Metric):
         that cannot be scored go through :meth:`evaluate` for their message."""
         if check_errors_mode(errors) == "raise":
             return super().evaluate_batch(batch, errors="raise")
-        if batch.cases is None:
-            raise InvalidCaseError(
-                "per_turn reads each case's turns, but this batch holds tool names only. Fix: "
-                "build it with ToolCallBatch.from_cases(...) (or evaluate() a list of AgentTestCase).")
+        from agentmetrics.batch import require_cases
+
+        require_cases(self, batch, "reads each case's turns")
+        assert batch.cases is not None
         import numpy as np
 
         from agentmetrics._metric_result import MetricResult, batch_errors, passes

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, Metric, ToolCall
+from agentmetrics import AgentTestCase, InvalidParameterError, Metric, ToolCall
 
 from agentmetrics_compat._common import check_flag, readable_arguments, show_call
 
@@ -111,13 +111,10 @@ class AdkToolTrajectory(Metric):
         """Vectorized with ``ignore_args``: EXACT is an LCS as long as both
         sides, IN_ORDER an LCS as long as the expected side, ANY_ORDER a
         count of calls paired by name as long as the expected side."""
-        from agentmetrics.batch import check_errors_mode
+        from agentmetrics.batch import check_errors_mode, require_cases
 
         if not self.ignore_args:
-            if batch.cases is None:
-                raise InvalidCaseError(
-                    f"{_NAME} compares arguments, but this batch holds tool names only. Fix: "
-                    f"build it with ToolCallBatch.from_cases(...), or pass ignore_args=True.")
+            require_cases(self, batch, "compares arguments", "ignore_args=True")
             return super().evaluate_batch(batch, errors=check_errors_mode(errors))
         import numpy as np
 

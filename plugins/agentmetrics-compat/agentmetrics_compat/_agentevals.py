@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, Metric, ToolCall
+from agentmetrics import AgentTestCase, InvalidParameterError, Metric, ToolCall
 
 from agentmetrics_compat._common import check_choice, readable_arguments, show_call
 
@@ -170,14 +170,11 @@ class AgentevalsTrajectory(Metric):
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
         """Vectorized when arguments are ignored: first-fit by name alone is a
         maximum matching, so the match is a count of calls paired by name."""
-        from agentmetrics.batch import check_errors_mode
+        from agentmetrics.batch import check_errors_mode, require_cases
 
         if not self._names_only():
-            if batch.cases is None:
-                raise InvalidCaseError(
-                    f"{_NAME} with tool_args_match_mode={self.tool_args_match_mode!r} compares "
-                    f"arguments, but this batch holds tool names only. Fix: build it with "
-                    f"ToolCallBatch.from_cases(...), or use tool_args_match_mode='ignore'.")
+            require_cases(self, batch, f"with tool_args_match_mode={self.tool_args_match_mode!r} "
+                                       f"compares arguments", "tool_args_match_mode='ignore'")
             return super().evaluate_batch(batch, errors=check_errors_mode(errors))
         import numpy as np
 

@@ -99,12 +99,9 @@ class RagasToolCallF1(Metric):
         """The distinct calls of every case counted with arrays: each distinct
         (name, arguments) becomes one id, and the shared, made and expected
         counts come from agentmetrics' set kernel (F1 and rounding as above)."""
-        if batch.cases is None:
-            from agentmetrics import InvalidCaseError
+        from agentmetrics.batch import require_cases
 
-            raise InvalidCaseError(
-                f"{_NAME} compares arguments, but this batch holds tool names only. Fix: build "
-                f"it with ToolCallBatch.from_cases(...) (or evaluate() a list of AgentTestCase).")
+        require_cases(self, batch, "compares arguments")
         import numpy as np
 
         from agentmetrics import MetricResult, ToolCallBatch

@@ -255,3 +255,15 @@ def test_found_by_name_and_scored_on_the_bundled_tau2_runs():
         assert len(result[name]) == len(runs) == 50
         assert not result[name].errors
     assert get_metric("adk_tool_trajectory", match_type="IN_ORDER").match_type == "IN_ORDER"
+
+
+def test_a_batch_of_names_only_is_scored_where_names_decide_and_refused_elsewhere():
+    names = ToolCallBatch.from_columns(tool_calls=[["a", "b"], []], expected_tool_calls=[["b", "a"], ["a"]])
+    for metric in (RagasToolCallF1(), AdkToolTrajectory(), AgentevalsTrajectory()):
+        assert not metric.scores_from_names()
+        with pytest.raises(InvalidCaseError, match="holds tool names only. Fix: build it with ToolCallBatch.from_cases"):
+            metric.evaluate_batch(names)
+    for metric, want in ((AdkToolTrajectory(match_type="ANY_ORDER", ignore_args=True), [1.0, 0.0]),
+                         (AgentevalsTrajectory(tool_args_match_mode="ignore"), [1.0, 0.0])):
+        assert metric.scores_from_names()
+        assert metric.evaluate_batch(names).values.tolist() == want

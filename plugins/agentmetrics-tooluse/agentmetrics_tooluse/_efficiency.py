@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, Metric, ToolCall
+from agentmetrics import AgentTestCase, InvalidParameterError, Metric, ToolCall
 
 if TYPE_CHECKING:
     import numpy as np
@@ -72,10 +72,10 @@ def _names_result(metric: Metric, batch: ToolCallBatch, values: npt.NDArray[np.f
 
 
 def _names_batch(metric: Metric, batch: ToolCallBatch, by: str) -> None:
-    if by == "call" and batch.cases is None:
-        raise InvalidCaseError(
-            f"{metric.name} with by='call' compares arguments, but this batch holds tool names "
-            f"only. Fix: build it with ToolCallBatch.from_cases(...), or use by='name'.")
+    if by == "call":
+        from agentmetrics.batch import require_cases
+
+        require_cases(metric, batch, "with by='call' compares arguments", "by='name'")
 
 
 class RedundantCalls(Metric):

@@ -81,12 +81,9 @@ class _Paired(Metric):
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
         """Case by case (the comparison reads arguments and outputs, which a
         batch built from columns does not hold)."""
-        if batch.cases is None:
-            raise InvalidCaseError(
-                f"{self.name} compares arguments and outputs, but this batch holds tool names "
-                f"only. Fix: build it with ToolCallBatch.from_cases(...) (or evaluate() a list of "
-                f"AgentTestCase).")
-        from agentmetrics.batch import check_errors_mode
+        from agentmetrics.batch import check_errors_mode, require_cases
+
+        require_cases(self, batch, "compares arguments and outputs")
 
         return super().evaluate_batch(batch, errors=check_errors_mode(errors))
 

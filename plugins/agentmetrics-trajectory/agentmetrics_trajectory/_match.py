@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, Metric, ToolCall
+from agentmetrics import AgentTestCase, InvalidParameterError, Metric, ToolCall
 from agentmetrics_trajectory._matching import (
     canonical_json,
     connected,
@@ -371,14 +371,9 @@ class TrajectoryMatch(Metric):
         """Vectorized when arguments are ignored (names decide everything);
         otherwise case by case, which needs a batch built from cases."""
         if not self._names_only():
-            if batch.cases is None:
-                raise InvalidCaseError(
-                    f"trajectory_match with args={self.args!r} compares arguments, but this "
-                    f"batch holds tool names only. Fix: build it with "
-                    f"ToolCallBatch.from_cases(...) (or evaluate() a list of AgentTestCase), "
-                    f"or use args='ignore'."
-                )
-            from agentmetrics.batch import check_errors_mode
+            from agentmetrics.batch import check_errors_mode, require_cases
+
+            require_cases(self, batch, f"with args={self.args!r} compares arguments", "args='ignore'")
 
             return super().evaluate_batch(batch, errors=check_errors_mode(errors))
         import numpy as np
