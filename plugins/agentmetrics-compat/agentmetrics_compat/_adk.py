@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from agentmetrics import AgentTestCase, InvalidParameterError, Metric, ToolCall
 
-from agentmetrics_compat._common import check_flag, readable_arguments, show_call
+from agentmetrics_compat._common import check_flag, names_reason, readable_arguments, show_call
 
 if TYPE_CHECKING:
     from agentmetrics import MetricResult, ToolCallBatch
@@ -129,9 +129,6 @@ class AdkToolTrajectory(Metric):
             ok = lcs == wanted
             if self.match_type == "EXACT":
                 ok &= made == wanted
-        return ratio_values(self, batch, ok.astype(np.float64), failed, self._names_reason)
-
-    def _names_reason(self, called: Sequence[str], expected: Sequence[str]) -> str:
-        return self.measure(AgentTestCase(tool_calls=list(called), expected_tool_calls=list(expected)))[1]
+        return ratio_values(self, batch, ok.astype(np.float64), failed, names_reason(self))
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentmetrics import AgentTestCase, InvalidParameterError, Metric, ToolCall
 
-from agentmetrics_compat._common import check_choice, readable_arguments, show_call
+from agentmetrics_compat._common import check_choice, names_reason, readable_arguments, show_call
 
 if TYPE_CHECKING:
     from agentmetrics import MetricResult, ToolCallBatch
@@ -187,10 +187,7 @@ class AgentevalsTrajectory(Metric):
             ok &= paired == np.diff(batch.expected_offsets)
         if self.trajectory_match_mode in ("subset", "unordered"):
             ok &= paired == np.diff(batch.called_offsets)
-        return ratio_values(self, batch, ok.astype(np.float64), failed, self._names_reason)
-
-    def _names_reason(self, called: Sequence[str], expected: Sequence[str]) -> str:
-        return self.measure(AgentTestCase(tool_calls=list(called), expected_tool_calls=list(expected)))[1]
+        return ratio_values(self, batch, ok.astype(np.float64), failed, names_reason(self))
 
 
 def _override(tool: str, rule: Any) -> Matcher:

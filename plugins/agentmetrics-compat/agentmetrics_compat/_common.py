@@ -3,12 +3,12 @@ showing calls in reasons."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from agentmetrics import InvalidCaseError, InvalidParameterError, ToolCall
+from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, Metric, ToolCall
 
-__all__ = ["check_choice", "check_flag", "listed", "readable_arguments", "show_call"]
+__all__ = ["check_choice", "check_flag", "listed", "names_reason", "readable_arguments", "show_call"]
 
 _SHOWN = 3
 
@@ -55,3 +55,12 @@ def check_flag(metric: str, parameter: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise InvalidParameterError(f"{metric}: {parameter} must be True or False, got {value!r}.")
     return value
+
+
+def names_reason(metric: Metric) -> Callable[[Sequence[str], Sequence[str]], str]:
+    """The reason ``metric`` gives for a case of these tool names: the reasons
+    of a batch scored from names, made when asked for."""
+    def reason(called: Sequence[str], expected: Sequence[str]) -> str:
+        case = AgentTestCase(tool_calls=list(called), expected_tool_calls=list(expected))
+        return metric.measure(case)[1]
+    return reason
