@@ -9,7 +9,7 @@ Request (stdin):  {"cases": [CASE, ...], "runs": [RUN, ...]}
          | {"turns": [{"called": [...], "expected": [...]}, ...]}     (turns: adk only)
     CALL = {"name": str, "arguments": {...}, "output": any}           (output optional;
            a missing "arguments" means {}; any other value is passed to the peer as is)
-    RUN  = {"peer": "deepeval" | "ragas_f1" | "ragas_accuracy" | "agentevals" | "adk",
+    RUN  = {"peer": "deepeval" | "ragas_f1" | "ragas_accuracy" | "agentevals" | "adk" | "mlflow",
             "options": {...}, "on": "cases"}
            "on" (optional, default "cases") names the top-level list of CASEs the run scores,
            e.g. {"cases": [...], "sessions": [...], "runs": [..., {"peer": "adk", "on": "sessions"}]}.
@@ -42,6 +42,7 @@ os.environ["RAGAS_DO_NOT_TRACK"] = "true"  # else the ragas analytics batcher ph
 os.environ["LANGSMITH_TRACING"] = "false"  # agentevals/openevals @traceable
 os.environ["LANGCHAIN_TRACING_V2"] = "false"
 os.environ["DO_NOT_TRACK"] = "true"
+os.environ["MLFLOW_DISABLE_TELEMETRY"] = "true"  # else one lookup of mlflow's telemetry config
 for _key in (
     "OPENAI_API_KEY",
     "GOOGLE_API_KEY",
@@ -151,6 +152,7 @@ OPTIONS: dict[str, set[str]] = {
     "ragas_accuracy": {"strict_order"},
     "agentevals": {"trajectory_match_mode", "tool_args_match_mode", "tool_args_match_overrides"},
     "adk": {"match_type", "ignore_args", "threshold"},
+    "mlflow": {"should_consider_ordering"},
 }
 DEEPEVAL_PARAMS = ("input_parameters", "output")
 
@@ -328,6 +330,60 @@ def _adk(options: dict[str, Any]) -> Scorer:
     return score
 
 
+# --------------------------------------------------------------------------- mlflow
+_MLFLOW_TRACES: dict[str, Any] = {}  # one trace per list of calls, shared by the runs
+
+
+def _mlflow(options: dict[str, Any]) -> Scorer:
+    """ToolCallCorrectness in its deterministic mode (should_exact_match=True),
+    on real MLflow traces written to a throwaway SQLite store."""
+    import logging
+    import shutil
+    import tempfile
+
+    if "MLFLOW_TRACKING_URI" not in os.environ or not _MLFLOW_TRACES:
+        work = tempfile.mkdtemp(prefix="drive-mlflow-")
+        atexit.register(shutil.rmtree, work, True)
+        os.environ["MLFLOW_TRACKING_URI"] = "sqlite:///" + os.path.join(work, "mlflow.db")
+        os.environ["MLFLOW_ENABLE_ASYNC_TRACE_LOGGING"] = "false"  # else get_trace races the writer
+        os.chdir(work)  # the SQLite store writes trace artifacts under ./mlruns
+    import mlflow
+    from mlflow.entities import SpanType
+    from mlflow.genai.scorers import ToolCallCorrectness
+
+    logging.getLogger("mlflow").setLevel(logging.ERROR)
+    scorer = ToolCallCorrectness(should_exact_match=True,
+                                 should_consider_ordering=bool(options.get("should_consider_ordering", False)))
+
+    def trace_of(called: list[dict[str, Any]], names: list[str]) -> Any:
+        key = json.dumps(called, sort_keys=True)
+        if key not in _MLFLOW_TRACES:
+            with mlflow.start_span("agent", span_type=SpanType.AGENT) as root:
+                root.set_inputs({"question": "q"})
+                # Declaring the tools on a chat span keeps MLflow from asking an LLM for them.
+                with mlflow.start_span("llm", span_type=SpanType.CHAT_MODEL) as llm:
+                    mlflow.tracing.set_span_chat_tools(llm, [
+                        {"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {}}}}
+                        for n in sorted(set(names)) or ["none"]])
+                for call in called:
+                    with mlflow.start_span(call["name"], span_type=SpanType.TOOL) as span:
+                        span.set_inputs(_args(call))
+                        span.set_outputs(call.get("output"))
+                root.set_outputs("done")
+            _MLFLOW_TRACES[key] = mlflow.get_trace(mlflow.get_last_active_trace_id())
+        return _MLFLOW_TRACES[key]
+
+    def score(case: Case) -> Result:
+        called, expected = _flat(case, "mlflow")
+        trace = trace_of(called, [c["name"] for c in called + expected])
+        wanted = [{"name": c["name"], "arguments": _args(c)} for c in expected]
+        value = scorer(trace=trace, expectations={"expected_tool_calls": wanted}).value
+        text = str(getattr(value, "value", value))
+        return {"score": {"yes": 1.0, "no": 0.0}.get(text), "value": text}
+
+    return score
+
+
 # --------------------------------------------------------------------------- dispatch
 PEERS: dict[str, tuple[str, Callable[[dict[str, Any]], Scorer]]] = {
     "deepeval": ("deepeval", _deepeval),
@@ -335,6 +391,7 @@ PEERS: dict[str, tuple[str, Callable[[dict[str, Any]], Scorer]]] = {
     "ragas_accuracy": ("ragas", lambda o: _ragas(o, accuracy=True)),
     "agentevals": ("agentevals", _agentevals),
     "adk": ("google-adk", _adk),
+    "mlflow": ("mlflow", _mlflow),
 }
 
 

@@ -9,6 +9,8 @@ switching to agentmetrics' own metrics:
 - ``ragas_tool_call_accuracy`` (:class:`RagasToolCallAccuracy`): ragas' ToolCallAccuracy.
 - ``agentevals_trajectory`` (:class:`AgentevalsTrajectory`): agentevals' trajectory match.
 - ``adk_tool_trajectory`` (:class:`AdkToolTrajectory`): Google ADK's TrajectoryEvaluator.
+- ``mlflow_tool_call_correctness`` (:class:`MlflowToolCallCorrectness`): MLflow's
+  ToolCallCorrectness, exact mode.
 
 Each is tested against the peer library itself, offline.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 from agentmetrics_compat._adk import AdkToolTrajectory
 from agentmetrics_compat._agentevals import AgentevalsTrajectory
 from agentmetrics_compat._deepeval import DeepevalToolCorrectness
+from agentmetrics_compat._mlflow import MlflowToolCallCorrectness
 from agentmetrics_compat._ragas import RagasToolCallAccuracy, RagasToolCallF1
 
 __version__ = "0.1.0"
@@ -25,6 +28,7 @@ __all__ = [
     "AdkToolTrajectory",
     "AgentevalsTrajectory",
     "DeepevalToolCorrectness",
+    "MlflowToolCallCorrectness",
     "RagasToolCallAccuracy",
     "RagasToolCallF1",
     "__version__",

@@ -1,5 +1,5 @@
 """The compatibility metrics against the peers themselves: deepeval, ragas,
-agentevals and Google ADK, run offline in their own environment
+agentevals, Google ADK and MLflow, run offline in their own environment
 (``.venv-peers``, built by ``make test``: their pins conflict with the main
 test environment) through ``tests/peers/drive.py``, on generated cases and
 the 50 bundled tau2 runs, every option combination, single and batched.
@@ -21,11 +21,20 @@ from typing import Any
 
 import pytest
 
-from agentmetrics import AgentTestCase, Metric, ToolCall, ToolCallBatch, example_cases, per_turn
+from agentmetrics import (
+    AgentTestCase,
+    InvalidCaseError,
+    Metric,
+    ToolCall,
+    ToolCallBatch,
+    example_cases,
+    per_turn,
+)
 from agentmetrics_compat import (
     AdkToolTrajectory,
     AgentevalsTrajectory,
     DeepevalToolCorrectness,
+    MlflowToolCallCorrectness,
     RagasToolCallAccuracy,
     RagasToolCallF1,
 )
@@ -149,9 +158,17 @@ for match in ("EXACT", "IN_ORDER", "ANY_ORDER"):
                      SESSIONS))
 
 
+for ordering in (False, True):
+    RUNS.append(("mlflow", {"should_consider_ordering": ordering},
+                 lambda o=ordering: MlflowToolCallCorrectness(should_consider_ordering=o), CASES))
+
+#: Peers that refuse some cases (MLflow: no expected calls): there, ours must refuse too.
+REFUSING = {"mlflow"}
+
+
 def _label(run: Run) -> str:
     peer, options, _, cases = run
-    shown = ",".join(f"{k}={v}" for k, v in options.items() if v not in ([], False) or k == "strict_order")
+    shown = ",".join(f"{k}={v}" for k, v in options.items() if v != [])
     return f"{peer}[{shown}]" + ("-sessions" if cases is SESSIONS else "")
 
 
@@ -175,7 +192,7 @@ def peer_results() -> list[list[dict[str, Any]]]:
     response = json.loads(done.stdout)
     assert response["network_attempts"] == 0
     assert response["versions"] == {"deepeval": "4.3.1", "ragas": "0.4.3", "agentevals": "0.0.9",
-                                    "google-adk": "2.13.0"}
+                                    "google-adk": "2.13.0", "mlflow": "3.17.2"}
     results: list[list[dict[str, Any]]] = response["results"]
     assert len(results) == len(RUNS)
     return results
@@ -187,10 +204,17 @@ def test_equal_to_the_peer_single_and_batched(peer_results, k):
     metric = make()
     theirs = peer_results[k]
     assert len(theirs) == len(cases)
-    batched = metric.evaluate_batch(ToolCallBatch.from_cases(cases))
+    batched = metric.evaluate_batch(ToolCallBatch.from_cases(cases), errors="record")
     sums_of_fractions = peer == "deepeval" and "input_parameters" in options["evaluation_params"]
     mismatches = []
+    refused = 0
     for row, (case, their) in enumerate(zip(cases, theirs, strict=True)):
+        if "error" in their and peer in REFUSING:  # the peer refuses the case: so must we
+            with pytest.raises(InvalidCaseError):
+                metric.evaluate(case)
+            assert row in batched.errors
+            refused += 1
+            continue
         assert "error" not in their, f"{_label(RUNS[k])} row {row}: the peer raised {their['error']}"
         single = metric.evaluate(case)
         assert batched.values[row] == single.value and batched.passed[row] == single.passed
@@ -207,11 +231,12 @@ def test_equal_to_the_peer_single_and_batched(peer_results, k):
             mismatches.append(f"row {row}: ours {single.value!r} ({single.reason}), theirs {their}, "
                               f"case {case!r}")
     assert not mismatches, f"{len(mismatches)} of {len(cases)} differ:\n" + "\n".join(mismatches[:5])
+    assert len(batched.errors) == refused  # and no other case refused by us alone
 
 
 def test_the_generated_cases_reach_every_outcome(peer_results):
     """The generator is not too easy: each run sees several distinct scores,
     and both outcomes of every pass/fail metric."""
     for k, run in enumerate(RUNS):
-        values = {round(float(r["score"]), 9) for r in peer_results[k]}
+        values = {round(float(r["score"]), 9) for r in peer_results[k] if "error" not in r}
         assert len(values) >= 2, (_label(run), values)

@@ -27,6 +27,7 @@ from agentmetrics_compat import (
     AdkToolTrajectory,
     AgentevalsTrajectory,
     DeepevalToolCorrectness,
+    MlflowToolCallCorrectness,
     RagasToolCallAccuracy,
     RagasToolCallF1,
 )
@@ -136,6 +137,23 @@ def test_ragas_accuracy_aligns_names_then_compares_arguments_as_text():
     assert "do not line up in order" in misaligned.reason
 
 
+def test_mlflow_refuses_no_expected_calls_and_compares_sets_and_json_text():
+    unordered, ordered = MlflowToolCallCorrectness(), MlflowToolCallCorrectness(should_consider_ordering=True)
+    with pytest.raises(InvalidCaseError, match="no expected calls. MLflow reads an empty expected list"):
+        unordered.evaluate(case([S], []))
+    multiset = case([S, S, F], [S, F, F])
+    assert unordered.evaluate(multiset).value == 1.0 and "repeated differently" in unordered.evaluate(multiset).reason
+    assert ordered.evaluate(multiset).value == 0.0
+    assert unordered.evaluate(case([F, S], [S, F])).value == 1.0 and ordered.evaluate(case([F, S], [S, F])).value == 0.0
+    assert unordered.evaluate(case([S, F, L], [S, F])).value == 0.0
+    as_json = case([ToolCall("fetch", {"id": 1})], [ToolCall("fetch", {"id": 1.0})])
+    assert unordered.evaluate(as_json).value == 0.0
+    assert MlflowToolCallCorrectness(compare_arguments=False).evaluate(as_json).value == 1.0
+    odd = case([ToolCall("fetch", {"id": {1, 2}})], [ToolCall("fetch", {"id": 1})])
+    with pytest.raises(InvalidCaseError, match="cannot write as JSON"):
+        unordered.evaluate(odd)
+
+
 def test_agentevals_modes_first_fit_and_overrides():
     sq, s0 = ToolCall("s", {"q": 1}), ToolCall("s")
     # first-fit: the loose rule lets the first reference call take the wrong one
@@ -176,6 +194,7 @@ def test_agentevals_refuses_what_it_cannot_reproduce(bad, match):
     (AdkToolTrajectory, {"match_type": "SOME_ORDER"}, "match_type must be one of"),
     (AdkToolTrajectory, {"ignore_args": "yes"}, "must be True or False"),
     (RagasToolCallAccuracy, {"strict_order": None}, "must be True or False"),
+    (MlflowToolCallCorrectness, {"should_consider_ordering": "yes"}, "must be True or False"),
 ])
 def test_parameters_are_checked(metric, bad, match):
     with pytest.raises(InvalidParameterError, match=match):
@@ -186,7 +205,7 @@ def test_unreadable_arguments_are_refused_where_arguments_count():
     broken = ToolCall("search", raw_arguments="{q: oops")
     bad = case([broken], [S])
     for metric in (DeepevalToolCorrectness(evaluation_params=["input_parameters"]), RagasToolCallF1(),
-                   RagasToolCallAccuracy(),
+                   RagasToolCallAccuracy(), MlflowToolCallCorrectness(),
                    AgentevalsTrajectory(), AdkToolTrajectory()):
         with pytest.raises(InvalidCaseError, match=r"called call #1 \(search\) has arguments that are not a JSON object"):
             metric.evaluate(bad)
@@ -220,6 +239,7 @@ CONFIGS = [
     (DeepevalToolCorrectness, {"should_consider_ordering": True, "evaluation_params": ["input_parameters"]}),
     (DeepevalToolCorrectness, {"should_exact_match": True, "strict_mode": True}),
     (RagasToolCallF1, {}), (RagasToolCallAccuracy, {}), (RagasToolCallAccuracy, {"strict_order": False}),
+    (MlflowToolCallCorrectness, {}), (MlflowToolCallCorrectness, {"should_consider_ordering": True}),
     *[(AgentevalsTrajectory, {"trajectory_match_mode": t, "tool_args_match_mode": a})
       for t in ("unordered", "subset", "superset") for a in ("exact", "ignore", "superset")],
     *[(AdkToolTrajectory, {"match_type": m, "ignore_args": i})
@@ -232,10 +252,15 @@ CONFIGS = [
 @given(cases=_cases)
 def test_batch_equals_single(metric, params, cases):
     m = metric(**params)
-    result = m.evaluate_batch(ToolCallBatch.from_cases(cases))
+    result = m.evaluate_batch(ToolCallBatch.from_cases(cases), errors="record")
     assert len(result) == len(cases)
     for row, c in enumerate(cases):
-        single = m.evaluate(c)
+        try:
+            single = m.evaluate(c)
+        except InvalidCaseError as error:  # refused alike (mlflow: no expected calls)
+            assert result.errors[row] == str(error) and math.isnan(result.values[row])
+            continue
+        assert row not in result.errors
         assert result.values[row] == single.value
         assert result.passed[row] == single.passed
         assert result.reason(row) == single.reason
@@ -249,11 +274,13 @@ def test_contract(metric, params):
 def test_found_by_name_and_scored_on_the_bundled_tau2_runs():
     runs = example_cases()
     names = ["deepeval_tool_correctness", "ragas_tool_call_f1", "ragas_tool_call_accuracy",
-             "agentevals_trajectory", "adk_tool_trajectory"]
-    result = evaluate(runs, metrics=names)
+             "agentevals_trajectory", "adk_tool_trajectory", "mlflow_tool_call_correctness"]
+    result = evaluate(runs, metrics=names, errors="record")
     for name in names:
         assert len(result[name]) == len(runs) == 50
-        assert not result[name].errors
+    no_expected = {row for row, run in enumerate(runs) if not run.expected_tool_calls}
+    assert no_expected and set(result["mlflow_tool_call_correctness"].errors) == no_expected
+    assert not any(result[name].errors for name in names[:-1])
     assert get_metric("adk_tool_trajectory", match_type="IN_ORDER").match_type == "IN_ORDER"
 
 
