@@ -139,6 +139,19 @@ ROWS: list[tuple[str, str, dict[str, Any], Callable[[], Metric], bool]] = [
 ]
 
 
+def peer_each(scorer: Callable[[dict[str, Any]], dict[str, Any]], data: list[dict[str, Any]]
+              ) -> list[dict[str, Any]]:
+    """The peer one case at a time; a case it refuses (MLflow: no expected
+    calls) gives its error, as the driver records it."""
+    out = []
+    for record in data:
+        try:
+            out.append(scorer(record))
+        except Exception as error:
+            out.append({"error": f"{type(error).__name__}: {error}"})
+    return out
+
+
 def score_each(metric: Metric, data: list[dict[str, Any]]) -> list[Any]:
     """One case at a time; a case the metric refuses (tool_output_match: no
     expected output) gives None, as errors="record" gives a row error."""
@@ -200,11 +213,11 @@ def main() -> None:
         scorer = drive.PEERS[peer][1](options)
         metric = build()
         if compare:
-            theirs = [scorer(r) for r in data]
+            theirs = peer_each(scorer, data)
             ours = metric.evaluate_batch(ToolCallBatch.from_cases([to_case(r) for r in data]),
                                          errors="record").values.tolist()
             check_equal(label, theirs, ours, loose="input_parameters" in options.get("evaluation_params", []))
-        p = median_time(lambda: [scorer(r) for r in data], args.repeats)
+        p = median_time(lambda: peer_each(scorer, data), args.repeats)
         s = median_time(lambda: score_each(metric, data), args.repeats)
         f = median_time(lambda: metric.evaluate_batch(ToolCallBatch.from_cases([to_case(r) for r in data]),
                                                       errors="record"), args.repeats)
