@@ -133,13 +133,14 @@ class DeepevalToolCorrectness(Metric):
         for j, want in enumerate(expected):
             best, chosen, skipped = 0.0, None, False
             for got in called:
-                if any(_identical(got, u) for u in used):
-                    skipped = skipped or got.name == want.name
+                if got.name != want.name:
                     continue
-                if got.name == want.name:
-                    credit = self._credit(want, got)
-                    if credit > best:
-                        best, chosen = credit, got
+                if any(_identical(got, u) for u in used):  # deepeval's set of used calls
+                    skipped = True
+                    continue
+                credit = self._credit(want, got)
+                if credit > best:
+                    best, chosen = credit, got
             label = f"{show_call(want)} (#{j + 1})"
             if chosen is not None:
                 total += best
