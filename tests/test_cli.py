@@ -336,9 +336,9 @@ def test_counts_in_the_table(capsys, cases_file):
 
 def test_an_unknown_input_format_is_a_usage_error(capsys, cases_file):
     with pytest.raises(SystemExit) as info:
-        main(["evaluate", str(cases_file), "--input-format", "bedrock"])
+        main(["evaluate", str(cases_file), "--input-format", "vertex"])
     assert info.value.code == 2
-    assert "invalid choice: 'bedrock'" in capsys.readouterr().err
+    assert "invalid choice: 'vertex'" in capsys.readouterr().err
 
 
 def test_summary_format_prints_the_summary_alone(capsys, cases_file):

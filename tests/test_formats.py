@@ -265,14 +265,16 @@ def test_unknown_shapes_say_what_was_tried():
     assert message.startswith("could not tell the format of dict {'tools': []}. Tried: otel")
     for name in formats.FORMATS:
         assert name in message
-    with pytest.raises(InvalidCaseError, match="unknown format 'bedrock'"):
-        formats.tool_calls_from({}, format="bedrock")
+    with pytest.raises(InvalidCaseError, match="unknown format 'vertex'"):
+        formats.tool_calls_from({}, format="vertex")
     assert formats.tool_calls_from({"role": "assistant", "content": "hi"}, format="openai_chat") == []
 
 
-def test_calls_without_a_name_are_kept():
-    calls = formats.from_openai_chat({"role": "assistant", "tool_calls": [{"id": "c", "function": {"arguments": "{}"}}]})
-    assert calls == [ToolCall("<unnamed>", {}, id="c")]
+def test_a_call_without_a_name_is_refused_not_made_up():
+    with pytest.raises(InvalidCaseError, match=r"at tool_calls\[0\], expected the name of the tool called, got no name"):
+        formats.from_openai_chat({"role": "assistant", "tool_calls": [{"id": "c", "function": {"arguments": "{}"}}]})
+    with pytest.raises(InvalidCaseError, match="got an empty name"):
+        formats.from_anthropic({"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": " ", "input": {}}]})
 
 
 # --- the promise: never fewer calls without an error (issue 10) ---------------------------
@@ -348,8 +350,16 @@ def test_gemini_malformed_function_call_is_refused():
     response = {"candidates": [{"content": {"role": "model", "parts": []},
                                 "finishReason": "MALFORMED_FUNCTION_CALL",
                                 "finishMessage": "Malformed function call: get_weather(city=)"}]}
-    with pytest.raises(InvalidCaseError, match="MALFORMED_FUNCTION_CALL: the model tried to call a tool"):
+    with pytest.raises(InvalidCaseError, match="MALFORMED_FUNCTION_CALL: the API says the function call the model generated is invalid"):
         formats.tool_calls_from(response)
+    # UNEXPECTED_TOOL_CALL with the call present: the call is read (it is there) ...
+    unexpected = {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": "list_files", "args": {}}}]},
+                                  "finishReason": "UNEXPECTED_TOOL_CALL"}]}
+    assert formats.tool_calls_from(unexpected) == [ToolCall("list_files", {})]
+    # ... and without it, refused with what is true: the API returned no call.
+    unexpected["candidates"][0]["content"]["parts"] = []
+    with pytest.raises(InvalidCaseError, match="UNEXPECTED_TOOL_CALL and no functionCall part"):
+        formats.tool_calls_from(unexpected)
 
 
 # --- detection --------------------------------------------------------------------------------

@@ -29,11 +29,15 @@ import attrs
 from agentmetrics._model import ToolCall, _describe
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats._anthropic import read_anthropic
+from agentmetrics.formats._bedrock import read_bedrock
 from agentmetrics.formats._census import check, scan
+from agentmetrics.formats._cohere import read_cohere
 from agentmetrics.formats._detect import detect
 from agentmetrics.formats._gemini import read_gemini
+from agentmetrics.formats._gemini_interactions import read_gemini_interactions
 from agentmetrics.formats._langchain import read_langchain
 from agentmetrics.formats._ledger import Ledger, parse_arguments
+from agentmetrics.formats._ollama import read_ollama
 from agentmetrics.formats._openai_chat import read_openai_chat
 from agentmetrics.formats._openai_responses import read_openai_responses
 from agentmetrics.formats._otel import NOT_CAPTURED, read_otel
@@ -46,8 +50,12 @@ __all__ = [
     "NOT_CAPTURED",
     "cases_from_tau2",
     "from_anthropic",
+    "from_bedrock",
+    "from_cohere",
     "from_gemini",
+    "from_gemini_interactions",
     "from_langchain",
+    "from_ollama",
     "from_openai_chat",
     "from_openai_responses",
     "from_otel",
@@ -85,8 +93,41 @@ FORMATS: Mapping[str, Format] = {
                "thinking, or message_start/content_block_* events", read_anthropic),
         Format("gemini", "'candidates', role 'model', or functionCall/function_call, "
                "executableCode parts", read_gemini),
+        Format("bedrock", "Converse responses ('output.message', 'stopReason'), toolUse blocks, "
+               "or contentBlockStart/contentBlockDelta/messageStop events", read_bedrock),
+        Format("cohere", "'tool_plan', 'billed_units', v1 'generation_id'/'chat_history', or "
+               "tool-call-start/message-end events", read_cohere),
+        Format("ollama", "'done_reason', 'eval_count', or 'created_at' with 'done'",
+               read_ollama),
+        Format("gemini_interactions", "object 'interaction', or step.start/step.delta "
+               "events", read_gemini_interactions),
     )
 }
+
+
+#: Keys of a model's output: an object with any of them is a response, even with an
+#: ``error`` beside them (a failed hosted call, a partial response).
+_OUTPUT_KEYS = frozenset({"choices", "output", "candidates", "content", "message", "messages",
+                          "steps", "outputs", "delta", "response", "tool_calls", "generations",
+                          "results", "parts", "item", "interaction"})
+
+
+def _api_error(tree: Any) -> tuple[str, str] | None:
+    """``(where, message)`` of an error the API returned instead of a response:
+    the payload, or an item of it (a stream's error event, an error line), that is
+    an error object and no output."""
+    items = [(tree, "the payload")] if isinstance(tree, dict) else [
+        (item, f"[{index}]") for index, item in enumerate(tree)
+        if isinstance(item, dict)] if isinstance(tree, list) else []
+    for item, where in items:
+        error = item.get("error")
+        if (error is not None and error is not False and _OUTPUT_KEYS.isdisjoint(item)) or (
+                item.get("type") == "error" and "response" not in item):
+            detail = error if error is not None else item.get("message")
+            if isinstance(detail, dict):
+                detail = detail.get("message", detail.get("type", detail))
+            return where, repr(detail)[:120]
+    return None
 
 
 def _tried() -> str:
@@ -102,6 +143,13 @@ def _read(payload: object, format: str | None, hosted_tools: bool) -> list[ToolC
     if not isinstance(hosted_tools, bool):
         raise InvalidCaseError(f"hosted_tools: expected True or False, got {_describe(hosted_tools)}.")
     tree = to_tree(payload)
+    failed = _api_error(tree)
+    if failed is not None:
+        raise InvalidCaseError(
+            f"{failed[0]} is an error the API returned ({failed[1]}), not a model response; "
+            f"expected the model's response. Fix: an error holds no calls to read: score the "
+            f"case as failed yourself, or pass the response of a request that succeeded."
+        )
     found = scan(tree)
     if format is None:
         format, evidence, weak = detect(found)
@@ -117,7 +165,8 @@ def _read(payload: object, format: str | None, hosted_tools: bool) -> list[ToolC
                     f"format=... naming the one it is."
                 )
             where = (f" It holds call-like content at {render(found.sites[0].path)}."
-                     if found.sites else "")
+                     if found.sites else f" It says at {render(found.promises[0])} that the "
+                     f"model stopped to call tools." if found.promises else "")
             raise InvalidCaseError(
                 f"could not tell the format of {_describe(payload)}.{where} Tried: {_tried()}. "
                 f"Fix: pass format=... or call the matching agentmetrics.formats.from_* function."
@@ -164,6 +213,15 @@ conversation, a list of content blocks, or raw stream events.""")
 from_gemini = _reader("gemini", """Gemini: a response (first candidate, after
 the automatic function-calling history), a list of responses or streamed
 chunks, a content, a chat history, a part or a list of parts.""")
+from_bedrock = _reader("bedrock", """AWS Bedrock Converse: a ``converse()`` response
+(as boto3 returns it), a message, a conversation or request body
+(``messages``), content blocks, or the events of ``converse_stream()``.""")
+from_cohere = _reader("cohere", """Cohere chat (v2 and v1): a response, a message, a
+conversation (``messages`` or v1 ``chat_history``), or stream events.""")
+from_gemini_interactions = _reader("gemini_interactions", """Google's Interactions API:
+an interaction (its ``steps``), a list of them, or stream events.""")
+from_ollama = _reader("ollama", """Ollama ``/api/chat``: a response, a message, a
+conversation, or the NDJSON lines of a stream.""")
 from_langchain = _reader("langchain", """LangChain: messages and their dumps
 (``model_dump``, ``message_to_dict``, ``dumpd``), a LangGraph state, or a stream
 of AIMessageChunks, merged as LangChain merges them.""")

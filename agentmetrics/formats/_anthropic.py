@@ -77,9 +77,18 @@ class _Open:
 
 
 def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) -> None:
-    """Raw stream events: each message's blocks by index, input JSON joined."""
+    """Raw stream events: each message's blocks by index, input JSON joined.
+
+    A stream may hold several messages (turns, or the resumed turns of
+    programmatic tool calling), each from its ``message_start``. A
+    ``message_start`` repeated with the same id before any block is the same
+    message (some proxies send it twice). One that starts another message while
+    the previous one is still open (blocks started, no ``message_delta`` or
+    ``message_stop``) is a retried generation spliced into a cut one: which one
+    the agent acted on cannot be read, so the stream is refused."""
     open_blocks: dict[int, _Open] = {}
     order: list[_Open] = []
+    current: dict[str, Any] = {"id": None, "open": False, "blocks": 0}
 
     def close() -> None:
         for item in order:
@@ -102,11 +111,24 @@ def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) 
                          "pass the events as the SDK yields them.")
         kind = event.get("type")
         if kind == "message_start":
-            close()
             message = event.get("message")
+            message_id = message.get("id") if isinstance(message, dict) else None
+            if current["open"] and current["blocks"] == 0 and message_id == current["id"]:
+                continue  # the same message_start again
+            if current["open"] and current["blocks"]:
+                raise refuse(NAME, path, "each message to end (message_delta or message_stop) "
+                             "before the next message_start", f"a new message {message_id!r} "
+                             f"started while message {current['id']!r} was still open",
+                             "the stream holds a cut generation and a retry spliced together: "
+                             "pass the complete stream of the generation the agent acted on.")
+            close()
+            current.update(id=message_id, open=True, blocks=0)
             if isinstance(message, dict):
                 _message(message, path + ("message",), ledger, hosted_tools, streamed=True)
+        elif kind in ("message_delta", "message_stop"):
+            current["open"] = False
         elif kind == "content_block_start":
+            current["blocks"] += 1
             block, index = event.get("content_block"), event.get("index")
             if isinstance(block, dict) and _text(block.get("type")) in _CALLS:
                 if not isinstance(index, int):

@@ -1,20 +1,49 @@
 """The call census: one small walk that finds every call-like node in a payload.
 
-It knows no format's grammar, only what tool calls look like anywhere:
-items of ``tool_calls`` (and LangChain's ``invalid_tool_calls`` and
-``tool_call_chunks``), blocks and items whose ``type`` names a call
-(``tool_use``, ``server_tool_use``, ``mcp_tool_use``, ``tool_call``,
-``function_call``, any ``*_call``), ``function_call``/``functionCall`` and
-``executable_code`` parts, ``execute_tool`` spans and ``gen_ai.tool.name``
-attributes, and the flattened tool-call attributes of Traceloop and
-OpenInference. Tool definitions, tool results and the input messages a
-telemetry span was given are context, not calls, and are not entered.
+It knows no format's grammar, only what tool calls look like anywhere, in
+any spelling (:mod:`agentmetrics.formats._keys` compares keys and ``type``
+values case-insensitively with ``_``, ``-`` and spaces removed):
+
+- every call-shaped mapping under a key that names calls (``tool_calls``,
+  ``toolCalls``, ``tool_use``, ``toolUse``, ``function_call``, ``functionCall``,
+  ``tool_call_chunks``, ``executable_code``, ...), as the value or as an item of
+  a list: a mapping is call-shaped when it carries a name, an id, arguments or
+  input (``{"web_search_requests": 1}`` under Anthropic's ``usage.server_tool_use``
+  is not);
+- every mapping whose ``type`` names a call (``tool_use``, ``server_tool_use``,
+  ``function_call``, ``tool-call``, any ``*_call``, ``mcp_approval_request``), and
+  every typed mapping that carries a ``call_id`` (an item of a type no reader
+  knows yet is reported, not passed over);
+- a call-shaped mapping at the top of the payload or as an item of a top-level
+  list, with a name and arguments (``{"name": ..., "args": ...}``, the SDK's
+  ``FunctionCall``);
+- ``execute_tool`` spans and ``gen_ai.tool.name`` attributes, and the flattened
+  tool-call attributes of Traceloop and OpenInference.
+
+Stop and finish reasons in any spelling that say tools were used
+(``finish_reason: "tool_calls"``, ``stopReason: "tool_use"``, ``TOOL_CALL``)
+are *promises*: a payload with promises and no call site is refused.
+
+Context is not entered: tool definitions and settings (``tools``,
+``tool_choice``, ``toolConfig``), keys that only refer to a call (a tool
+result's ``tool_call_id``), tool results (``role: "tool"`` messages,
+``tool_result`` blocks, ``toolResult``, ``functionResponse``), and the input
+messages a telemetry span was given.
+
+**Zero-valued placeholders are not calls.** A mapping whose every value is
+empty (``""``, ``null``, ``0``, ``false``, ``{}``, ``[]``, at any depth), such as
+the ``"function_call": {"name": "", "arguments": ""}`` or the ``"custom":
+{"name": "", "input": ""}`` that servers with Go-style zero values send beside
+the branch they use, carries nothing: it is neither read as a call nor
+reported. A mapping with anything in it is a site; a call whose name is empty
+while other fields are set is refused by the reader.
 
 Readers are checked against it (:func:`check`): every site the census finds
 must have been read or deliberately accounted for by the reader, or the read
 fails. That makes "never fewer calls without an error" structural: a reader
 that misses an item type, a detection that picks the wrong reader, a stream
-merge that joins two calls, all end in an error naming the site.
+merge that joins two calls, a spelling no reader knows, all end in an error
+naming the site.
 
 The same walk notes the features detection decides on (keys, ``type``,
 ``object`` and ``role`` values), so a payload is walked once.
@@ -30,50 +59,58 @@ from typing import Any
 import attrs
 
 from agentmetrics.errors import InvalidCaseError
+from agentmetrics.formats._keys import (
+    CALL_KEY,
+    CONTEXT_KEY,
+    PLAIN_KEY,
+    REASON_KEY,
+    is_call_type,
+    is_result_type,
+    key_kind,
+    norm,
+    says_tools,
+)
 from agentmetrics.formats._ledger import Ledger, text
 from agentmetrics.formats._payload import Path, render
 
 __all__ = [
     "CAPTURE_HINT",
+    "FUNCTION_CALL_FIELDS",
     "INPUT_EVENTS",
     "JSON_ATTRIBUTES",
     "MISSING_CALLS",
     "Scan",
     "Site",
+    "call_shaped",
     "check",
     "decoded_attribute",
+    "is_zero",
     "mark_views",
     "scan",
 ]
 
-#: Keys whose list items are calls (or pieces of one, in a stream).
-_CALL_LISTS = frozenset({"tool_calls", "invalid_tool_calls", "tool_call_chunks"})
-#: Keys whose mapping value is a call.
-_CALL_PARTS = frozenset({"function_call", "functionCall", "executable_code", "executableCode",
-                         "tool_call", "toolCall"})
-#: ``type`` values of calls beyond the ``*_call`` suffix.
-_CALL_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
-#: Keys never entered: tool definitions and settings, not calls.
-_DEFINITIONS = frozenset({
-    "tools", "functions", "tool_choice", "function_declarations", "functionDeclarations",
-    "tool_config", "toolConfig", "input_schema", "parameters", "response_format",
-    "gen_ai.tool.definitions", "gen_ai.tool.description", "gen_ai.request.tools",
-})
 #: Telemetry attributes holding what a span was given: context, not its calls.
 _INPUT_ATTRIBUTES = frozenset({"gen_ai.input.messages", "gen_ai.system_instructions",
-                               "gen_ai.tool.call.arguments", "gen_ai.tool.call.result"})
-_INPUT_PREFIXES = ("gen_ai.prompt.", "llm.input_messages.", "input.", "output.")
+                               "gen_ai.tool.call.arguments", "gen_ai.tool.call.result",
+                               "gen_ai.tool.definitions", "gen_ai.tool.description",
+                               "gen_ai.request.tools"})
+_INPUT_PREFIXES = ("gen_ai.prompt.", "llm.input_messages.", "input.", "output.", "llm.tools.")
 #: Telemetry events that carry what a model was given: context, not calls.
 INPUT_EVENTS = frozenset({"gen_ai.user.message", "gen_ai.system.message",
                           "gen_ai.assistant.message", "gen_ai.tool.message"})
-#: Message roles whose content is a tool's result.
-_RESULT_ROLES = frozenset({"tool", "function", "ipython"})
-_RESULT_KEYS = frozenset({"function_response", "functionResponse", "code_execution_result",
-                          "codeExecutionResult", "tool_call_result"})
+#: Message roles (in lower case) whose content is a tool's result.
+_RESULT_ROLES = frozenset({"tool", "function", "ipython", "tool_result", "tool_response"})
 #: Attributes holding JSON text of messages, read as structure.
 JSON_ATTRIBUTES = frozenset({"gen_ai.output.messages"})
-#: Finish and stop reasons that say the model stopped to call tools.
-_TOOL_REASONS = frozenset({"tool_calls", "tool_call", "function_call", "tool_use"})
+#: Fields (normalized) that make a mapping call-shaped: a name, an id, arguments.
+_CALL_FIELDS = frozenset({
+    "name", "id", "callid", "arguments", "args", "argument", "input", "inputs", "parameters",
+    "params", "function", "partialargs", "partialjson", "code", "toolname", "functionname",
+    "tooluseid", "toolcallid", "toolid", "custom",
+})
+#: Of those, the ones that hold what a call was given.
+_ARGUMENT_FIELDS = frozenset({"arguments", "args", "argument", "input", "inputs", "parameters",
+                              "params"})
 
 _TRACELOOP = re.compile(r"^gen_ai\.completion\.(\d+)\.(?:tool_calls\.(\d+)\.name|function_call\.name)$")
 _OPENINFERENCE = re.compile(
@@ -103,16 +140,9 @@ class Scan:
     roles: set[str] = attrs.Factory(set)
     attributes: set[str] = attrs.Factory(set)
     nested: set[str] = attrs.Factory(set)
+    #: Values of ``event_type`` (Cohere v1 and Interactions API stream events).
+    events: set[str] = attrs.Factory(set)
 
-
-
-def _is_call_type(kind: object) -> bool:
-    return isinstance(kind, str) and (kind in _CALL_TYPES or (
-        kind.endswith("_call") and "." not in kind))
-
-
-def _is_result_type(kind: object) -> bool:
-    return isinstance(kind, str) and kind.endswith(("_output", "_result", "_response"))
 
 
 def _text_id(value: object) -> str | None:
@@ -124,18 +154,43 @@ def _text_id(value: object) -> str | None:
 
 
 def _call_id(node: dict[str, Any]) -> str | None:
-    return _text_id(node.get("call_id")) or _text_id(node.get("id"))
+    return (_text_id(node.get("call_id")) or _text_id(node.get("id"))
+            or _text_id(node.get("toolUseId")) or _text_id(node.get("tool_use_id")))
 
 
-def _names_a_call(node: dict[str, Any]) -> bool:
-    """A stream piece that starts a call (an id or a name), not a continuation."""
-    if _call_id(node):
+def is_zero(value: object) -> bool:
+    """An empty value at every depth: ``""``, ``None``, ``0``, ``False``, ``{}``,
+    ``[]``, or containers of only those. A placeholder, not content."""
+    if value is None or value is False or value == "" or (
+            type(value) in (int, float) and value == 0):
         return True
+    if type(value) is dict:
+        return all(is_zero(item) for item in value.values())
+    if type(value) is list:
+        return all(is_zero(item) for item in value)
+    return False
+
+
+def call_shaped(node: dict[str, Any]) -> bool:
+    """A mapping that carries a name, an id, arguments or input: what a call
+    (or a streamed piece of one) carries. Not a placeholder."""
+    return any(type(key) is str and norm(key) in _CALL_FIELDS and not is_zero(value)
+               for key, value in node.items())
+
+
+#: The fields of google-genai's FunctionCall (``response.function_calls``).
+FUNCTION_CALL_FIELDS = frozenset({"id", "name", "args", "partial_args", "partialArgs",
+                                  "will_continue", "willContinue"})
+
+
+def _bare_call(node: dict[str, Any]) -> bool:
+    """A call given on its own: a name and arguments, no type or role; or a
+    FunctionCall (a name, and only FunctionCall's fields)."""
+    if "type" in node or "role" in node:
+        return False
     name = node.get("name")
-    function = node.get("function")
-    if isinstance(function, dict):
-        name = name or function.get("name")
-    return isinstance(name, str) and bool(name)
+    return type(name) is str and bool(name) and (node.keys() <= FUNCTION_CALL_FIELDS or any(
+        type(key) is str and norm(key) in _ARGUMENT_FIELDS for key in node))
 
 
 def decoded_attribute(value: object) -> Any:
@@ -159,15 +214,12 @@ def _attribute_sites(attributes: dict[str, Any], span: Path, out: Scan) -> None:
     if attributes.get("openinference.span.kind") == "TOOL":
         out.sites.append(Site(span, _text_id(attributes.get("tool_call.id")),
                               "OpenInference TOOL span"))
-    reasons = attributes.get("gen_ai.response.finish_reasons")
-    if isinstance(reasons, str):
-        reasons = [reasons]
-    if (isinstance(reasons, list) and _TOOL_REASONS.intersection(
-            r for r in reasons if isinstance(r, str))) or (
-            text(attributes.get("llm.finish_reason")) in _TOOL_REASONS):
+    if says_tools(attributes.get("gen_ai.response.finish_reasons")) or says_tools(
+            attributes.get("llm.finish_reason")):
         out.promises.append(span)
     for key, value in attributes.items():
-        if key in _DEFINITIONS or key in _INPUT_ATTRIBUTES or key.startswith(_INPUT_PREFIXES):
+        if key in _INPUT_ATTRIBUTES or key.startswith(_INPUT_PREFIXES) or (
+                key_kind(key) == CONTEXT_KEY):
             continue
         match = _TRACELOOP.match(key) or _OPENINFERENCE.match(key)
         if match:
@@ -178,7 +230,7 @@ def _attribute_sites(attributes: dict[str, Any], span: Path, out: Scan) -> None:
                                   _text_id(attributes.get(prefix + ".id")),
                                   "flattened tool-call attributes"))
         elif key.startswith("gen_ai.completion.") and key.endswith(".finish_reason") and (
-                text(value) in _TOOL_REASONS):
+                says_tools(value)):
             out.promises.append(span + ("attributes", key))
         elif key in JSON_ATTRIBUTES:
             _walk(decoded_attribute(value), span + ("attributes", key), out)
@@ -186,66 +238,88 @@ def _attribute_sites(attributes: dict[str, Any], span: Path, out: Scan) -> None:
             _walk(value, span + ("attributes", key), out)
 
 
-_RESULT_SUFFIXES = ("_output", "_result", "_response")
+def _call_value(value: Any, path: Path, key: str, out: Scan) -> None:
+    """The value of a key that names calls: each call-shaped mapping in it is a
+    site; other content is walked as usual."""
+    stack: list[tuple[Any, Path]] = [(value, path)]
+    while stack:
+        node, here = stack.pop()
+        if type(node) is list:
+            for index in range(len(node) - 1, -1, -1):
+                stack.append((node[index], here + (index,)))
+        elif type(node) is dict:
+            out.keys.update(node)
+            out.nested.update(f"{key}.{inner}" for inner in node if type(inner) is str)
+            if call_shaped(node):
+                out.sites.append(Site(here, _call_id(node), f"{key} item" if here[-1:] and type(
+                    here[-1]) is int else f"{key} part"))
+            elif not is_zero(node):
+                _walk(node, here, out)
+        elif type(node) is str and node.strip() and type(here[-1]) is int:
+            out.sites.append(Site(here, None, f"{key} item (a call named as text)"))
 
 
 def _walk(node: Any, path: Path, out: Scan) -> None:
     # Iterative; children are pushed in reverse, so nodes are visited in document order.
     # This runs on every payload read, so the common checks are inlined.
-    stack: list[tuple[Any, Path, bool]] = [(node, path, False)]
+    stack: list[tuple[Any, Path]] = [(node, path)]
     keys, types, objects, roles = out.keys, out.types, out.objects, out.roles
     sites, promises = out.sites, out.promises
     while stack:
-        node, path, in_call_list = stack.pop()
+        node, path = stack.pop()
         if type(node) is list:
             for index in range(len(node) - 1, -1, -1):
                 item = node[index]
                 if type(item) is dict or type(item) is list:
-                    stack.append((item, path + (index,), in_call_list))
+                    stack.append((item, path + (index,)))
             continue
         if type(node) is not dict:
             continue
         keys.update(node)
-        if in_call_list:
-            out.nested.update(f"{path[-2]}.{key}" for key in node)
-            if _names_a_call(node):
-                sites.append(Site(path, _call_id(node), f"{path[-2]} item"))
-            continue
         kind = node.get("type")
         if type(kind) is str:
             types.add(kind)
-            if kind.endswith(_RESULT_SUFFIXES):
+            if is_result_type(kind):
                 continue  # a tool's result, not a call
-            if kind in _CALL_TYPES or (kind.endswith("_call") and "." not in kind):
+            if is_call_type(kind) or (_text_id(node.get("call_id")) and kind != "message"):
+                # A typed item with a call id is a call of some kind, even of a type no
+                # reader knows yet (OpenAI's ``program``): never passed over silently.
                 sites.append(Site(path, _call_id(node), f"{kind} item"))
                 continue
         role = node.get("role")
         if type(role) is str:
             roles.add(role)
-            if role in _RESULT_ROLES:
+            if role.lower() in _RESULT_ROLES:
                 continue
         if "object" in node and type(node["object"]) is str:
             objects.add(node["object"])
         if ("eventName" in node or "event_name" in node) and text(
                 node.get("eventName", node.get("event_name"))) in INPUT_EVENTS:
             continue
-        reason = node.get("finish_reason", node.get("stop_reason"))
-        if type(reason) is str and reason in _TOOL_REASONS:
-            promises.append(path)
+        if len(path) <= 1 and (not path or type(path[0]) is int) and _bare_call(node):
+            sites.append(Site(path, _call_id(node), "call"))
+            if node.keys() <= FUNCTION_CALL_FIELDS:
+                out.nested.add("FunctionCall")
+            continue
+        if "event_type" in node and type(node["event_type"]) is str:
+            out.events.add(node["event_type"])
         for key, value in reversed(node.items()):
-            if type(value) is list:
-                if key not in _DEFINITIONS:
-                    stack.append((value, path + (key,), key in _CALL_LISTS))
-            elif type(value) is not dict or key in _DEFINITIONS or key in _RESULT_KEYS:
+            if type(value) is not dict and type(value) is not list:
+                if type(value) is str and key_kind(key) == REASON_KEY and says_tools(value):
+                    promises.append(path + (key,))
                 continue
-            elif key in _CALL_PARTS:
-                out.nested.update(f"{key}.{k}" for k in value)
-                if key.startswith("exec") or _names_a_call(value):
-                    sites.append(Site(path + (key,), _text_id(value.get("id")), f"{key} part"))
-            elif key == "attributes":
-                _attribute_sites(value, path, out)
-            else:
-                stack.append((value, path + (key,), False))
+            what = key_kind(key)
+            if what == PLAIN_KEY:
+                if key == "attributes" and type(value) is dict:
+                    _attribute_sites(value, path, out)
+                else:
+                    stack.append((value, path + (key,)))
+            elif what == CALL_KEY:
+                _call_value(value, path + (key,), key, out)
+            elif what == REASON_KEY:
+                if says_tools(value):
+                    promises.append(path + (key,))
+            # CONTEXT_KEY and RESULT_KEY: definitions, settings and results, not entered
 
 
 def scan(tree: Any, base: Path = ()) -> Scan:

@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from agentmetrics.formats._census import scan
+from agentmetrics.formats._census import FUNCTION_CALL_FIELDS, is_zero, scan
 from agentmetrics.formats._ledger import Ledger, refuse, text
 from agentmetrics.formats._payload import Path
 
@@ -27,6 +27,7 @@ _CODE_KEYS = ("executable_code", "executableCode")
 _SERVER_KEYS = ("tool_call", "toolCall")
 _HISTORY_KEYS = ("automatic_function_calling_history", "automaticFunctionCallingHistory")
 _FAILED = frozenset({"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"})
+
 _STEP = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]")
 
 
@@ -78,6 +79,8 @@ class _Reader:
     ledger: Ledger
     hosted_tools: bool
     partial: _Partial | None = None
+    #: How many sites had been read when the last response with a finish reason ended.
+    turn_start: int = 0
     #: Contents read so far, each with whether a later history repeated it already.
     seen: list[list[Any]] = attrs.Factory(list)
 
@@ -87,6 +90,9 @@ class _Reader:
         if not isinstance(part, dict):
             raise refuse(NAME, path, "a part object", type(part).__name__,
                          "pass the content as the API returns it.")
+        if part and part.keys() <= FUNCTION_CALL_FIELDS:
+            self.function_call(part, path)  # a FunctionCall itself (response.function_calls)
+            return
         key = _key(part, _CALL_KEYS)
         if key is not None:
             self.function_call(part[key], path + (key,))
@@ -120,12 +126,20 @@ class _Reader:
             raise refuse(NAME, path, "a function call object", type(call).__name__,
                          "pass the part as the API returns it.")
         pieces = _get(call, "partial_args", "partialArgs")
-        continues = bool(_get(call, "will_continue", "willContinue"))
-        if self.partial is not None and not call.get("name"):
+        will_continue = _get(call, "will_continue", "willContinue")
+        continues = bool(will_continue)
+        name = call.get("name")
+        empty = is_zero(call)
+        if self.partial is not None and (not name or name == self.partial.name) and (
+                pieces is not None or empty or (not name and will_continue is not None)):
+            # A piece of the streamed call: nameless, or repeating its name (the SDK's
+            # own test history does); an empty functionCall or willContinue false ends it.
             self.piece(pieces or [], path)
-            if not call:  # an empty function call closes the streamed one
+            if empty or will_continue is False:
                 self.close()
             return
+        if empty:
+            return  # a zero-valued placeholder: no call
         if self.partial is not None:
             self.close()
         args = call.get("args")
@@ -227,17 +241,27 @@ class _Reader:
                 "score, e.g. response.candidates[i].content.")
         if not candidates or not isinstance(candidates[0], dict):
             return
-        candidate = candidates[0]
+        candidate, candidate_path = candidates[0], path + ("candidates", 0)
         reason = _get(candidate, "finish_reason", "finishReason")
-        if text(reason) in _FAILED:
-            raise refuse(
-                NAME, path + ("candidates", 0), "the tool calls the model made",
-                f"finish reason {reason}: the model tried to call a tool, and the call is "
-                f"missing from the payload", "score this response as a failed call yourself "
-                "(its text is in finish_message), or leave it out.")
         content = candidate.get("content")
-        self.content(content, path + ("candidates", 0, "content"))
+        self.content(content, candidate_path + ("content",))
         self.seen.append([content, False])
+        if reason is None:
+            return  # a streamed chunk: the response goes on
+        if text(reason) == "MALFORMED_FUNCTION_CALL":
+            raise refuse(
+                NAME, candidate_path, "a valid tool call", "finish reason MALFORMED_FUNCTION_CALL: "
+                "the API says the function call the model generated is invalid",
+                "score this response as a failed call yourself (its text is in "
+                "finishMessage), or leave it out.")
+        if text(reason) in _FAILED and len(self.ledger.paths) == self.turn_start and (
+                self.partial is None):
+            raise refuse(
+                NAME, candidate_path, "the tool calls the model made",
+                f"finish reason {reason} and no functionCall part: the model tried to call a "
+                f"tool and the API returned no call", "score this response as a failed call "
+                "yourself (its text is in finishMessage), or leave it out.")
+        self.turn_start = len(self.ledger.paths)
 
     def one(self, item: Any, path: Path) -> None:
         if isinstance(item, list):

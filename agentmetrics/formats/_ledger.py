@@ -17,15 +17,13 @@ from agentmetrics._model import ToolCall
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats._payload import Path, render
 
-__all__ = ["UNNAMED", "Ledger", "as_dict", "as_list", "parse_arguments", "refuse", "text"]
-
-#: The name of a call that arrived without a usable one: still a call the agent made.
-UNNAMED = "<unnamed>"
+__all__ = ["Ledger", "as_dict", "as_list", "parse_arguments", "refuse", "text"]
 
 
 def parse_arguments(value: object) -> tuple[dict[str, Any], str | None]:
-    """``(arguments, raw)``: a mapping as is, JSON object text parsed; any
-    other text is returned as ``raw`` with empty arguments.
+    """``(arguments, raw)``: a mapping as is, JSON object text parsed; no
+    arguments (``None``, blank text, JSON ``null``) is ``{}``; any other text
+    is returned as ``raw`` with empty arguments.
 
     >>> parse_arguments('{"order_id": 7}'), parse_arguments('{"order_id": ')
     (({'order_id': 7}, None), ({}, '{"order_id": '))
@@ -41,6 +39,8 @@ def parse_arguments(value: object) -> tuple[dict[str, Any], str | None]:
         parsed = json.loads(text)
     except (ValueError, RecursionError):
         return {}, text
+    if parsed is None:
+        return {}, None  # JSON null: no arguments (Cohere sends "null" for none)
     return (parsed, None) if isinstance(parsed, dict) else ({}, text)
 
 
@@ -70,13 +70,15 @@ def refuse(format: str, path: Path, expected: str, got: str, fix: str) -> Invali
 class Ledger:
     """The calls a reader returns, in order, with the sites it accounted for."""
 
-    __slots__ = ("calls", "format", "ids", "paths")
+    __slots__ = ("calls", "context", "format", "ids", "paths")
 
     def __init__(self, format: str) -> None:
         self.format = format
         self.calls: list[ToolCall] = []
         self.ids: set[str] = set()
         self.paths: set[Path] = set()
+        #: The reader's own state for this read (what it looked up once).
+        self.context: dict[str, Any] = {}
 
     def add(
         self,
@@ -101,8 +103,15 @@ class Ledger:
         if call_id is not None and not isinstance(call_id, str):
             raise refuse(self.format, path, "a call id as a string", repr(call_id)[:60],
                          "check that the payload is what the SDK produced.")
+        if not isinstance(name, str) or not name.strip():
+            got = "no name" if name is None else (
+                "an empty name" if isinstance(name, str) else f"the name {name!r}"[:60])
+            raise refuse(self.format, path, "the name of the tool called", got,
+                         "a call without a tool name cannot be scored: pass the payload as "
+                         "the API returned it; if the API sent it so, the model's call was "
+                         "malformed: score it as a failed call yourself.")
         call = ToolCall(
-            name if isinstance(name, str) and name else UNNAMED,
+            name,
             parsed,
             id=call_id or None,
             raw_arguments=raw,

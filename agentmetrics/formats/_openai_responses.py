@@ -1,11 +1,20 @@
 """OpenAI Responses: output items, input-item conversations and stream events.
 
 Every item whose type ends in ``_call`` is a tool call. ``function_call``,
-``custom_tool_call`` and ``mcp_call`` call the developer's tools; the others
+``custom_tool_call`` and ``mcp_call`` call the developer's tools (an
+``mcp_approval_request`` is an MCP call asked before it runs); the others
 (``web_search_call``, ``file_search_call``, ``code_interpreter_call``,
 ``computer_call``, ``image_generation_call``, ``local_shell_call``,
-``shell_call``, ``apply_patch_call``, ...) call built-in tools: their name is
-the type without ``_call`` and their arguments are the item's request fields.
+``shell_call``, ``apply_patch_call``, ``tool_search_call``, ...) call built-in
+tools: their name is the type without ``_call`` and their arguments are the
+item's ``arguments`` when it has them, else its request fields. A ``program``
+item (programmatic tool calling: code the model wrote, run by the API, whose
+tool calls follow as ``function_call`` items) is a call named ``program``.
+
+Built-in tools the API runs itself are *hosted*; those the developer's code
+executes are not: ``computer_call``, ``local_shell_call``, ``shell_call``,
+``apply_patch_call``, and any item with ``execution: "client"`` (a
+client-executed tool search).
 """
 
 from __future__ import annotations
@@ -15,13 +24,18 @@ from typing import Any
 from agentmetrics.formats._ledger import Ledger, refuse, text
 from agentmetrics.formats._payload import Path
 
-__all__ = ["HOSTED_RESULT_FIELDS", "hosted_arguments", "read_openai_responses"]
+__all__ = ["CLIENT_EXECUTED", "HOSTED_RESULT_FIELDS", "hosted_arguments",
+           "read_openai_responses"]
 
 NAME = "openai_responses"
 
 #: Fields of a built-in tool's item that are bookkeeping or results, not arguments.
 HOSTED_RESULT_FIELDS = frozenset({"type", "id", "call_id", "status", "output", "outputs",
-                                  "result", "results", "error"})
+                                  "result", "results", "error", "execution", "fingerprint",
+                                  "caller"})
+#: Built-in tools the developer's code executes: calls, but not hosted ones.
+CLIENT_EXECUTED = frozenset({"computer_call", "local_shell_call", "shell_call",
+                             "apply_patch_call"})
 _TERMINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed",
                     "response.done")
 
@@ -45,7 +59,35 @@ def hosted_arguments(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def _is_call(kind: object) -> bool:
-    return isinstance(kind, str) and kind.endswith("_call") and "." not in kind
+    return isinstance(kind, str) and (kind == "program" or (
+        kind.endswith("_call") and "." not in kind))
+
+
+class _Approvals:
+    """The ids of the approval requests that an ``mcp_call`` of the payload
+    answers, found on first need (most payloads hold no approval request)."""
+
+    __slots__ = ("ids", "tree")
+
+    def __init__(self, tree: Any) -> None:
+        self.tree = tree
+        self.ids: set[str] | None = None
+
+    def answered(self, request_id: object) -> bool:
+        if self.ids is None:
+            self.ids = set()
+            stack = [self.tree]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, list):
+                    stack.extend(node)
+                elif isinstance(node, dict):
+                    if node.get("type") == "mcp_call" and isinstance(
+                            node.get("approval_request_id"), str):
+                        self.ids.add(node["approval_request_id"])
+                    stack.extend(value for value in node.values()
+                                 if isinstance(value, (dict, list)))
+        return isinstance(request_id, str) and request_id in self.ids
 
 
 def _items(items: list[Any], path: Path, ledger: Ledger, hosted_tools: bool) -> None:
@@ -63,21 +105,39 @@ def _item(item: Any, path: Path, ledger: Ledger, hosted_tools: bool) -> None:
     kind = item.get("type")
     if kind is None and isinstance(item.get("output"), list):
         _response(item, path, ledger, hosted_tools)  # a response among the items
+    elif kind == "mcp_approval_request":
+        _approval(item, path, ledger)
     elif not _is_call(kind):
-        return  # messages, reasoning, *_output items, mcp_list_tools, approval requests
+        return  # messages, reasoning, *_output items, mcp_list_tools
     elif kind == "function_call":
         ledger.add(path, item.get("name"), item.get("arguments"),
                    item.get("call_id") or item.get("id"))
+        ledger.mark(path, item.get("id"))  # the item's own id, by which events name it
     elif kind == "custom_tool_call":
         ledger.add(path, item.get("name"), item.get("input"),
                    item.get("call_id") or item.get("id"), free_text=True)
+        ledger.mark(path, item.get("id"))
     elif kind == "mcp_call":
         ledger.add(path, item.get("name"), item.get("arguments"), item.get("id"))
-    elif hosted_tools:
-        ledger.add(path, str(kind).removesuffix("_call"), hosted_arguments(item),
+    elif hosted_tools or kind in CLIENT_EXECUTED or item.get("execution") == "client":
+        arguments = item["arguments"] if "arguments" in item else hosted_arguments(item)
+        ledger.add(path, str(kind).removesuffix("_call"), arguments,
                    item.get("call_id") or item.get("id"))
+        ledger.mark(path, item.get("id"))
     else:
         ledger.skip(path, item.get("call_id") or item.get("id"))  # excluded on request
+
+
+def _approval(item: dict[str, Any], path: Path, ledger: Ledger) -> None:
+    """An MCP approval request names the tool and the arguments the model chose:
+    it is the agent's call, read as an ``mcp_call`` would be. Once approved, the
+    ``mcp_call`` that carries its id as ``approval_request_id`` is that call, and
+    the request is its earlier view."""
+    approvals = ledger.context.get("approvals")
+    if approvals is not None and approvals.answered(item.get("id")):
+        ledger.mark(path, item.get("id"))
+        return
+    ledger.add(path, item.get("name"), item.get("arguments"), item.get("id"))
 
 
 def _response(response: dict[str, Any], path: Path, ledger: Ledger, hosted_tools: bool) -> None:
@@ -91,26 +151,37 @@ def _response(response: dict[str, Any], path: Path, ledger: Ledger, hosted_tools
 
 
 def _events(events: list[Any], path: Path, ledger: Ledger, hosted_tools: bool) -> None:
-    """A stream: the finished response's calls; each item event is another view of one."""
-    final = [index for index, event in enumerate(events)
-             if isinstance(event, dict) and text(event.get("type")) in _TERMINAL_EVENTS
-             and isinstance(event.get("response"), dict)]
-    if final:
-        for index in final:
-            _response(events[index]["response"], path + (index, "response"), ledger,
-                      hosted_tools)
-    else:  # a stream cut short: the items that finished
-        done = [(event["item"], path + (index, "item")) for index, event in enumerate(events)
-                if isinstance(event, dict) and event.get("type") == "response.output_item.done"
-                and isinstance(event.get("item"), dict)]
-        for item, here in done:
-            _item(item, here, ledger, hosted_tools)
+    """A stream: each finished response's calls, in order (a stream may hold
+    several turns); each item event is another view of one of them. A finished
+    response whose ``output`` is null, missing or ``[]`` (some backends send it
+    so) is read from the ``output_item.done`` events since the previous one; so
+    is the tail of a stream cut short before its last response finished."""
+    done: list[tuple[dict[str, Any], Path]] = []
     for index, event in enumerate(events):
-        item = event.get("item") if isinstance(event, dict) else None
-        if isinstance(item, dict) and _is_call(item.get("type")):
-            call_id = item.get("id") if item.get("type") == "mcp_call" else (
-                item.get("call_id") or item.get("id"))
-            if call_id in ledger.ids:
+        if not isinstance(event, dict):
+            continue
+        kind = text(event.get("type"))
+        if kind == "response.output_item.done" and isinstance(event.get("item"), dict):
+            done.append((event["item"], path + (index, "item")))
+        elif kind in _TERMINAL_EVENTS and isinstance(event.get("response"), dict):
+            output = event["response"].get("output")
+            if output is None or output == []:
+                for item, here in done:
+                    _item(item, here, ledger, hosted_tools)
+            else:
+                _response(event["response"], path + (index, "response"), ledger, hosted_tools)
+            done = []
+    for item, here in done:  # a stream cut short: the items that finished
+        _item(item, here, ledger, hosted_tools)
+    for index, event in enumerate(events):
+        view = event.get("item") if isinstance(event, dict) else None
+        if isinstance(view, dict) and (_is_call(view.get("type")) or view.get("type") == (
+                "mcp_approval_request")):
+            call_id = view.get("id") if view.get("type") == "mcp_call" else (
+                view.get("call_id") or view.get("id"))
+            item_id = view.get("id")
+            if (isinstance(call_id, str) and call_id in ledger.ids) or (
+                    isinstance(item_id, str) and item_id in ledger.ids):
                 ledger.mark(path + (index, "item"), call_id)
 
 
@@ -138,4 +209,5 @@ def read_openai_responses(tree: Any, ledger: Ledger, *, hosted_tools: bool = Tru
     """Responses: a response's ``output`` items, a list of items (an input-item
     conversation, the Agents SDK's ``to_input_list()``), a list of responses
     (one per turn), or stream events (the finished response's calls)."""
+    ledger.context["approvals"] = _Approvals(tree)
     _one(tree, (), ledger, hosted_tools)

@@ -194,7 +194,14 @@ def _convert(value: Any, path: Path) -> Any:
     kind = type(value)
     try:
         if callable(getattr(kind, "model_dump", None)):  # pydantic v2: SDK types, LangChain
-            return value.model_dump(mode="json")
+            # warnings=False: an SDK object holding a type its models do not know
+            # (a new item type) dumps it as is, instead of warning about it.
+            try:
+                return value.model_dump(mode="json", warnings=False)
+            except TypeError as error:
+                if "warnings" not in str(error):
+                    raise
+                return value.model_dump(mode="json")  # a model_dump without that option
         if callable(getattr(kind, "get_span_context", None)) and hasattr(value, "attributes"):
             return _span(value)  # OpenTelemetry ReadableSpan
         if hasattr(value, "log_record") and callable(getattr(kind, "to_json", None)):
@@ -290,6 +297,11 @@ def _is_any_value(value: Any) -> bool:
 
 
 _COMPOUND = frozenset({"arrayValue", "array_value", "kvlistValue", "kvlist_value"})
+#: Keys of an OTLP log record beside its ``body``: only there is ``body`` an AnyValue
+#: (a tool's arguments may well hold a key named "body").
+_LOG_KEYS = frozenset({"timeUnixNano", "time_unix_nano", "observedTimeUnixNano",
+                       "observed_time_unix_nano", "severityNumber", "severity_number",
+                       "severityText", "severity_text", "eventName", "event_name"})
 
 
 def _is_key_values(value: Any) -> bool:
@@ -311,6 +323,18 @@ def _key_values(items: list[Any], path: Path) -> dict[str, Any]:
     return out
 
 
+def _is_invoke_chunk(chunk: object) -> bool:
+    return (type(chunk) is dict and len(chunk) == 1 and "bytes" in chunk
+            and isinstance(chunk["bytes"], (bytes, bytearray, memoryview)))
+
+
+def _invoke_chunk(chunk: dict[str, Any], path: Path) -> Any:
+    """An event of Bedrock's ``invoke_model_with_response_stream`` (``{"chunk":
+    {"bytes": b"..."}}``, as boto3 yields it) as the model's own stream event
+    those bytes hold (Anthropic's, Nova's, ...)."""
+    return _loads(_decode_bytes(chunk["bytes"], path), path)
+
+
 def _walk(value: Any, path: Path, depth: int) -> Any:
     if depth > MAX_DEPTH:
         raise InvalidCaseError(
@@ -319,6 +343,8 @@ def _walk(value: Any, path: Path, depth: int) -> Any:
         )
     kind = type(value)
     if kind is dict:
+        if len(value) == 1 and "chunk" in value and _is_invoke_chunk(value["chunk"]):
+            return _walk(_invoke_chunk(value["chunk"], path + ("chunk", "bytes")), path, depth + 1)
         out: dict[str, Any] | None = None
         for index, (key, item) in enumerate(value.items()):
             if type(key) is not str:
@@ -329,7 +355,7 @@ def _walk(value: Any, path: Path, depth: int) -> Any:
             new = item
             if key == "attributes" and _is_key_values(item):
                 new = _key_values(item, path + (key,))
-            elif key == "body" and _is_any_value(item):
+            elif key == "body" and _is_any_value(item) and not _LOG_KEYS.isdisjoint(value):
                 new = _any_value(item, path + (key,))
             if type(new) not in (str, int, bool, type(None)):
                 new = _walk(new, path + (key,), depth + 1)

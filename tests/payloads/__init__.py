@@ -24,6 +24,12 @@ BUILDERS = {
     "gemini_payloads": "google.genai",
     "langchain_payloads": "langchain_core",
     "otel_payloads": "opentelemetry.sdk",
+    "bedrock_payloads": "boto3",
+    "cohere_payloads": "cohere",
+    "ollama_payloads": "ollama",
+    "openai_edge_payloads": "openai",
+    "gemini_edge_payloads": "google.genai",
+    "anthropic_edge_payloads": "anthropic",
 }
 
 @cache

@@ -32,6 +32,9 @@ PROVIDERS = {
     "gemini": "Gemini (google-genai)",
     "langchain": "LangChain",
     "otel": "OpenTelemetry GenAI",
+    "bedrock": "AWS Bedrock Converse",
+    "cohere": "Cohere (v2 and v1)",
+    "ollama": "Ollama",
 }
 FORM_NAMES = {"object": "SDK objects", "dump": "dumps (JSON data)", "json": "JSON text / bytes",
               "sse": "SSE stream text", "list": "mixed lists"}

@@ -55,8 +55,11 @@ REFUSE_MISSING = r"(?i)missing"
 
 #: Responses fields that are never arguments of a hosted call (SEMANTICS.md).
 HOSTED_EXCLUDED = frozenset(
-    {"type", "id", "call_id", "status", "output", "outputs", "result", "results", "error"}
+    {"type", "id", "call_id", "status", "output", "outputs", "result", "results", "error",
+     "execution", "fingerprint", "caller"}
 )
+#: Built-in tools the developer's code runs: kept with hosted_tools=False.
+CLIENT_EXECUTED = frozenset({"computer_call", "local_shell_call", "shell_call", "apply_patch_call"})
 NOT_HOSTED = frozenset({"function_call", "custom_tool_call", "mcp_call"})
 
 
@@ -737,9 +740,16 @@ def _strip_nulls(value: Any) -> Any:
 def _hosted_call(item: dict[str, Any]) -> Call:
     """A hosted/built-in ``*_call`` item as SEMANTICS.md reads it (nulls dropped at every
     depth, so the SDK object, its model_dump and the raw API JSON give the same arguments)."""
-    arguments = {k: _strip_nulls(v) for k, v in item.items()
-                 if k not in HOSTED_EXCLUDED and v is not None}
+    if "arguments" in item:  # tool_search_call: the item's own arguments
+        arguments = item["arguments"]
+    else:
+        arguments = {k: _strip_nulls(v) for k, v in item.items()
+                     if k not in HOSTED_EXCLUDED and v is not None}
     return Call(item["type"][: -len("_call")], arguments, item.get("call_id") or item["id"])
+
+
+def _is_hosted(item: dict[str, Any]) -> bool:
+    return item["type"] not in CLIENT_EXECUTED and item.get("execution") != "client"
 
 
 # One raw item of every *_call output type in openai 3.57 (types.responses.ResponseOutputItem).
@@ -802,6 +812,7 @@ MCP_LIST_TOOLS = {"type": "mcp_list_tools", "id": "mcpl_1", "server_label": "dee
                   "error": None}
 MCP_APPROVAL = {"type": "mcp_approval_request", "id": "mcpr_1", "server_label": "deepwiki",
                 "name": "ask_question", "arguments": '{"repoName": "openai/openai-python"}'}
+MCP_APPROVAL_EXPECTED = C("ask_question", {"repoName": "openai/openai-python"}, "mcpr_1")
 
 
 class _Resp:
@@ -909,7 +920,7 @@ def _responses_scenarios() -> list[Scenario]:
     out: list[Scenario] = []
     weather = '{"city": "Paris", "unit": "celsius"}'
     w_args = {"city": "Paris", "unit": "celsius"}
-    hosted_names = {t[: -len("_call")] for t in HOSTED_ITEMS}
+    hosted_names = {t[: -len("_call")] for t, item in HOSTED_ITEMS.items() if _is_hosted(item)}
 
     one = r.create(_response("resp_one", [_reasoning("1"), _fc("1", "get_weather", weather)]))
     out += _forms(RESP, "function-call", one, (C("get_weather", w_args, "call_1"),),
@@ -944,15 +955,17 @@ def _responses_scenarios() -> list[Scenario]:
                                           dict(MCP_CALL, approval_request_id="mcpr_1"),
                                           _message("m", "Use stream=True.")]))
     out += _forms(RESP, "mcp-list-approval-call", mcp, (MCP_CALL_EXPECTED,), to_dict=True,
-                  note="mcp_list_tools and mcp_approval_request are not calls; mcp_call is "
-                       "(id = item id)")
+                  note="mcp_list_tools is not a call; the approval request answered by the "
+                       "mcp_call (approval_request_id) is that call's earlier view; mcp_call is "
+                       "the call (id = item id)")
     out += _forms(RESP, "mcp-list-approval-call-no-hosted", mcp, (MCP_CALL_EXPECTED,),
                   object_form=False, options={"hosted_tools": False},
                   note="mcp_call is kept with hosted_tools=False")
 
     approval_only = r.create(_response("resp_appr", [MCP_LIST_TOOLS, MCP_APPROVAL]))
-    out += _forms(RESP, "mcp-approval-request-only", approval_only, (),
-                  note="a pending approval request is not a call yet: []")
+    out += _forms(RESP, "mcp-approval-request-only", approval_only, (MCP_APPROVAL_EXPECTED,),
+                  note="a pending approval request names the tool and arguments the model "
+                       "chose: the agent's call, even before it is approved")
 
     failed_mcp = dict(MCP_CALL, id="mcp_2", output=None, status="failed",
                       error={"type": "mcp_tool_execution_error", "content": [
@@ -968,9 +981,23 @@ def _responses_scenarios() -> list[Scenario]:
         out += _forms(RESP, name, resp, (_hosted_call(item),),
                       note=f"hosted tool {kind}: name without _call, arguments = fields "
                            "minus type/id/call_id/status/result fields/nulls")
-        out += _forms(RESP, f"{name}-no-hosted", resp, (), object_form=False,
-                      options={"hosted_tools": False},
-                      note=f"{kind} left out with hosted_tools=False")
+        if _is_hosted(item):
+            out += _forms(RESP, f"{name}-no-hosted", resp, (), object_form=False,
+                          options={"hosted_tools": False},
+                          note=f"{kind} left out with hosted_tools=False")
+        else:
+            out += _forms(RESP, f"{name}-no-hosted", resp, (_hosted_call(item),),
+                          object_form=False, options={"hosted_tools": False},
+                          note=f"{kind}: a built-in tool the developer's code runs, kept with "
+                               "hosted_tools=False")
+    client_search = dict(HOSTED_ITEMS["tool_search_call"], id="tsc_2", call_id="call_ts2",
+                         execution="client", arguments={"goal": "a weather tool"})
+    resp = r.create(_response("resp_client_search", [client_search]))
+    out += _forms(RESP, "tool-search-client-no-hosted", resp,
+                  (C("tool_search", {"goal": "a weather tool"}, "call_ts2"),), object_form=False,
+                  options={"hosted_tools": False},
+                  note="execution 'client': the developer runs the search, so the call is kept "
+                       "with hosted_tools=False; arguments are the item's own")
 
     all_items = [_reasoning("a"), MCP_LIST_TOOLS, *HOSTED_ITEMS.values(),
                  _fc("a1", "get_weather", weather),
@@ -981,7 +1008,7 @@ def _responses_scenarios() -> list[Scenario]:
     every_expected = tuple(
         _hosted_call(i) for i in HOSTED_ITEMS.values()) + (
         C("get_weather", w_args, "call_a1"), C("apply_diff", {"input": "+x"}, "call_cta"),
-        MCP_CALL_EXPECTED)
+        MCP_APPROVAL_EXPECTED, MCP_CALL_EXPECTED)
     out += _forms(RESP, "every-item-type", every, every_expected, json_bytes=True,
                   to_dict=True, note="every *_call output type of the SDK in one response, "
                                      "in output order")
@@ -1022,9 +1049,16 @@ def _responses_scenarios() -> list[Scenario]:
          "result": "18", "status": "completed"},
         _message("pg", "18 degrees.")]))
     out += _forms(RESP, "programmatic-tool-calling", program,
-                  (C("get_weather", {"city": "Paris"}, "call_pg1"),),
-                  note="'program' items (programmatic tool calling) do not end in _call: "
-                       "the function_call the program made (caller.type program) is the call")
+                  (C("program", {"code": "const w = await tools.get_weather({city: 'Paris'}); "
+                                          "return w;"}, "call_prog1"),
+                   C("get_weather", {"city": "Paris"}, "call_pg1")),
+                  note="a 'program' item (programmatic tool calling: code the model wrote, run by "
+                       "the API) is a hosted call, as a code_interpreter_call is; the "
+                       "function_call the program made (caller.type program) is a call too")
+    out += _forms(RESP, "programmatic-tool-calling-no-hosted", program,
+                  (C("get_weather", {"city": "Paris"}, "call_pg1"),), object_form=False,
+                  options={"hosted_tools": False},
+                  note="hosted_tools=False leaves out the program, keeps the call it made")
 
     # --- a list of responses, one per turn --------------------------------------------------
     turns = [

@@ -1068,13 +1068,12 @@ def _handmade_scenarios(out: _Out) -> None:
     out.spans("parallel-tools-reversed-list", list(reversed(exported)), _calls(t1, t2, t3),
               full=False, note="the same spans handed over in reverse order.")
 
-    # 43. Odd execute_tool spans: bad arguments, no id, no name, no arguments.
+    # 43. Odd execute_tool spans: bad arguments, no id, no arguments; and one without a name.
     with _Recorder(43) as rec:
         _tool_span(rec, Call("get_weather", {}, "call_t"), args_text="{\"city\": \"Par")
         _tool_span(rec, Call("lookup", {}, "call_arr"), args_text="[1, 2]")
         _tool_span(rec, Call("get_time", {"tz": "UTC"}, None))
         _tool_span(rec, Call("ping", {}, "call_noargs"), args_text=None, result="pong")
-        _tool_span(rec, Call("x", {"q": 1}, "call_noname"), omit_name=True)
         _tool_span(rec, Call("get_date", {}, "call_empty"), args_text="")
     spans = rec.spans
     # ping: no arguments attribute at all
@@ -1084,12 +1083,18 @@ def _handmade_scenarios(out: _Out) -> None:
         Call("lookup", {}, "call_arr", raw_arguments="[1, 2]"),
         Call("get_time", {"tz": "UTC"}, None),
         Call("ping", {}, "call_noargs"),
-        Call("<unnamed>", {"q": 1}, "call_noname"),
         Call("get_date", {}, "call_empty"),
     ), full=False, note="execute_tool spans: truncated arguments JSON (raw kept), a JSON array "
-                        "(raw kept), no gen_ai.tool.call.id (id None), '{}' arguments, no "
-                        "gen_ai.tool.name (span name just 'execute_tool': '<unnamed>'), empty "
+                        "(raw kept), no gen_ai.tool.call.id (id None), '{}' arguments, empty "
                         "argument text ({} and no raw).")
+    with _Recorder(143) as rec:
+        _tool_span(rec, Call("get_weather", {"city": "Paris"}, "call_w"))
+        _tool_span(rec, Call("x", {"q": 1}, "call_noname"), omit_name=True)
+    out.spans("execute-tool-span-without-name", rec.spans, None, full=False,
+              refusal=r"expected the name of the tool called, got no name",
+              note="an execute_tool span without gen_ai.tool.name (span name just "
+                   "'execute_tool'): which tool ran is unknown, so the trace is refused, not "
+                   "read with a made-up name.")
     with _Recorder(44) as rec, rec.tracer.start_as_current_span("execute_tool ping", attributes={
             "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "ping"}):
         pass
@@ -1134,16 +1139,21 @@ def _handmade_scenarios(out: _Out) -> None:
          "arguments": "{\"city\": \"Paris\"}"},
         {"type": "tool_call", "id": "call_n", "name": "get_time", "arguments": None},
         {"type": "tool_call", "id": "call_m", "name": "noop"},
-        {"type": "tool_call", "id": "call_u", "arguments": {"a": 1}},
     ], "finish_reason": "tool_call"}]
     expected = _calls(Call("get_weather", {"city": "Paris"}, "call_s"),
-                      Call("get_time", {}, "call_n"), Call("noop", {}, "call_m"),
-                      Call("<unnamed>", {"a": 1}, "call_u"))
+                      Call("get_time", {}, "call_n"), Call("noop", {}, "call_m"))
     out.add("json", "bare-output-messages-argument-shapes-text", json.dumps(msgs), expected,
             note="tool_call parts whose arguments are JSON TEXT of an object (parsed), null, "
-                 "missing; a part without name -> '<unnamed>'.")
+                 "missing.")
     out.add("dump", "bare-output-messages-argument-shapes-list", msgs, expected,
             note="same as a list.")
+    nameless = [{"role": "assistant", "parts": [
+        {"type": "tool_call", "id": "call_s", "name": "get_weather", "arguments": {"city": "P"}},
+        {"type": "tool_call", "id": "call_u", "arguments": {"a": 1}}],
+        "finish_reason": "tool_call"}]
+    out.add("dump", "bare-output-messages-part-without-name", nameless, None,
+            refusal=r"at \[0\]\.parts\[1\], expected the name of the tool called, got no name",
+            note="a tool_call part with arguments and no name: refused, not '<unnamed>'.")
     out.add("dump", "bare-output-messages-text-only", [{"role": "assistant", "parts": [
         {"type": "text", "content": "Hello!"}], "finish_reason": "stop"}], (),
         note="an output-messages value with no call: [].")

@@ -1,0 +1,185 @@
+"""What a key, a ``type`` value or a stop reason says, in any spelling.
+
+Providers spell the same thing many ways (``tool_calls``, ``toolCalls``,
+``tool-calls``, ``ToolCalls``), and a census that knows only the spellings it
+was taught passes a new one as "no calls". So the census compares *normalized*
+spellings: lower case, with ``_``, ``-``, ``.`` and spaces removed
+(:func:`norm`), and decides by what the words say, not by a list of formats:
+
+- a key **names calls** when its words hold ``toolcall``, ``tooluse``,
+  ``functioncall``, ``toolinvocation``, ``toolrequest`` or ``executablecode``
+  (``tool_calls``, ``toolUse``, ``function_call``, ``tool_call_chunks``,
+  ``toolInvocations``), unless the words only *refer* to a call or *configure*
+  calling: ids (``tool_call_id``, ``toolUseId``), results and outputs
+  (``tool_call_result``), and settings or counts (``parallel_tool_calls``,
+  ``function_calling_config``, ``tool_use_prompt_token_count``);
+- a ``type`` value **names a call** when its words end in ``call`` or
+  ``tooluse`` (``function_call``, ``web_search_call``, ``tool-call``,
+  ``toolCall``, ``server_tool_use``), unless it names a result, an output or a
+  stream event (``function_call_output``, ``tool_result``,
+  ``response.function_call_arguments.delta``);
+- a **stop reason** (``stop_reason``, ``stopReason``, ``finish_reason``,
+  ``finishReason``, ``done_reason``, ``finish_reasons`` ...) **says tools were
+  used** when its value's words hold ``toolcall``, ``tooluse`` or
+  ``functioncall`` (``tool_calls``, ``TOOL_CALL``, ``tool_use``,
+  ``MALFORMED_FUNCTION_CALL``).
+
+Lookups are cached per spelling (a bounded cache: hostile payloads with
+millions of distinct keys cost time, not memory).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "CALL_KEY",
+    "CONTEXT_KEY",
+    "PLAIN_KEY",
+    "REASON_KEY",
+    "RESULT_KEY",
+    "is_call_type",
+    "is_result_type",
+    "key_kind",
+    "norm",
+    "says_tools",
+]
+
+_DROP = str.maketrans("", "", "_-. ")
+
+#: Key kinds.
+PLAIN_KEY = 0
+#: Names calls: its value holds calls (or pieces of one).
+CALL_KEY = 1
+#: Tool definitions and settings: never entered.
+CONTEXT_KEY = 2
+#: A tool's result: never entered.
+RESULT_KEY = 3
+#: A stop or finish reason.
+REASON_KEY = 4
+
+_CALL_WORDS = re.compile(r"toolcall|tooluse|functioncall|toolinvocation|toolrequest|"
+                         r"executablecode")
+#: Words that make a call word a reference, a setting or a count.
+_REFERENCE = re.compile(r"(id|ids|index|indices|name|names|type|types|count|counts|number|"
+                        r"tokens?|limit|max|min)$|^(max|min|num|parallel|allow|disable|enable)|"
+                        r"calling|config|choice|mode|prompt|policy|format|schema|definition|"
+                        r"enabled|allowed|supported|support|behaviou?r|strategy|budget")
+_RESULT = re.compile(r"result|response|output|return|error")
+#: Keys of tool definitions and request settings (normalized).
+_CONTEXT = frozenset({
+    "tools", "functions", "toolchoice", "functiondeclarations", "toolconfig", "inputschema",
+    "parameters", "responseformat", "toolspec", "tooldefinitions", "availabletools",
+    "genaitooldefinitions", "genaitooldescription", "genairequesttools", "toolresources",
+    "functiondefinitions", "tooldefs",
+})
+#: Keys of tools' results (normalized), beside those the call words make results.
+_RESULTS = frozenset({
+    "functionresponse", "codeexecutionresult", "toolresult", "toolresults", "functionresult",
+    "functionresults", "toolresponse", "toolresponses", "toolcallresult", "toolcallresponse",
+    "toolcallresults", "tooloutputs", "tooloutput",
+})
+_REASONS = frozenset({
+    "stopreason", "finishreason", "donereason", "finishreasons", "stopreasons",
+    "completionreason", "genairesponsefinishreasons", "llmfinishreason",
+})
+_TOOL_REASON = re.compile(r"toolcall|tooluse|functioncall|toolinvocation")
+
+_CACHE: dict[str, int] = {}
+_CACHE_LIMIT = 8192
+
+
+def norm(text: str) -> str:
+    """``text`` in lower case without ``_``, ``-``, ``.`` and spaces.
+
+    >>> norm("tool_calls"), norm("toolCalls"), norm("Tool-Calls")
+    ('toolcalls', 'toolcalls', 'toolcalls')
+    """
+    return text.lower().translate(_DROP)
+
+
+def _classify(key: str) -> int:
+    n = norm(key)
+    if n in _REASONS:
+        return REASON_KEY
+    if n in _CONTEXT:
+        return CONTEXT_KEY
+    if n in _RESULTS:
+        return RESULT_KEY
+    if _CALL_WORDS.search(n):
+        if _RESULT.search(n):
+            return RESULT_KEY
+        if _REFERENCE.search(n.replace("executablecode", "")):
+            return PLAIN_KEY  # an id, a setting or a count: context, entered as any key
+        return CALL_KEY
+    return PLAIN_KEY
+
+
+def key_kind(key: str) -> int:
+    """What ``key`` says: one of the ``*_KEY`` kinds.
+
+    >>> [key_kind(k) for k in ("toolUse", "tool_call_id", "parallel_tool_calls", "tools")]
+    [1, 0, 0, 2]
+    """
+    kind = _CACHE.get(key)
+    if kind is None:
+        kind = _classify(key)
+        if len(_CACHE) < _CACHE_LIMIT:
+            _CACHE[key] = kind
+    return kind
+
+
+_TYPE_CACHE: dict[str, int] = {}
+#: A call's ``type``: ends in the word "call" in any word spelling (``_call``,
+#: ``-call``, ``Call``, `` call``), so that ``recall`` is not one; or in "tool use".
+_CAMEL_CALL = re.compile(r"[a-z0-9]Call$|[_\- ]call$|^call$|[_\- ]CALL$|^CALL$")
+_RESULT_TYPE = re.compile(r"(output|outputs|result|results|response|error)$")
+
+
+def _type_kind(kind: str) -> int:
+    if "." in kind:
+        return PLAIN_KEY  # a stream event (response.function_call_arguments.delta)
+    n = norm(kind)
+    if _RESULT_TYPE.search(n):
+        return RESULT_KEY
+    if _CAMEL_CALL.search(kind) or n.endswith("tooluse") or n == "mcpapprovalrequest":
+        return CALL_KEY
+    return PLAIN_KEY
+
+
+def _type_lookup(kind: str) -> int:
+    found = _TYPE_CACHE.get(kind)
+    if found is None:
+        found = _type_kind(kind)
+        if len(_TYPE_CACHE) < _CACHE_LIMIT:
+            _TYPE_CACHE[kind] = found
+    return found
+
+
+def is_call_type(kind: object) -> bool:
+    """A ``type`` value naming a call: ``function_call``, ``tool_use``, ``tool-call``,
+    any ``*_call`` (``web_search_call``), ``mcp_approval_request``.
+
+    >>> [is_call_type(t) for t in ("tool_use", "toolCall", "function_call_output", "text")]
+    [True, True, False, False]
+    """
+    return type(kind) is str and _type_lookup(kind) == CALL_KEY
+
+
+def is_result_type(kind: object) -> bool:
+    """A ``type`` value naming a tool's result or output: not a call, not entered."""
+    return type(kind) is str and _type_lookup(kind) == RESULT_KEY
+
+
+def says_tools(reason: object) -> bool:
+    """A stop or finish reason that says the model stopped to use tools (a str,
+    or a list of them).
+
+    >>> [says_tools(r) for r in ("tool_calls", "TOOL_CALL", "tool_use", "end_turn", ["stop"])]
+    [True, True, True, False, False]
+    """
+    if type(reason) is str:
+        return bool(_TOOL_REASON.search(norm(reason)))
+    if type(reason) is list:
+        return any(type(item) is str and _TOOL_REASON.search(norm(item)) for item in reason)
+    return False
