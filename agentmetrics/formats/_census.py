@@ -62,13 +62,15 @@ from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats._keys import (
     CALL_KEY,
     CONTEXT_KEY,
+    KEY_KINDS,
     PLAIN_KEY,
     REASON_KEY,
-    is_call_type,
-    is_result_type,
+    RESULT_KEY,
+    TYPE_KINDS,
     key_kind,
     norm,
     says_tools,
+    type_kind,
 )
 from agentmetrics.formats._ledger import Ledger, text
 from agentmetrics.formats._payload import Path, render
@@ -161,21 +163,34 @@ def _call_id(node: dict[str, Any]) -> str | None:
 def is_zero(value: object) -> bool:
     """An empty value at every depth: ``""``, ``None``, ``0``, ``False``, ``{}``,
     ``[]``, or containers of only those. A placeholder, not content."""
-    if value is None or value is False or value == "" or (
-            type(value) in (int, float) and value == 0):
+    if isinstance(value, str):
+        return not value
+    if isinstance(value, (dict, list)):
+        # A loop, not all(): this runs on every call item of every payload.
+        for item in value.values() if isinstance(value, dict) else value:  # noqa: SIM110
+            if not is_zero(item):
+                return False
         return True
-    if type(value) is dict:
-        return all(is_zero(item) for item in value.values())
-    if type(value) is list:
-        return all(is_zero(item) for item in value)
-    return False
+    return value is None or value is False or (type(value) in (int, float) and value == 0)
 
 
 def call_shaped(node: dict[str, Any]) -> bool:
     """A mapping that carries a name, an id, arguments or input: what a call
     (or a streamed piece of one) carries. Not a placeholder."""
-    return any(type(key) is str and norm(key) in _CALL_FIELDS and not is_zero(value)
-               for key, value in node.items())
+    for key, value in node.items():
+        if type(key) is str:
+            field = _FIELD_NAMES.get(key)
+            if field is None:
+                field = norm(key) in _CALL_FIELDS
+                if len(_FIELD_NAMES) < 8192:
+                    _FIELD_NAMES[key] = field
+            if field and not is_zero(value):
+                return True
+    return False
+
+
+#: Whether a key (in any spelling) is one of :data:`_CALL_FIELDS`, by key.
+_FIELD_NAMES: dict[str, bool] = {}
 
 
 #: The fields of google-genai's FunctionCall (``response.function_calls``).
@@ -265,6 +280,7 @@ def _walk(node: Any, path: Path, out: Scan) -> None:
     stack: list[tuple[Any, Path]] = [(node, path)]
     keys, types, objects, roles = out.keys, out.types, out.objects, out.roles
     sites, promises = out.sites, out.promises
+    kinds, type_kinds = KEY_KINDS, TYPE_KINDS
     while stack:
         node, path = stack.pop()
         if type(node) is list:
@@ -279,9 +295,12 @@ def _walk(node: Any, path: Path, out: Scan) -> None:
         kind = node.get("type")
         if type(kind) is str:
             types.add(kind)
-            if is_result_type(kind):
+            what = type_kinds.get(kind)
+            if what is None:
+                what = type_kind(kind)
+            if what == RESULT_KEY:
                 continue  # a tool's result, not a call
-            if is_call_type(kind) or (_text_id(node.get("call_id")) and kind != "message"):
+            if what == CALL_KEY or (_text_id(node.get("call_id")) and kind != "message"):
                 # A typed item with a call id is a call of some kind, even of a type no
                 # reader knows yet (OpenAI's ``program``): never passed over silently.
                 sites.append(Site(path, _call_id(node), f"{kind} item"))
@@ -304,11 +323,13 @@ def _walk(node: Any, path: Path, out: Scan) -> None:
         if "event_type" in node and type(node["event_type"]) is str:
             out.events.add(node["event_type"])
         for key, value in reversed(node.items()):
+            what = kinds.get(key)
+            if what is None:
+                what = key_kind(key)
             if type(value) is not dict and type(value) is not list:
-                if type(value) is str and key_kind(key) == REASON_KEY and says_tools(value):
+                if what == REASON_KEY and type(value) is str and says_tools(value):
                     promises.append(path + (key,))
                 continue
-            what = key_kind(key)
             if what == PLAIN_KEY:
                 if key == "attributes" and type(value) is dict:
                     _attribute_sites(value, path, out)

@@ -35,14 +35,17 @@ import re
 __all__ = [
     "CALL_KEY",
     "CONTEXT_KEY",
+    "KEY_KINDS",
     "PLAIN_KEY",
     "REASON_KEY",
     "RESULT_KEY",
+    "TYPE_KINDS",
     "is_call_type",
     "is_result_type",
     "key_kind",
     "norm",
     "says_tools",
+    "type_kind",
 ]
 
 _DROP = str.maketrans("", "", "_-. ")
@@ -87,6 +90,9 @@ _TOOL_REASON = re.compile(r"toolcall|tooluse|functioncall|toolinvocation")
 
 _CACHE: dict[str, int] = {}
 _CACHE_LIMIT = 8192
+#: The cache of :func:`key_kind`, for the census's inner loop to read directly
+#: (a miss falls back to :func:`key_kind`).
+KEY_KINDS = _CACHE
 
 
 def norm(text: str) -> str:
@@ -145,6 +151,17 @@ def _type_kind(kind: str) -> int:
     if _CAMEL_CALL.search(kind) or n.endswith("tooluse") or n == "mcpapprovalrequest":
         return CALL_KEY
     return PLAIN_KEY
+
+
+#: The cache of ``type`` values' kinds, read directly the same way (a miss falls
+#: back to :func:`type_kind`).
+TYPE_KINDS = _TYPE_CACHE
+
+
+def type_kind(kind: str) -> int:
+    """``CALL_KEY`` for a call's ``type``, ``RESULT_KEY`` for a result's, else
+    ``PLAIN_KEY``."""
+    return _type_lookup(kind)
 
 
 def _type_lookup(kind: str) -> int:

@@ -117,7 +117,8 @@ def _completion(response: dict[str, Any], path: Path, ledger: Ledger) -> None:
         raise refuse(NAME, path + ("choices",), "a list of choices", type(choices).__name__,
                      "pass the response as the API returns it.")
     with_calls = [index for index, choice in enumerate(choices)
-                  if isinstance(choice, dict) and _has_calls(choice.get("message"))]
+                  if isinstance(choice, dict) and _has_calls(choice.get("message"))
+                  ] if len(choices) > 1 else []
     if len(choices) > 1 and any(index > 0 for index in with_calls):
         raise refuse(
             NAME, path + ("choices",), "one answer (n=1), or calls in the first choice only",

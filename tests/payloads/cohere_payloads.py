@@ -4,8 +4,9 @@ Every response object here comes out of ``cohere.ClientV2`` (``/v2/chat``) or
 ``cohere.Client`` (``/v1/chat``) talking to an ``httpx.MockTransport`` that
 serves response bodies. Wherever one exists, the body is one recorded from the
 live API by another project's VCR cassette or test fixture, verbatim (see
-``SOURCES`` at the bottom and each Scenario.note); the rest are documented
-examples (Cohere's OpenAPI spec and docs) or hand-written in the same shape.
+``SOURCES`` at the bottom and each Scenario.note); the rest are hand-written by
+us in the shapes Cohere documents (https://docs.cohere.com/reference/chat and
+chat-stream) or the recorded ones.
 
 Shapes (see NOTES.md next to this file):
 
@@ -218,8 +219,8 @@ def _v1_body(rid: str, text: str, chat_history: list[dict[str, Any]],
     body: dict[str, Any] = {"response_id": rid, "text": text, "generation_id": f"gen-{rid}",
                             "chat_history": chat_history, "finish_reason": "COMPLETE",
                             "meta": {"api_version": {"version": "1"},
-                                     "billed_units": {"input_tokens": 52, "output_tokens": 35},
-                                     "tokens": {"input_tokens": 980, "output_tokens": 35}}}
+                                     "billed_units": {"input_tokens": 64, "output_tokens": 27},
+                                     "tokens": {"input_tokens": 1003, "output_tokens": 27}}}
     if tool_calls is not None:
         body["tool_calls"] = tool_calls
     return body
@@ -230,7 +231,7 @@ def _ndjson(events: list[dict[str, Any]]) -> str:
 
 
 def _v1_stream_events(body: dict[str, Any], *, piece: int = 8) -> list[dict[str, Any]]:
-    """v1 stream events for a response ``body`` (docs: fern/pages/text-generation/streaming.mdx):
+    """v1 stream events for a response ``body`` (shapes documented at https://docs.cohere.com/v1/docs/streaming):
     stream-start, tool-calls-chunk (text pieces, then per call a name delta and
     parameter pieces), tool-calls-generation (text + whole calls), stream-end
     (finish_reason + the whole response again)."""
@@ -397,10 +398,10 @@ def _v2_basic() -> list[Scenario]:
     raw = _DOCS["V2_OPENAPI_TOOLS"]
     out += _model_forms(
         "v2-thinking-plus-calls", _chat_v2(raw),
-        (_c("query_daily_sales_report", {"day": "2023-09-29"}, "query_daily_sales_report_hgxxmkby3wta"),
-         _c("query_product_catalog", {"category": "Electronics"}, "query_product_catalog_rpg0z5h8yyz2")),
-        "Documented v2 'Tools' example: message.content holds a thinking block AND tool_calls "
-        "(reasoning models put the plan in content, not tool_plan)." + _src("V2_OPENAPI_TOOLS"),
+        (_c("check_flight_status", {"flight_number": "LH1234"}, "check_flight_status_w7k2p9xq4m1d"),
+         _c("list_airport_lounges", {"airport_code": "FRA"}, "list_airport_lounges_b3n8v5c2z6ht")),
+        "A v2 answer in the documented 'Tools' shape: message.content holds a thinking block AND "
+        "tool_calls, no tool_plan (reasoning models put the plan in content)." + _src("V2_OPENAPI_TOOLS"),
         raw=raw)
 
     body = _v2_body("c4d5e6f7-0a1b-4c2d-8e3f-405162738495", tool_plan="Let me check the weather first.",
@@ -451,7 +452,7 @@ def _v2_conversations() -> list[Scenario]:
     out: list[Scenario] = []
     question = [{"role": "user", "content": "What time is it in Tokyo and what's the weather?"}]
 
-    # the recorded pair: parallel calls, then the answer citing both results; run the docs'
+    # the recorded pair: parallel calls, then the answer citing both results; run the documented
     # loop: messages.append(response.message), then one tool message per call
     first = _chat_v2(_RECORDED["V2_TOKYO_CALLS"], messages=list(question))
     messages: list[Any] = [*question, first.message]
@@ -491,30 +492,30 @@ def _v2_conversations() -> list[Scenario]:
         "tool message content is a plain string here." + _src("V2_PARIS_WEATHER", "V2_PARIS_FINAL"),
         raw=[_RECORDED["V2_PARIS_WEATHER"], _RECORDED["V2_PARIS_FINAL"]])
 
-    # the docs' "plain dictionaries" conversation, with results and a final answer
+    # a conversation of plain dicts, with the tool results and a final answer
     convo = [
-        {"role": "system", "content": "You are a docs assistant."},
-        {"role": "user", "content": "Find docs about tool use and structured outputs."},
-        {"role": "assistant", "tool_plan": "I will search the docs for tool use and structured outputs.",
+        {"role": "system", "content": "You are a cooking assistant."},
+        {"role": "user", "content": "Find me recipes with leeks and recipes with chickpeas."},
+        {"role": "assistant", "tool_plan": "I will search the recipe index for leeks and for chickpeas.",
          "tool_calls": [
-             {"id": "search_docs_dkf0akqdazjb", "type": "function",
-              "function": {"name": "search_docs", "arguments": '{"query":"tool use","top_k":3}'}},
-             {"id": "search_docs_gh65bt2tcdy1", "type": "function",
-              "function": {"name": "search_docs", "arguments": '{"query":"structured outputs","top_k":3}'}},
+             {"id": "search_recipes_p4q8r2s6t0uv", "type": "function",
+              "function": {"name": "search_recipes", "arguments": '{"ingredient":"leeks","limit":2}'}},
+             {"id": "search_recipes_a9b3c7d1e5fg", "type": "function",
+              "function": {"name": "search_recipes", "arguments": '{"ingredient":"chickpeas","limit":2}'}},
          ]},
-        {"role": "tool", "tool_call_id": "search_docs_dkf0akqdazjb",
-         "content": [{"type": "document", "document": {"data": '{"title": "Tool use"}', "id": "doc-1"}}]},
-        {"role": "tool", "tool_call_id": "search_docs_gh65bt2tcdy1",
-         "content": [{"type": "document", "document": {"data": '{"title": "Structured outputs"}'}}]},
-        {"role": "assistant", "content": [{"type": "text", "text": "Here are the two pages."}]},
+        {"role": "tool", "tool_call_id": "search_recipes_p4q8r2s6t0uv",
+         "content": [{"type": "document",
+                      "document": {"data": '{"title": "Leek and potato soup"}', "id": "recipe-1"}}]},
+        {"role": "tool", "tool_call_id": "search_recipes_a9b3c7d1e5fg",
+         "content": [{"type": "document", "document": {"data": '{"title": "Chickpea and spinach curry"}'}}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "I found one recipe for each."}]},
     ]
     _chat_v2(_RECORDED["V2_TEXT"], messages=convo)  # the SDK accepts it as a request
-    expected = (_c("search_docs", {"query": "tool use", "top_k": 3}, "search_docs_dkf0akqdazjb"),
-                _c("search_docs", {"query": "structured outputs", "top_k": 3}, "search_docs_gh65bt2tcdy1"))
-    note = ("Request-style conversation of plain dicts (docs' 'Plain dictionaries' tab, extended with "
-            "the tool results and an answer): two calls of the same tool. Source: "
-            "cohere-ai/cohere-developer-experience:fern/pages/v2/tool-use/tool-use-overview.mdx "
-            "(https://docs.cohere.com/v2/docs/tool-use-overview).")
+    expected = (_c("search_recipes", {"ingredient": "leeks", "limit": 2}, "search_recipes_p4q8r2s6t0uv"),
+                _c("search_recipes", {"ingredient": "chickpeas", "limit": 2}, "search_recipes_a9b3c7d1e5fg"))
+    note = ("Request-style conversation of plain dicts (tool calls as dictionaries, not ToolCallV2 "
+            "objects), with the tool results and an answer: two calls of the same tool. Hand-written "
+            "in the request shape documented at https://docs.cohere.com/v2/docs/tool-use-overview.")
     out.append(_sc("dump", "v2-request-conversation", convo, expected, note))
     out.append(_sc("json", "v2-request-conversation-json", json.dumps(convo), expected, note))
     return out
@@ -560,10 +561,11 @@ def _v2_streams() -> list[Scenario]:
     sse = _sse(events)
     out += _stream_forms(
         "v2-stream-documented", _stream_v2(sse), sse,
-        (_c("query_daily_sales_report", {"day": "2023-09-29"}, "query_daily_sales_report_j3f0adww9pmr"),
-         _c("query_product_catalog", {"category": "Electronics"}, "query_product_catalog_c66nf11r6s8g")),
-        "The documented v2 'Tools' stream (its message-start delta.message holds only role)."
-        + _src("V2_OPENAPI_TOOLS_STREAM"))
+        (_c("get_exchange_rate", {"currency_pair": "GBP/EUR"}, "get_exchange_rate_r5t1y8u3i0pq"),
+         _c("list_bank_holidays", {"country": "Ireland"}, "list_bank_holidays_h2j6k9l4m7nb")),
+        "A v2 stream in the documented 'Tools' stream shape: message-start whose delta.message "
+        "holds only role, tool-plan-delta token pieces, two calls with argument text in small "
+        "pieces." + _src("V2_OPENAPI_TOOLS_STREAM"))
 
     nested = {"itinerary": [{"city": "Lyon", "nights": 2}, {"city": "Nice", "nights": 3}],
               "options": {"budget": 1200.0, "flexible": False, "notes": None}}
@@ -624,12 +626,12 @@ def _v2_streams() -> list[Scenario]:
 # -- v1 ------------------------------------------------------------------------------------
 
 
-_WEATHER_TOOLS_V1 = [
-    {"name": "get_weather", "description": "Gets the weather for a given location",
-     "parameter_definitions": {"location": {"description": "The city and state", "type": "str",
-                                            "required": True}}},
-    {"name": "get_location", "description": "Gets the users current location",
-     "parameter_definitions": {"time": {"description": "The date in format YYYY/MM/DD", "type": "str"}}},
+_TOOLS_V1 = [
+    {"name": "get_platform", "description": "Looks up the departure platform and time of a train",
+     "parameter_definitions": {"train": {"description": "Train number, such as 'IC 2315'", "type": "str",
+                                         "required": True}}},
+    {"name": "find_my_booking", "description": "Finds the user's train booking for a day",
+     "parameter_definitions": {"date": {"description": "Travel day, written YYYY/MM/DD", "type": "str"}}},
 ]
 
 
@@ -638,31 +640,32 @@ def _v1_scenarios() -> list[Scenario]:
 
     raw = _DOCS["V1_OPENAPI_TOOLS"]
     out += _model_forms(
-        "v1-two-calls", _chat_v1(raw, tools=_WEATHER_TOOLS_V1),
-        (_c("query_daily_sales_report", {"day": "2023-09-29"}),
-         _c("query_product_catalog", {"category": "Electronics"})),
-        "Documented /v1/chat 'Tools' answer: tool_calls [{name, parameters}] with NO ids, "
+        "v1-two-calls", _chat_v1(raw, tools=_TOOLS_V1),
+        (_c("list_support_tickets", {"office": "Berlin"}),
+         _c("get_on_call_rota", {"week": "2024-W47"})),
+        "A /v1/chat answer in the documented 'Tools' shape: tool_calls [{name, parameters}] with NO ids, "
         "finish_reason COMPLETE (v1 has no TOOL_CALL), and chat_history's last CHATBOT entry "
         "repeating the same two calls: each call must come back ONCE." + _src("V1_OPENAPI_TOOLS"),
         raw=raw)
 
     raw = _DOCS["V1_MULTISTEP_2"]
-    multistep = (_c("get_location", {"time": "2024/04/30"}), _c("get_weather", {"location": "Toronto, Ontario"}))
+    multistep = (_c("find_my_booking", {"date": "2024/11/18"}), _c("get_platform", {"train": "IC 2315"}))
     out += _model_forms(
         "v1-multi-step-response", _chat_v1(raw),
         multistep,
-        "Documented multi-step answer: chat_history USER, CHATBOT (get_location), TOOL "
-        "(tool_results[].call: a copy of the call the client sent back, here with different "
-        "parameters: a result, not a call), CHATBOT (get_weather); top-level tool_calls repeats "
-        "the last CHATBOT's. The conversation's calls: get_location, get_weather."
+        "A multi-step answer in the documented v1 shape: chat_history USER, CHATBOT (find_my_booking), "
+        "TOOL (tool_results[].call: a copy of the call the client sent back, here with different "
+        "parameters: a result, not a call), CHATBOT (get_platform); top-level tool_calls repeats "
+        "the last CHATBOT's. The conversation's calls: find_my_booking, get_platform."
         + _src("V1_MULTISTEP_2"), raw=raw)
 
     raw = _DOCS["V1_MULTISTEP_3"]
     out += _model_forms(
         "v1-multi-step-final-answer", _chat_v1(raw), multistep,
-        "Documented final multi-step answer: no top-level tool_calls; chat_history holds both calls "
-        "(CHATBOT entries) and two TOOL entries; citations/documents name tools ('get_weather:0:4:0', "
-        "tool_name) without being calls." + _src("V1_MULTISTEP_3"), raw=raw)
+        "The final multi-step answer in the documented v1 shape: no top-level tool_calls; chat_history "
+        "holds both calls (CHATBOT entries) and two TOOL entries (the second's call copy with another "
+        "parameter key); citations/documents name tools ('get_platform:0:4:0', tool_name) without "
+        "being calls." + _src("V1_MULTISTEP_3"), raw=raw)
 
     history: list[dict[str, Any]] = [{"role": "USER", "message": "Any open tickets?"},
                {"role": "CHATBOT", "message": "I will list the open tickets.",
@@ -680,32 +683,33 @@ def _v1_scenarios() -> list[Scenario]:
 
     # a consistent multi-step run through the v1 client: each response's chat_history holds the
     # whole conversation so far, so the list repeats earlier calls
-    q = "What was the weather where I was yesterday?"
-    loc = _v1_call("get_location", {"time": "2024/05/09"})
-    wea = _v1_call("get_weather", {"location": "Toronto, Ontario"})
+    q = "Which platform does my train on Monday leave from?"
+    booking = _v1_call("find_my_booking", {"date": "2024/11/25"})
+    platform = _v1_call("get_platform", {"train": "ICE 578"})
     h1: list[dict[str, Any]] = [{"role": "USER", "message": q},
-          {"role": "CHATBOT", "message": "I will find the user's location first.", "tool_calls": [loc]}]
-    t1 = {"role": "TOOL", "tool_results": [{"call": loc, "outputs": [{"location": "Toronto, Ontario"}]}]}
+          {"role": "CHATBOT", "message": "I will look up the booking first.", "tool_calls": [booking]}]
+    t1 = {"role": "TOOL", "tool_results": [{"call": booking, "outputs": [{"train": "ICE 578"}]}]}
     h2: list[dict[str, Any]] = [
-        *h1, t1, {"role": "CHATBOT", "message": "Now I will find the weather there.", "tool_calls": [wea]}]
-    t2 = {"role": "TOOL", "tool_results": [{"call": wea, "outputs": [{"weather": "cloudy"}]}]}
-    h3: list[dict[str, Any]] = [*h2, t2, {"role": "CHATBOT", "message": "It was cloudy in Toronto, Ontario."}]
-    bodies = [_v1_body("run-1", "I will find the user's location first.", h1, [loc]),
-              _v1_body("run-2", "Now I will find the weather there.", h2, [wea]),
-              _v1_body("run-3", "It was cloudy in Toronto, Ontario.", h3)]
-    r1 = _chat_v1(bodies[0], message=q, tools=_WEATHER_TOOLS_V1)
-    r2 = _chat_v1(bodies[1], message="", chat_history=r1.chat_history, tools=_WEATHER_TOOLS_V1,
-                  tool_results=[{"call": r1.tool_calls[0], "outputs": [{"location": "Toronto, Ontario"}]}])
-    r3 = _chat_v1(bodies[2], message="", chat_history=r2.chat_history, tools=_WEATHER_TOOLS_V1,
-                  tool_results=[{"call": r2.tool_calls[0], "outputs": [{"weather": "cloudy"}]}])
+        *h1, t1, {"role": "CHATBOT", "message": "Now I will look up the platform of ICE 578.",
+                  "tool_calls": [platform]}]
+    t2 = {"role": "TOOL", "tool_results": [{"call": platform, "outputs": [{"platform": "12"}]}]}
+    h3: list[dict[str, Any]] = [*h2, t2, {"role": "CHATBOT", "message": "ICE 578 leaves from platform 12."}]
+    bodies = [_v1_body("run-1", "I will look up the booking first.", h1, [booking]),
+              _v1_body("run-2", "Now I will look up the platform of ICE 578.", h2, [platform]),
+              _v1_body("run-3", "ICE 578 leaves from platform 12.", h3)]
+    r1 = _chat_v1(bodies[0], message=q, tools=_TOOLS_V1)
+    r2 = _chat_v1(bodies[1], message="", chat_history=r1.chat_history, tools=_TOOLS_V1,
+                  tool_results=[{"call": r1.tool_calls[0], "outputs": [{"train": "ICE 578"}]}])
+    r3 = _chat_v1(bodies[2], message="", chat_history=r2.chat_history, tools=_TOOLS_V1,
+                  tool_results=[{"call": r2.tool_calls[0], "outputs": [{"platform": "12"}]}])
     request = _SERVER.requests[-1]
-    run = (_c("get_location", {"time": "2024/05/09"}), _c("get_weather", {"location": "Toronto, Ontario"}))
+    run = (_c("find_my_booking", {"date": "2024/11/25"}), _c("get_platform", {"train": "ICE 578"}))
     out += _model_forms(
         "v1-responses-per-turn", [r1, r2, r3], run,
-        "A list of the three v1 responses of one multi-step run (docs' loop: chat_history="
+        "A list of the three v1 responses of one multi-step run (the documented loop: chat_history="
         "res.chat_history, tool_results=[...]). Each response's chat_history repeats the earlier "
-        "calls and its tool_calls repeats its own: the run made TWO calls. Hand-written after "
-        "fern/pages/text-generation/tools/single-step-vs-multi-step.mdx.",
+        "calls and its tool_calls repeats its own: the run made TWO calls. Hand-written in the "
+        "multi-step shape documented at https://docs.cohere.com/v1/reference/chat.",
         raw=[json.dumps(b) for b in bodies])
     out.append(_sc("dump", "v1-request-body", request, run,
                    "The JSON body the v1 SDK sent for the last step: message '', chat_history "
@@ -719,20 +723,20 @@ def _v1_scenarios() -> list[Scenario]:
                    "Only the request's chat_history list (USER, CHATBOT, TOOL, CHATBOT)."))
 
     # v1 stream: calls in pieces, then whole, then again in stream-end's response
-    calls = [_v1_call("reverse_string", {"s": "hello"}), _v1_call("reverse_string", {"s": "goodbye"})]
-    text = "I will use the reverse_string tool twice, once for each of the words provided."
+    calls = [_v1_call("count_vowels", {"text": "harbour"}), _v1_call("count_vowels", {"text": "meadow"})]
+    text = "I will call count_vowels two times, one call per word."
     body = _v1_body("5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9", text,
-                    [{"role": "USER", "message": "Reverse 'hello' and 'goodbye'."},
+                    [{"role": "USER", "message": "How many vowels are in 'harbour' and in 'meadow'?"},
                      {"role": "CHATBOT", "message": text, "tool_calls": calls}], calls)
     nd = _ndjson(_v1_stream_events(body))
     out += _stream_forms(
         "v1-stream-two-calls", _stream_v1(nd), nd,
-        (_c("reverse_string", {"s": "hello"}), _c("reverse_string", {"s": "goodbye"})),
+        (_c("count_vowels", {"text": "harbour"}), _c("count_vowels", {"text": "meadow"})),
         "v1 stream (NDJSON lines, 'application/stream+json'): tool-calls-chunk text pieces, then per "
         "call a tool_call_delta {index, name} and parameter-text pieces; tool-calls-generation "
         "with the whole calls; stream-end whose response repeats them (tool_calls and chat_history). "
-        "Two calls of the same tool, each ONCE. Event shapes from "
-        "fern/pages/text-generation/streaming.mdx (https://docs.cohere.com/v1/docs/streaming).",
+        "Two calls of the same tool, each ONCE. Written by us in the event shapes documented at "
+        "https://docs.cohere.com/v1/docs/streaming.",
         wire_form="json")
 
     nd = _RECORDED["V1_STREAM_TEXT_NDJSON"]
@@ -849,7 +853,7 @@ def writers() -> dict[str, Callable[[list[list[Call]]], tuple[object, tuple[Call
     }
 
 
-# -- recorded and documented bodies -----------------------------------------------------------
+# -- recorded bodies, and bodies written in the documented shapes ---------------------------------
 
 #: Response bodies recorded from the live API by other projects' VCR cassettes /
 #: fixtures (see SOURCES), verbatim.
@@ -1432,209 +1436,186 @@ _RECORDED['V1_STREAM_TEXT_NDJSON'] = (
     'uptions"],"billed_units":{"input_tokens":7,"output_tokens":115},"tokens":{"input_tokens":69,"out'
     'put_tokens":116}}},"finish_reason":"COMPLETE"}\n'
 )
-#: Documented examples from cohere-ai/cohere-developer-experience (commit e814c8a1),
-#: converted from YAML/markdown to JSON text.
+#: Bodies we wrote ourselves in the wire shapes Cohere documents for /v1/chat and /v2/chat
+#: (https://docs.cohere.com/reference/chat, https://docs.cohere.com/reference/chat-stream):
+#: the documented keys, nesting, event kinds and quirks, with our own tools and texts.
 _DOCS: dict[str, str] = {}
 SOURCES['V1_OPENAPI_TOOLS'] = (
-    'cohere-ai/cohere-developer-experience:cohere-openapi.yaml: paths./v1/chat.post x-fern-examples[3'
-    '] ("Tools") response.body'
+    'written in the shape documented at https://docs.cohere.com/reference/chat (and chat-stream)'
+    ': a /v1/chat response with two tool calls'
 )
 _DOCS['V1_OPENAPI_TOOLS'] = (
-    '{"text": "I will first find the sales summary for 29th September 2023. Then, I will find the det'
-    'ails of the products in the \'Electronics\' category.", "generation_id": "9e5f00aa-bf1e-481a-abe3-'
-    '0eceac18c3ec", "chat_history": [{"role": "USER", "message": "Can you provide a sales summary for'
-    " 29th September 2023, and also give me some details about the products in the 'Electronics' cate"
-    'gory, for example their prices and stock levels?"}, {"role": "CHATBOT", "message": "I will first'
-    ' find the sales summary for 29th September 2023. Then, I will find the details of the products i'
-    'n the \'Electronics\' category.", "tool_calls": [{"name": "query_daily_sales_report", "parameters"'
-    ': {"day": "2023-09-29"}}, {"name": "query_product_catalog", "parameters": {"category": "Electron'
-    'ics"}}]}], "finish_reason": "COMPLETE", "meta": {"api_version": {"version": "1"}, "billed_units"'
-    ': {"input_tokens": 127, "output_tokens": 69}, "tokens": {"input_tokens": 1032, "output_tokens": '
-    '124}}, "tool_calls": [{"name": "query_daily_sales_report", "parameters": {"day": "2023-09-29"}},'
-    ' {"name": "query_product_catalog", "parameters": {"category": "Electronics"}}]}'
+    '{"text": "I will first look up the open support tickets for the Berlin office. Then, I will find '
+    'out who is on call during week 47.", "generation_id": "e2a94c7d-1f38-4b65-8d0a-93c7e5f1b246", "ch'
+    'at_history": [{"role": "USER", "message": "Could you pull the open support tickets for the Berlin'
+    ' office, and also tell me who is on call in week 47 so I can hand them over?"}, {"role": "CHATBOT'
+    '", "message": "I will first look up the open support tickets for the Berlin office. Then, I will '
+    'find out who is on call during week 47.", "tool_calls": [{"name": "list_support_tickets", "parame'
+    'ters": {"office": "Berlin"}}, {"name": "get_on_call_rota", "parameters": {"week": "2024-W47"}}]}]'
+    ', "finish_reason": "COMPLETE", "meta": {"api_version": {"version": "1"}, "billed_units": {"input_'
+    'tokens": 118, "output_tokens": 61}, "tokens": {"input_tokens": 1019, "output_tokens": 117}}, "too'
+    'l_calls": [{"name": "list_support_tickets", "parameters": {"office": "Berlin"}}, {"name": "get_on'
+    '_call_rota", "parameters": {"week": "2024-W47"}}]}'
 )
 SOURCES['V2_OPENAPI_TOOLS'] = (
-    'cohere-ai/cohere-developer-experience:cohere-openapi.yaml: paths./v2/chat.post x-fern-examples[3'
-    '] ("Tools") response.body'
+    'written in the shape documented at https://docs.cohere.com/reference/chat (and chat-stream)'
+    ': a /v2/chat response with a thinking block and two tool calls'
 )
 _DOCS['V2_OPENAPI_TOOLS'] = (
-    '{"id": "9e5f00aa-bf1e-481a-abe3-0eceac18c3ec", "message": {"role": "assistant", "content": [{"ty'
-    'pe": "thinking", "thinking": "I will first find the sales summary for 29th September 2023. Then,'
-    ' I will find the details of the products in the \'Electronics\' category."}], "tool_calls": [{"id"'
-    ': "query_daily_sales_report_hgxxmkby3wta", "type": "function", "function": {"name": "query_daily'
-    '_sales_report", "arguments": "{\\"day\\": \\"2023-09-29\\"}"}}, {"id": "query_product_catalog_rpg0z5'
-    'h8yyz2", "type": "function", "function": {"name": "query_product_catalog", "arguments": "{\\"cate'
-    'gory\\": \\"Electronics\\"}"}}]}, "finish_reason": "TOOL_CALL", "usage": {"billed_units": {"input_t'
-    'okens": 127, "output_tokens": 69}, "tokens": {"input_tokens": 1032, "output_tokens": 124}}}'
+    '{"id": "4b7e2c91-d36a-4f58-a0e3-7c19f5b2e864", "message": {"role": "assistant", "content": [{"typ'
+    'e": "thinking", "thinking": "First I will check the status of flight LH1234. Then, I will look fo'
+    'r the lounges at Frankfurt airport the traveller can use while waiting."}], "tool_calls": [{"id":'
+    ' "check_flight_status_w7k2p9xq4m1d", "type": "function", "function": {"name": "check_flight_statu'
+    's", "arguments": "{\\"flight_number\\": \\"LH1234\\"}"}}, {"id": "list_airport_lounges_b3n8v5c2z6ht",'
+    ' "type": "function", "function": {"name": "list_airport_lounges", "arguments": "{\\"airport_code\\"'
+    ': \\"FRA\\"}"}}]}, "finish_reason": "TOOL_CALL", "usage": {"billed_units": {"input_tokens": 143, "o'
+    'utput_tokens": 58}, "tokens": {"input_tokens": 1067, "output_tokens": 111}}}'
 )
 SOURCES['V2_OPENAPI_TOOLS_STREAM'] = (
-    'cohere-ai/cohere-developer-experience:cohere-openapi.yaml: paths./v2/chat.post x-fern-examples[6'
-    '] ("Tools", stream) response.stream'
+    'written in the shape documented at https://docs.cohere.com/reference/chat (and chat-stream)'
+    ': /v2/chat stream events with two tool calls, as [{event, data}]'
 )
 _DOCS['V2_OPENAPI_TOOLS_STREAM'] = (
-    '[{"event": "message-start", "data": {"type": "message-start", "id": "2edfdf70-019c-4f7a-be20-3cd'
-    'bfaa3dca6", "delta": {"message": {"role": "assistant"}}}}, {"event": "tool-plan-delta", "data": '
-    '{"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "I"}}}}, {"event": "tool-plan-del'
-    'ta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " will"}}}}, {"event'
-    '": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " u'
-    'se"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {'
-    '"tool_plan": " the"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta'
-    '": {"message": {"tool_plan": " query"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-p'
-    'lan-delta", "delta": {"message": {"tool_plan": "_"}}}}, {"event": "tool-plan-delta", "data": {"t'
-    'ype": "tool-plan-delta", "delta": {"message": {"tool_plan": "daily"}}}}, {"event": "tool-plan-de'
-    'lta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "_"}}}}, {"event": '
-    '"tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "sales'
-    '"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"t'
-    'ool_plan": "_"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"'
-    'message": {"tool_plan": "report"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-d'
-    'elta", "delta": {"message": {"tool_plan": " tool"}}}}, {"event": "tool-plan-delta", "data": {"ty'
-    'pe": "tool-plan-delta", "delta": {"message": {"tool_plan": " to"}}}}, {"event": "tool-plan-delta'
-    '", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " find"}}}}, {"event":'
-    ' "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " the'
-    '"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"t'
-    'ool_plan": " sales"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta'
-    '": {"message": {"tool_plan": " summary"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool'
-    '-plan-delta", "delta": {"message": {"tool_plan": " for"}}}}, {"event": "tool-plan-delta", "data"'
-    ': {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " 2"}}}}, {"event": "tool-plan-'
-    'delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "9"}}}}, {"event"'
-    ': "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "th"'
-    '}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"to'
-    'ol_plan": " September"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "de'
-    'lta": {"message": {"tool_plan": " 2"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-pl'
-    'an-delta", "delta": {"message": {"tool_plan": "0"}}}}, {"event": "tool-plan-delta", "data": {"ty'
-    'pe": "tool-plan-delta", "delta": {"message": {"tool_plan": "2"}}}}, {"event": "tool-plan-delta",'
-    ' "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "3"}}}}, {"event": "tool'
-    '-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "."}}}}, {"'
-    'event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan"'
-    ': " I"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message"'
-    ': {"tool_plan": " will"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "d'
-    'elta": {"message": {"tool_plan": " also"}}}}, {"event": "tool-plan-delta", "data": {"type": "too'
-    'l-plan-delta", "delta": {"message": {"tool_plan": " use"}}}}, {"event": "tool-plan-delta", "data'
-    '": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " the"}}}}, {"event": "tool-pl'
-    'an-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " query"}}}}, '
-    '{"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_pla'
-    'n": "_"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message'
-    '": {"tool_plan": "product"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta",'
-    ' "delta": {"message": {"tool_plan": "_"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool'
-    '-plan-delta", "delta": {"message": {"tool_plan": "catalog"}}}}, {"event": "tool-plan-delta", "da'
-    'ta": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " tool"}}}}, {"event": "tool'
-    '-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " to"}}}}, '
-    '{"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_pla'
-    'n": " find"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"mes'
-    'sage": {"tool_plan": " the"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta"'
-    ', "delta": {"message": {"tool_plan": " details"}}}}, {"event": "tool-plan-delta", "data": {"type'
-    '": "tool-plan-delta", "delta": {"message": {"tool_plan": " of"}}}}, {"event": "tool-plan-delta",'
-    ' "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " the"}}}}, {"event": "t'
-    'ool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " produc'
-    'ts"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {'
-    '"tool_plan": " in"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta"'
-    ': {"message": {"tool_plan": " the"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan'
-    '-delta", "delta": {"message": {"tool_plan": " Electronics"}}}}, {"event": "tool-plan-delta", "da'
-    'ta": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " category"}}}}, {"event": "'
-    'tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "."}}}}'
-    ', {"event": "tool-call-start", "data": {"type": "tool-call-start", "index": 0, "delta": {"messag'
-    'e": {"tool_calls": {"id": "query_daily_sales_report_j3f0adww9pmr", "type": "function", "function'
-    '": {"name": "query_daily_sales_report", "arguments": ""}}}}}}, {"event": "tool-call-delta", "dat'
-    'a": {"type": "tool-call-delta", "index": 0, "delta": {"message": {"tool_calls": {"function": {"a'
-    'rguments": "{\\""}}}}}}, {"event": "tool-call-delta", "data": {"type": "tool-call-delta", "index"'
-    ': 0, "delta": {"message": {"tool_calls": {"function": {"arguments": "day"}}}}}}, {"event": "tool'
-    '-call-delta", "data": {"type": "tool-call-delta", "index": 0, "delta": {"message": {"tool_calls"'
-    ': {"function": {"arguments": "\\": "}}}}}}, {"event": "tool-call-delta", "data": {"type": "tool-c'
-    'all-delta", "index": 0, "delta": {"message": {"tool_calls": {"function": {"arguments": "\\""}}}}}'
-    '}, {"event": "tool-call-delta", "data": {"type": "tool-call-delta", "index": 0, "delta": {"messa'
-    'ge": {"tool_calls": {"function": {"arguments": "2"}}}}}}, {"event": "tool-call-delta", "data": {'
-    '"type": "tool-call-delta", "index": 0, "delta": {"message": {"tool_calls": {"function": {"argume'
-    'nts": "0"}}}}}}, {"event": "tool-call-delta", "data": {"type": "tool-call-delta", "index": 0, "d'
-    'elta": {"message": {"tool_calls": {"function": {"arguments": "2"}}}}}}, {"event": "tool-call-del'
-    'ta", "data": {"type": "tool-call-delta", "index": 0, "delta": {"message": {"tool_calls": {"funct'
-    'ion": {"arguments": "3"}}}}}}, {"event": "tool-call-delta", "data": {"type": "tool-call-delta", '
-    '"index": 0, "delta": {"message": {"tool_calls": {"function": {"arguments": "-"}}}}}}, {"event": '
-    '"tool-call-delta", "data": {"type": "tool-call-delta", "index": 0, "delta": {"message": {"tool_c'
-    'alls": {"function": {"arguments": "0"}}}}}}, {"event": "tool-call-delta", "data": {"type": "tool'
-    '-call-delta", "index": 0, "delta": {"message": {"tool_calls": {"function": {"arguments": "9"}}}}'
-    '}}, {"event": "tool-call-delta", "data": {"type": "tool-call-delta", "index": 0, "delta": {"mess'
-    'age": {"tool_calls": {"function": {"arguments": "-"}}}}}}, {"event": "tool-call-delta", "data": '
-    '{"type": "tool-call-delta", "index": 0, "delta": {"message": {"tool_calls": {"function": {"argum'
-    'ents": "2"}}}}}}, {"event": "tool-call-delta", "data": {"type": "tool-call-delta", "index": 0, "'
-    'delta": {"message": {"tool_calls": {"function": {"arguments": "9"}}}}}}, {"event": "tool-call-de'
-    'lta", "data": {"type": "tool-call-delta", "index": 0, "delta": {"message": {"tool_calls": {"func'
-    'tion": {"arguments": "\\"}"}}}}}}, {"event": "tool-call-end", "data": {"type": "tool-call-end", "'
-    'index": 0}}, {"event": "tool-call-start", "data": {"type": "tool-call-start", "index": 1, "delta'
-    '": {"message": {"tool_calls": {"id": "query_product_catalog_c66nf11r6s8g", "type": "function", "'
-    'function": {"name": "query_product_catalog", "arguments": ""}}}}}}, {"event": "tool-call-delta",'
-    ' "data": {"type": "tool-call-delta", "index": 1, "delta": {"message": {"tool_calls": {"function"'
-    ': {"arguments": "{\\""}}}}}}, {"event": "tool-call-delta", "data": {"type": "tool-call-delta", "i'
-    'ndex": 1, "delta": {"message": {"tool_calls": {"function": {"arguments": "category"}}}}}}, {"eve'
-    'nt": "tool-call-delta", "data": {"type": "tool-call-delta", "index": 1, "delta": {"message": {"t'
-    'ool_calls": {"function": {"arguments": "\\": "}}}}}}, {"event": "tool-call-delta", "data": {"type'
-    '": "tool-call-delta", "index": 1, "delta": {"message": {"tool_calls": {"function": {"arguments":'
-    ' "\\""}}}}}}, {"event": "tool-call-delta", "data": {"type": "tool-call-delta", "index": 1, "delta'
-    '": {"message": {"tool_calls": {"function": {"arguments": "Electron"}}}}}}, {"event": "tool-call-'
-    'delta", "data": {"type": "tool-call-delta", "index": 1, "delta": {"message": {"tool_calls": {"fu'
-    'nction": {"arguments": "ics"}}}}}}, {"event": "tool-call-delta", "data": {"type": "tool-call-del'
-    'ta", "index": 1, "delta": {"message": {"tool_calls": {"function": {"arguments": "\\"}"}}}}}}, {"e'
-    'vent": "tool-call-end", "data": {"type": "tool-call-end", "index": 1}}, {"event": "message-end",'
-    ' "data": {"type": "message-end", "delta": {"finish_reason": "TOOL_CALL", "usage": {"billed_units'
-    '": {"input_tokens": 126, "output_tokens": 84}, "tokens": {"input_tokens": 1589, "output_tokens":'
-    ' 135}}}}}]'
+    '[{"event": "message-start", "data": {"type": "message-start", "id": "c83f1a5e-7d92-4b06-9e4f-2a6d'
+    '8b1c3e70", "delta": {"message": {"role": "assistant"}}}}, {"event": "tool-plan-delta", "data": {"'
+    'type": "tool-plan-delta", "delta": {"message": {"tool_plan": "I"}}}}, {"event": "tool-plan-delta"'
+    ', "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " will"}}}}, {"event": "'
+    'tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " use"}}'
+    '}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_'
+    'plan": " the"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"me'
+    'ssage": {"tool_plan": " get"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta"'
+    ', "delta": {"message": {"tool_plan": "_"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool'
+    '-plan-delta", "delta": {"message": {"tool_plan": "exchange"}}}}, {"event": "tool-plan-delta", "da'
+    'ta": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "_"}}}}, {"event": "tool-plan'
+    '-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "rate"}}}}, {"eve'
+    'nt": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " '
+    'tool"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": '
+    '{"tool_plan": " to"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta"'
+    ': {"message": {"tool_plan": " find"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan'
+    '-delta", "delta": {"message": {"tool_plan": " the"}}}}, {"event": "tool-plan-delta", "data": {"ty'
+    'pe": "tool-plan-delta", "delta": {"message": {"tool_plan": " GBP"}}}}, {"event": "tool-plan-delta'
+    '", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "/"}}}}, {"event": "too'
+    'l-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "EUR"}}}}, '
+    '{"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan'
+    '": " rate"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"messa'
+    'ge": {"tool_plan": "."}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "del'
+    'ta": {"message": {"tool_plan": " I"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan'
+    '-delta", "delta": {"message": {"tool_plan": " will"}}}}, {"event": "tool-plan-delta", "data": {"t'
+    'ype": "tool-plan-delta", "delta": {"message": {"tool_plan": " also"}}}}, {"event": "tool-plan-del'
+    'ta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " use"}}}}, {"event":'
+    ' "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " the"'
+    '}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"too'
+    'l_plan": " list"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {'
+    '"message": {"tool_plan": "_"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta"'
+    ', "delta": {"message": {"tool_plan": "bank"}}}}, {"event": "tool-plan-delta", "data": {"type": "t'
+    'ool-plan-delta", "delta": {"message": {"tool_plan": "_"}}}}, {"event": "tool-plan-delta", "data":'
+    ' {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "holidays"}}}}, {"event": "tool-p'
+    'lan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " tool"}}}}, {'
+    '"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan"'
+    ': " to"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message"'
+    ': {"tool_plan": " find"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "de'
+    'lta": {"message": {"tool_plan": " the"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-p'
+    'lan-delta", "delta": {"message": {"tool_plan": " bank"}}}}, {"event": "tool-plan-delta", "data": '
+    '{"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " holidays"}}}}, {"event": "tool-p'
+    'lan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": " in"}}}}, {"e'
+    'vent": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": '
+    '" Ireland"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "delta": {"messa'
+    'ge": {"tool_plan": " in"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-plan-delta", "d'
+    'elta": {"message": {"tool_plan": " 2"}}}}, {"event": "tool-plan-delta", "data": {"type": "tool-pl'
+    'an-delta", "delta": {"message": {"tool_plan": "0"}}}}, {"event": "tool-plan-delta", "data": {"typ'
+    'e": "tool-plan-delta", "delta": {"message": {"tool_plan": "2"}}}}, {"event": "tool-plan-delta", "'
+    'data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "5"}}}}, {"event": "tool-pl'
+    'an-delta", "data": {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "."}}}}, {"even'
+    't": "tool-call-start", "data": {"type": "tool-call-start", "index": 0, "delta": {"message": {"too'
+    'l_calls": {"id": "get_exchange_rate_r5t1y8u3i0pq", "type": "function", "function": {"name": "get_'
+    'exchange_rate", "arguments": ""}}}}}}, {"event": "tool-call-delta", "data": {"type": "tool-call-d'
+    'elta", "index": 0, "delta": {"message": {"tool_calls": {"function": {"arguments": "{\\""}}}}}}, {"'
+    'event": "tool-call-delta", "data": {"type": "tool-call-delta", "index": 0, "delta": {"message": {'
+    '"tool_calls": {"function": {"arguments": "currency"}}}}}}, {"event": "tool-call-delta", "data": {'
+    '"type": "tool-call-delta", "index": 0, "delta": {"message": {"tool_calls": {"function": {"argumen'
+    'ts": "_pair"}}}}}}, {"event": "tool-call-delta", "data": {"type": "tool-call-delta", "index": 0, '
+    '"delta": {"message": {"tool_calls": {"function": {"arguments": "\\": "}}}}}}, {"event": "tool-call'
+    '-delta", "data": {"type": "tool-call-delta", "index": 0, "delta": {"message": {"tool_calls": {"fu'
+    'nction": {"arguments": "\\""}}}}}}, {"event": "tool-call-delta", "data": {"type": "tool-call-delta'
+    '", "index": 0, "delta": {"message": {"tool_calls": {"function": {"arguments": "GBP"}}}}}}, {"even'
+    't": "tool-call-delta", "data": {"type": "tool-call-delta", "index": 0, "delta": {"message": {"too'
+    'l_calls": {"function": {"arguments": "/"}}}}}}, {"event": "tool-call-delta", "data": {"type": "to'
+    'ol-call-delta", "index": 0, "delta": {"message": {"tool_calls": {"function": {"arguments": "EUR"}'
+    '}}}}}, {"event": "tool-call-delta", "data": {"type": "tool-call-delta", "index": 0, "delta": {"me'
+    'ssage": {"tool_calls": {"function": {"arguments": "\\"}"}}}}}}, {"event": "tool-call-end", "data":'
+    ' {"type": "tool-call-end", "index": 0}}, {"event": "tool-call-start", "data": {"type": "tool-call'
+    '-start", "index": 1, "delta": {"message": {"tool_calls": {"id": "list_bank_holidays_h2j6k9l4m7nb"'
+    ', "type": "function", "function": {"name": "list_bank_holidays", "arguments": ""}}}}}}, {"event":'
+    ' "tool-call-delta", "data": {"type": "tool-call-delta", "index": 1, "delta": {"message": {"tool_c'
+    'alls": {"function": {"arguments": "{\\""}}}}}}, {"event": "tool-call-delta", "data": {"type": "too'
+    'l-call-delta", "index": 1, "delta": {"message": {"tool_calls": {"function": {"arguments": "countr'
+    'y"}}}}}}, {"event": "tool-call-delta", "data": {"type": "tool-call-delta", "index": 1, "delta": {'
+    '"message": {"tool_calls": {"function": {"arguments": "\\": "}}}}}}, {"event": "tool-call-delta", "'
+    'data": {"type": "tool-call-delta", "index": 1, "delta": {"message": {"tool_calls": {"function": {'
+    '"arguments": "\\""}}}}}}, {"event": "tool-call-delta", "data": {"type": "tool-call-delta", "index"'
+    ': 1, "delta": {"message": {"tool_calls": {"function": {"arguments": "Ire"}}}}}}, {"event": "tool-'
+    'call-delta", "data": {"type": "tool-call-delta", "index": 1, "delta": {"message": {"tool_calls": '
+    '{"function": {"arguments": "land"}}}}}}, {"event": "tool-call-delta", "data": {"type": "tool-call'
+    '-delta", "index": 1, "delta": {"message": {"tool_calls": {"function": {"arguments": "\\"}"}}}}}}, '
+    '{"event": "tool-call-end", "data": {"type": "tool-call-end", "index": 1}}, {"event": "message-end'
+    '", "data": {"type": "message-end", "delta": {"finish_reason": "TOOL_CALL", "usage": {"billed_unit'
+    's": {"input_tokens": 134, "output_tokens": 77}, "tokens": {"input_tokens": 1602, "output_tokens":'
+    ' 128}}}}}]'
 )
 SOURCES['V1_MULTISTEP_1'] = (
-    'cohere-ai/cohere-developer-experience:fern/pages/text-generation/tools/single-step-vs-multi-step'
-    '.mdx (first response)'
+    'written in the shape documented at https://docs.cohere.com/reference/chat (and chat-stream)'
+    ': the first /v1/chat response of a multi-step run'
 )
 _DOCS['V1_MULTISTEP_1'] = (
-    '{"response_id": "6d6978b1-fdf7-4802-9b5d-953336466d8b", "text": "I will find the user\'s location'
-    ' and then use that to find the weather there yesterday.", "generation_id": "5c38b246-4f58-4ccf-b'
-    '85d-09b25ad506fa", "chat_history": [{"role": "USER", "message": "What was the weather where I wa'
-    's yesterday?"}, {"role": "CHATBOT", "message": "I will find the user\'s location and then use tha'
-    't to find the weather there yesterday.", "tool_calls": [{"name": "get_location", "parameters": {'
-    '"time": "2024/05/09"}}]}], "finish_reason": "COMPLETE", "meta": {"api_version": {"version": "1"}'
-    ', "billed_units": {"input_tokens": 52, "output_tokens": 35}, "tokens": {"input_tokens": 980, "ou'
-    'tput_tokens": 35}}, "tool_calls": [{"name": "get_location", "parameters": {"time": "2024/05/09"}'
-    '}]}'
+    '{"response_id": "1f4c8a2e-93b7-4d05-8e6a-b52d7c0f9e13", "text": "I will look up the user\'s bookin'
+    'g first and then find the platform of that train.", "generation_id": "7a3e9d15-c2f8-4b64-9a07-e1d'
+    '6b8c4f250", "chat_history": [{"role": "USER", "message": "Which platform does my train home today'
+    ' leave from?"}, {"role": "CHATBOT", "message": "I will look up the user\'s booking first and then '
+    'find the platform of that train.", "tool_calls": [{"name": "find_my_booking", "parameters": {"dat'
+    'e": "2024/11/18"}}]}], "finish_reason": "COMPLETE", "meta": {"api_version": {"version": "1"}, "bi'
+    'lled_units": {"input_tokens": 57, "output_tokens": 31}, "tokens": {"input_tokens": 991, "output_t'
+    'okens": 31}}, "tool_calls": [{"name": "find_my_booking", "parameters": {"date": "2024/11/18"}}]}'
 )
 SOURCES['V1_MULTISTEP_2'] = (
-    'cohere-ai/cohere-developer-experience:fern/pages/text-generation/tools/single-step-vs-multi-step'
-    '.mdx (second response)'
+    'written in the shape documented at https://docs.cohere.com/reference/chat (and chat-stream)'
+    ': the second /v1/chat response of a multi-step run'
 )
 _DOCS['V1_MULTISTEP_2'] = (
-    '{"response_id": "58897e19-5a63-4781-b9a6-1039e9b76ab4", "text": "The user was in Toronto, Ontari'
-    'o yesterday. Now I will find the weather there yesterday.", "generation_id": "ca6c183f-43d6-4194'
-    '-a309-6d61a5ced7be", "chat_history": [{"role": "USER", "message": "What was the weather where I '
-    'was yesterday?"}, {"role": "CHATBOT", "message": "I will find the user\'s location and then use t'
-    'hat to find the weather there yesterday.", "tool_calls": [{"name": "get_location", "parameters":'
-    ' {"time": "2024/04/30"}}]}, {"role": "TOOL", "tool_results": [{"call": {"name": "get_location", '
-    '"parameters": {"time": "2024/04/25"}}, "outputs": [{"location": "Toronto, Ontario"}]}]}, {"role"'
-    ': "CHATBOT", "message": "The user was in Toronto, Ontario yesterday. Now I will find the weather'
-    ' there yesterday.", "tool_calls": [{"name": "get_weather", "parameters": {"location": "Toronto, '
-    'Ontario"}}]}], "finish_reason": "COMPLETE", "meta": {"api_version": {"version": "1"}, "billed_un'
-    'its": {"input_tokens": 83, "output_tokens": 28}, "tokens": {"input_tokens": 1083, "output_tokens'
-    '": 28}}, "tool_calls": [{"name": "get_weather", "parameters": {"location": "Toronto, Ontario"}}]'
-    '}'
+    '{"response_id": "b86d2f07-4e1a-4c93-a5f8-0d7e3b9c6a41", "text": "The booking is for train IC 2315'
+    '. Now I will find the platform it leaves from.", "generation_id": "3e9b7c51-a04d-4f28-b6e3-5c1f8d'
+    '2a7e96", "chat_history": [{"role": "USER", "message": "Which platform does my train home today le'
+    'ave from?"}, {"role": "CHATBOT", "message": "I will look up the user\'s booking first and then fin'
+    'd the platform of that train.", "tool_calls": [{"name": "find_my_booking", "parameters": {"date":'
+    ' "2024/11/18"}}]}, {"role": "TOOL", "tool_results": [{"call": {"name": "find_my_booking", "parame'
+    'ters": {"date": "2024/11/12"}}, "outputs": [{"train": "IC 2315"}]}]}, {"role": "CHATBOT", "messag'
+    'e": "The booking is for train IC 2315. Now I will find the platform it leaves from.", "tool_calls'
+    '": [{"name": "get_platform", "parameters": {"train": "IC 2315"}}]}], "finish_reason": "COMPLETE",'
+    ' "meta": {"api_version": {"version": "1"}, "billed_units": {"input_tokens": 88, "output_tokens": '
+    '24}, "tokens": {"input_tokens": 1096, "output_tokens": 24}}, "tool_calls": [{"name": "get_platfor'
+    'm", "parameters": {"train": "IC 2315"}}]}'
 )
 SOURCES['V1_MULTISTEP_3'] = (
-    'cohere-ai/cohere-developer-experience:fern/pages/text-generation/tools/single-step-vs-multi-step'
-    '.mdx (final response)'
+    'written in the shape documented at https://docs.cohere.com/reference/chat (and chat-stream)'
+    ': the final /v1/chat response of a multi-step run'
 )
 _DOCS['V1_MULTISTEP_3'] = (
-    '{"response_id": "8ea52e5f-f376-4d06-b308-3318296ecebb", "text": "Yesterday, in Toronto, Ontario,'
-    ' the weather was cloudy and the temperature was 18°C.", "generation_id": "67190a18-3cee-490a-95f'
-    'c-ddd22b611672", "chat_history": [{"role": "USER", "message": "What was the weather where I was '
-    'yesterday?"}, {"role": "CHATBOT", "message": "I will find the user\'s location and then use that '
-    'to find the weather there yesterday", "tool_calls": [{"name": "get_location", "parameters": {"ti'
-    'me": "2024/04/30"}}]}, {"role": "TOOL", "tool_results": [{"call": {"name": "get_location", "para'
-    'meters": {"time": "2024/04/25"}}, "outputs": [{"location": "Toronto, Ontario"}]}]}, {"role": "CH'
-    'ATBOT", "message": "The user was in Toronto, Ontario yesterday. Now I will find the weather ther'
-    'e yesterday.", "tool_calls": [{"name": "get_weather", "parameters": {"location": "Toronto, Ontar'
-    'io"}}]}, {"role": "TOOL", "tool_results": [{"call": {"name": "get_weather", "parameters": {"time'
-    '": "Toronto, Ontario"}}, "outputs": [{"temperature": "18 celsius", "weather": "cloudy"}]}]}, {"r'
-    'ole": "CHATBOT", "message": "Yesterday, in Toronto, Ontario, the weather was cloudy and the temp'
-    'erature was 18°C."}], "finish_reason": "COMPLETE", "meta": {"api_version": {"version": "1"}, "bi'
-    'lled_units": {"input_tokens": 120, "output_tokens": 21}, "tokens": {"input_tokens": 1184, "outpu'
-    't_tokens": 21}}, "citations": [{"start": 14, "end": 30, "text": "Toronto, Ontario", "document_id'
-    's": ["get_location:0:2:0"]}, {"start": 48, "end": 54, "text": "cloudy", "document_ids": ["get_we'
-    'ather:0:4:0"]}, {"start": 79, "end": 83, "text": "18°C", "document_ids": ["get_weather:0:4:0"]}]'
-    ', "documents": [{"id": "get_location:0:2:0", "location": "Toronto, Ontario", "tool_name": "get_l'
-    'ocation"}, {"id": "get_weather:0:4:0", "temperature": "18 celsius", "tool_name": "get_weather", '
-    '"weather": "cloudy"}]}'
+    '{"response_id": "5d0a8e63-7b2c-4f91-8d4e-a9c3f6b1e027", "text": "Your train IC 2315 leaves from p'
+    'latform 7 at 17:42 — it is running on time.", "generation_id": "c9f2e4a8-1d76-4b30-9e5c-6a8b2d0f3'
+    'e14", "chat_history": [{"role": "USER", "message": "Which platform does my train home today leave'
+    ' from?"}, {"role": "CHATBOT", "message": "I will look up the user\'s booking first and then find t'
+    'he platform of that train", "tool_calls": [{"name": "find_my_booking", "parameters": {"date": "20'
+    '24/11/18"}}]}, {"role": "TOOL", "tool_results": [{"call": {"name": "find_my_booking", "parameters'
+    '": {"date": "2024/11/12"}}, "outputs": [{"train": "IC 2315"}]}]}, {"role": "CHATBOT", "message": '
+    '"The booking is for train IC 2315. Now I will find the platform it leaves from.", "tool_calls": ['
+    '{"name": "get_platform", "parameters": {"train": "IC 2315"}}]}, {"role": "TOOL", "tool_results": '
+    '[{"call": {"name": "get_platform", "parameters": {"date": "IC 2315"}}, "outputs": [{"departure": '
+    '"17:42", "platform": "7", "status": "running on time"}]}]}, {"role": "CHATBOT", "message": "Your '
+    'train IC 2315 leaves from platform 7 at 17:42 — it is running on time."}], "finish_reason": "COMP'
+    'LETE", "meta": {"api_version": {"version": "1"}, "billed_units": {"input_tokens": 131, "output_to'
+    'kens": 19}, "tokens": {"input_tokens": 1207, "output_tokens": 19}}, "citations": [{"start": 11, "'
+    'end": 18, "text": "IC 2315", "document_ids": ["find_my_booking:0:2:0"]}, {"start": 31, "end": 41,'
+    ' "text": "platform 7", "document_ids": ["get_platform:0:4:0"]}, {"start": 45, "end": 50, "text": '
+    '"17:42", "document_ids": ["get_platform:0:4:0"]}], "documents": [{"id": "find_my_booking:0:2:0", '
+    '"tool_name": "find_my_booking", "train": "IC 2315"}, {"departure": "17:42", "id": "get_platform:0'
+    ':4:0", "platform": "7", "status": "running on time", "tool_name": "get_platform"}]}'
 )

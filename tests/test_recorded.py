@@ -1,0 +1,199 @@
+"""Recorded real traffic (issue 23): every response body read exactly or refused.
+
+``tests/recorded/`` holds response bodies recorded from live provider APIs by
+other projects' test suites (VCR cassettes, HAR files and fixtures; each
+source's license is in ``tests/recorded/LICENSES``, its repository, commit and
+path on every record). ``tests/recorded/reference.py`` reads each body's calls
+from the provider's documented wire format, independently of agentmetrics.
+
+Each body is passed to ``tool_calls_from`` as a user would: the body text (JSON,
+server-sent events, NDJSON), or for AWS event streams the events boto3 yields.
+It must come back exactly as the reference reads it (names, ids, arguments;
+hosted built-ins by name and id), or be refused with an error that says where;
+never fewer calls, never other calls, never a crash. The same bodies go through
+``read_cases`` and the CLI.
+"""
+
+from __future__ import annotations
+
+import base64
+import collections
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from agentmetrics import InvalidCaseError, formats, read_cases
+from agentmetrics.cli import main
+from conftest import TESTS
+from recorded import reference as ref
+
+RECORDED = TESTS / "recorded"
+
+
+def _load() -> list[dict]:
+    records = []
+    for file in sorted(RECORDED.glob("*.jsonl.gz")):
+        with gzip.open(file, "rt", encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                record = json.loads(line)
+                record["id"] = f"{file.name.removesuffix('.jsonl.gz')}:{number}"
+                records.append(record)
+    return records
+
+
+RECORDS = _load()
+
+
+def payload_of(record: dict):
+    """What a user passes: the body text; for an AWS event stream, the events
+    boto3 yields from ``response["stream"]`` (botocore decodes the frames; boto3
+    keeps only the modelled members, so Bedrock's ``p`` padding is dropped)."""
+    if "body_base64" not in record:
+        return record["body"]
+    from botocore.eventstream import EventStreamBuffer
+
+    buffer = EventStreamBuffer()
+    buffer.add_data(base64.b64decode(record["body_base64"]))
+    events = []
+    for message in buffer:
+        kind = message.headers.get(":event-type") or message.headers.get(":exception-type") or ""
+        payload = json.loads(message.payload.decode("utf-8")) if message.payload else {}
+        if kind == "chunk":  # invoke_model_with_response_stream: the model's own event
+            events.append({"chunk": {"bytes": base64.b64decode(payload["bytes"])}})
+        else:
+            if isinstance(payload, dict):
+                payload.pop("p", None)
+            events.append({kind: payload})
+    return events
+
+
+def _same(got, want: ref.RefCall) -> bool:
+    if got.name != want.name or (got.id or None) != (want.id or None):
+        return False
+    if want.arguments is None or want.hosted or want.builtin:
+        return True  # a built-in's arguments follow the library's documented convention
+    if isinstance(want.arguments, str):
+        return got.raw_arguments == want.arguments and got.arguments == {}
+    return got.raw_arguments is None and got.arguments == want.arguments
+
+
+def _matches(got, want: list) -> bool:
+    return len(got) == len(want) and all(_same(g, w) for g, w in zip(got, want))
+
+
+def outcome(record: dict) -> tuple[str, str]:
+    """``(category, detail)``: exact, refused (a body the reference reads), refused
+    as it should be, or one of the broken promises: loss, wrong, crash."""
+    want = ref.reference_calls(record)
+    try:
+        got = formats.tool_calls_from(payload_of(record))
+    except InvalidCaseError as error:
+        return ("refused-as-expected" if isinstance(want, ref.Unreadable) else "refused"), str(error)
+    except Exception as error:
+        return "crash", f"{type(error).__name__}: {error}"
+    if isinstance(want, ref.Unreadable):
+        if want.calls is not None and _matches(got, want.calls):
+            return "exact", "a stream cut before its end: its finished part"
+        return "read-unreadable", f"{want.reason}; got {got}"
+    if len(got) < len(want):
+        return "loss", f"expected {want}, got {got}"
+    if not _matches(got, want):
+        return "wrong", f"expected {want}, got {got}"
+    return "exact", ""
+
+
+OUTCOMES = {record["id"]: outcome(record) for record in RECORDS}
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda record: record["id"])
+def test_a_recorded_body_is_read_exactly_or_refused_saying_where(record):
+    category, detail = OUTCOMES[record["id"]]
+    assert category in ("exact", "refused", "refused-as-expected"), (
+        f"{record['source']} {record['path']} #{record['interaction']}: {category}: {detail}")
+    if category.startswith("refused"):
+        # the refusal says where (a path in the payload, or the payload itself), or
+        # that no format fits and which ones were tried
+        assert (" at " in detail or "the payload" in detail or detail.startswith(("[", "could not tell the format of"))), detail
+
+
+def test_the_corpus_is_broad_and_read_almost_entirely_exactly():
+    counts = collections.Counter(category for category, _ in OUTCOMES.values())
+    providers = {ref.provider(record) for record in RECORDS}
+    apis = {ref.classify(record) for record in RECORDS}
+    assert len(RECORDS) >= 600 and len(providers) >= 25, (len(RECORDS), sorted(providers))
+    assert len(apis) >= 15, sorted(apis)
+    assert counts["loss"] == counts["wrong"] == counts["crash"] == 0, counts
+    assert counts["exact"] / len(RECORDS) >= 0.95, counts
+    with_calls = sum(1 for record in RECORDS if isinstance(ref.reference_calls(record), list)
+                     and ref.reference_calls(record))
+    assert with_calls >= 300, with_calls
+
+
+def test_every_source_is_vendored_with_its_license():
+    sources = {record["source"] for record in RECORDS}
+    licenses = {path.stem for path in (RECORDED / "LICENSES").glob("*.txt")}
+    assert {source.replace("/", "+") for source in sources} <= licenses
+    for record in RECORDS:
+        assert len(record["commit"]) == 40 and record["path"], record["id"]
+        assert "?" not in record["url"], record["id"]  # no query strings: they carry keys
+
+
+def _line(record: dict) -> dict | None:
+    payload = payload_of(record)
+    if not isinstance(payload, str):
+        return None  # event lists hold bytes: not a JSON line
+    try:
+        tree = json.loads(payload)
+    except ValueError:
+        tree = payload  # SSE or NDJSON text, as a string in the line
+    return {"id": record["id"], "response": tree, "expected_tool_calls": []}
+
+
+def test_the_same_bodies_through_read_cases_give_one_row_each_with_the_same_calls(tmp_path):
+    path = tmp_path / "recorded.jsonl"
+    lines = [(record, line) for record in RECORDS if (line := _line(record)) is not None]
+    path.write_text("".join(json.dumps(line) + "\n" for _, line in lines), encoding="utf-8")
+    rows = list(read_cases(path, errors="record"))
+    assert len(rows) == len(lines)
+    for (record, _), row in zip(lines, rows):
+        category, detail = OUTCOMES[record["id"]]
+        if category.startswith("refused"):
+            assert type(row).__name__ == "UnreadableCase", record["id"]
+            assert row.id == record["id"]
+        else:
+            want = formats.tool_calls_from(payload_of(record))
+            assert list(row.tool_calls) == want, record["id"]
+
+
+def test_the_cli_scores_every_body_or_records_its_refusal(tmp_path, capsys):
+    path = tmp_path / "recorded.jsonl"
+    lines = [line for record in RECORDS if (line := _line(record)) is not None]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    status = main(["evaluate", str(path), "--errors", "record", "--counts", "--format", "jsonl"])
+    out, err = capsys.readouterr()
+    assert status == 0 and "Traceback" not in out + err
+    rows = [json.loads(line) for line in out.splitlines() if line.strip()]
+    assert [row["id"] for row in rows] == [line["id"] for line in lines]
+    by_id = {record["id"]: record for record in RECORDS}
+    for row in rows:
+        category, _ = OUTCOMES[row["id"]]
+        if category.startswith("refused"):
+            assert row["error"], row
+        else:
+            assert row["calls"] == len(formats.tool_calls_from(payload_of(by_id[row["id"]]))), row
+
+
+def test_the_reference_is_not_the_library():
+    source = Path(ref.__file__).read_text(encoding="utf-8")
+    assert "agentmetrics" not in source.replace("agentmetrics.formats (independence", "")
+
+
+def test_the_recorded_traffic_table_in_the_docs_is_current():
+    from recorded import table
+
+    page = table.current_page()
+    assert table.START in page and table.END in page
+    assert table.updated_page(page) == page, (
+        "docs/formats.md is out of date: run .venv/bin/python tests/recorded/table.py --write")
