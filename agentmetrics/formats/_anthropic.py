@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from agentmetrics.formats._census import MISSING_CALLS, mark_views
+from agentmetrics.formats._census import mark_views
 from agentmetrics.formats._ledger import Ledger, refuse, text as _text
 from agentmetrics.formats._payload import Path
 
@@ -58,12 +58,11 @@ def _message(message: dict[str, Any], path: Path, ledger: Ledger, hosted_tools: 
              streamed: bool = False) -> None:
     if message.get("role", "assistant") != "assistant":
         return  # user turns hold tool results, not calls
-    before = len(ledger.calls) + len(ledger.paths)
+    before = len(ledger.paths)
     _blocks(message.get("content"), path + ("content",), ledger, hosted_tools)
-    if (message.get("stop_reason") == "tool_use" and not streamed
-            and len(ledger.calls) + len(ledger.paths) == before):
-        raise refuse(NAME, path, "the tool_use blocks of a message that stopped for tool use",
-                     "none: the calls are missing", MISSING_CALLS.split("Fix: ", 1)[1])
+    if not streamed:  # a streamed message's stop reason comes later, in message_delta
+        ledger.require_calls(path, message.get("stop_reason"), before,
+                             "the tool_use blocks of a message")
 
 
 @attrs.define(slots=True)

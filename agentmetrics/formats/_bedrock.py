@@ -24,8 +24,6 @@ from typing import Any
 
 import attrs
 
-from agentmetrics.formats._census import MISSING_CALLS
-from agentmetrics.formats._keys import says_tools
 from agentmetrics.formats._ledger import Ledger, refuse, text
 from agentmetrics.formats._payload import Path
 
@@ -90,10 +88,7 @@ def _message(message: Any, path: Path, ledger: Ledger, hosted_tools: bool,
                          "pass the message as boto3 returns it.")
         if "toolUse" in block:
             _tool_use(block["toolUse"], here + ("toolUse",), ledger, hosted_tools)
-    if says_tools(stop_reason) and len(ledger.paths) == before:
-        raise refuse(NAME, path, f"the toolUse blocks of a message that stopped with "
-                     f"{stop_reason!r}", "none: the calls are missing",
-                     MISSING_CALLS.split("Fix: ", 1)[1])
+    ledger.require_calls(path, stop_reason, before, "the toolUse blocks of a message")
 
 
 def _response(response: dict[str, Any], path: Path, ledger: Ledger, hosted_tools: bool) -> None:
@@ -145,10 +140,8 @@ def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) 
                 continue
             ledger.add(item.path, item.start.get("name"), item.text, call_id,
                        also=tuple(item.pieces))
-        if stop is not None and says_tools(stop[0]) and len(ledger.paths) == read_before:
-            raise refuse(NAME, stop[1], f"the toolUse blocks of a message that stopped with "
-                         f"{stop[0]!r}", "none: the calls are missing",
-                         MISSING_CALLS.split("Fix: ", 1)[1])
+        if stop is not None:
+            ledger.require_calls(stop[1], stop[0], read_before, "the toolUse blocks of a message")
         open_blocks.clear()
         order.clear()
         stop = None

@@ -67,12 +67,13 @@ from agentmetrics.formats._keys import (
     REASON_KEY,
     RESULT_KEY,
     TYPE_KINDS,
+    cached,
     key_kind,
     norm,
     says_tools,
     type_kind,
 )
-from agentmetrics.formats._ledger import Ledger, text
+from agentmetrics.formats._ledger import MISSING_CALLS, Ledger, text
 from agentmetrics.formats._payload import Path, render
 
 __all__ = [
@@ -80,7 +81,6 @@ __all__ = [
     "FUNCTION_CALL_FIELDS",
     "INPUT_EVENTS",
     "JSON_ATTRIBUTES",
-    "MISSING_CALLS",
     "Scan",
     "Site",
     "call_shaped",
@@ -179,19 +179,16 @@ def call_shaped(node: dict[str, Any]) -> bool:
     (or a streamed piece of one) carries. Not a placeholder."""
     for key, value in node.items():
         if type(key) is str:
-            field = _FIELD_NAMES.get(key)
+            field = _FIELDS.get(key)
             if field is None:
-                field = norm(key) in _CALL_FIELDS
-                if len(_FIELD_NAMES) < 8192:
-                    _FIELD_NAMES[key] = field
+                field = _is_call_field(key)
             if field and not is_zero(value):
                 return True
     return False
 
 
-#: Whether a key (in any spelling) is one of :data:`_CALL_FIELDS`, by key.
-_FIELD_NAMES: dict[str, bool] = {}
-
+#: Whether a key, in any spelling, is one of :data:`_CALL_FIELDS`.
+_FIELDS, _is_call_field = cached(lambda key: norm(key) in _CALL_FIELDS)
 
 #: The fields of google-genai's FunctionCall (``response.function_calls``).
 FUNCTION_CALL_FIELDS = frozenset({"id", "name", "args", "partial_args", "partialArgs",
@@ -388,10 +385,6 @@ def check(found: Scan, ledger: Ledger) -> None:
         )
 
 
-#: What a payload that promises calls and holds none is told.
-MISSING_CALLS = ("the model stopped to call tools, but the calls are missing from the payload; "
-                 "expected the calls, got none. Fix: pass the complete payload, as the SDK or "
-                 "API returned it.")
 CAPTURE_HINT = (" For telemetry, turn on message content capture (e.g. "
                 "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true) so spans record "
                 "the calls.")

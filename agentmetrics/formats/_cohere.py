@@ -29,8 +29,6 @@ from typing import Any
 
 import attrs
 
-from agentmetrics.formats._census import MISSING_CALLS
-from agentmetrics.formats._keys import says_tools
 from agentmetrics.formats._ledger import Ledger, refuse, text
 from agentmetrics.formats._payload import Path
 
@@ -80,10 +78,7 @@ def _message(message: dict[str, Any], path: Path, ledger: Ledger,
         return  # user, system and tool messages make no calls
     before = len(ledger.paths)
     _calls(message.get("tool_calls"), path + ("tool_calls",), ledger)
-    if says_tools(finish_reason) and len(ledger.paths) == before:
-        raise refuse(NAME, path, f"the tool calls of a response that finished with "
-                     f"{finish_reason!r}", "none: the calls are missing",
-                     MISSING_CALLS.split("Fix: ", 1)[1])
+    ledger.require_calls(path, finish_reason, before, "the tool calls of a response")
 
 
 def _same_calls(one: object, other: object) -> bool:
@@ -153,10 +148,8 @@ def _v2_events(events: list[tuple[dict[str, Any], Path]], ledger: Ledger) -> Non
         before = len(ledger.paths)
         for slot in order:
             ledger.add(slot.path, slot.name, slot.arguments, slot.id, also=tuple(slot.pieces))
-        if reason is not None and says_tools(reason[0]) and len(ledger.paths) == before:
-            raise refuse(NAME, reason[1], f"the tool calls of a stream that finished with "
-                         f"{reason[0]!r}", "none: the calls are missing",
-                         MISSING_CALLS.split("Fix: ", 1)[1])
+        if reason is not None:
+            ledger.require_calls(reason[1], reason[0], before, "the tool calls of a stream")
         slots.clear()
         order.clear()
         reason = None

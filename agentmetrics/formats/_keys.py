@@ -26,11 +26,16 @@ spellings: lower case, with ``_``, ``-``, ``.`` and spaces removed
 
 Lookups are cached per spelling (a bounded cache: hostile payloads with
 millions of distinct keys cost time, not memory).
+
+>>> [key_kind(k) for k in ("toolUse", "tool_call_id", "parallel_tool_calls", "tools")]
+[1, 0, 0, 2]
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
 __all__ = [
     "CALL_KEY",
@@ -40,6 +45,7 @@ __all__ = [
     "REASON_KEY",
     "RESULT_KEY",
     "TYPE_KINDS",
+    "cached",
     "is_call_type",
     "is_result_type",
     "key_kind",
@@ -88,11 +94,26 @@ _REASONS = frozenset({
 })
 _TOOL_REASON = re.compile(r"toolcall|tooluse|functioncall|toolinvocation")
 
-_CACHE: dict[str, int] = {}
 _CACHE_LIMIT = 8192
-#: The cache of :func:`key_kind`, for the census's inner loop to read directly
-#: (a miss falls back to :func:`key_kind`).
-KEY_KINDS = _CACHE
+_T = TypeVar("_T")
+
+
+def cached(compute: Callable[[str], _T]) -> tuple[dict[str, _T], Callable[[str], _T]]:
+    """``(cache, lookup)``: ``lookup(text)`` is ``compute(text)``, remembered for
+    up to 8,192 spellings (hostile payloads with millions of distinct keys cost
+    time, not memory). Hot loops read ``cache`` directly and call ``lookup`` on a
+    miss."""
+    cache: dict[str, _T] = {}
+
+    def lookup(text: str) -> _T:
+        found = cache.get(text)
+        if found is None:
+            found = compute(text)
+            if len(cache) < _CACHE_LIMIT:
+                cache[text] = found
+        return found
+
+    return cache, lookup
 
 
 def norm(text: str) -> str:
@@ -121,21 +142,10 @@ def _classify(key: str) -> int:
     return PLAIN_KEY
 
 
-def key_kind(key: str) -> int:
-    """What ``key`` says: one of the ``*_KEY`` kinds.
+#: ``key_kind(key)``: what a key says, one of the ``*_KEY`` kinds; ``KEY_KINDS``
+#: is its cache, which the census's inner loop reads directly.
+KEY_KINDS, key_kind = cached(_classify)
 
-    >>> [key_kind(k) for k in ("toolUse", "tool_call_id", "parallel_tool_calls", "tools")]
-    [1, 0, 0, 2]
-    """
-    kind = _CACHE.get(key)
-    if kind is None:
-        kind = _classify(key)
-        if len(_CACHE) < _CACHE_LIMIT:
-            _CACHE[key] = kind
-    return kind
-
-
-_TYPE_CACHE: dict[str, int] = {}
 #: A call's ``type``: ends in the word "call" in any word spelling (``_call``,
 #: ``-call``, ``Call``, `` call``), so that ``recall`` is not one; or in "tool use".
 _CAMEL_CALL = re.compile(r"[a-z0-9]Call$|[_\- ]call$|^call$|[_\- ]CALL$|^CALL$")
@@ -153,24 +163,9 @@ def _type_kind(kind: str) -> int:
     return PLAIN_KEY
 
 
-#: The cache of ``type`` values' kinds, read directly the same way (a miss falls
-#: back to :func:`type_kind`).
-TYPE_KINDS = _TYPE_CACHE
-
-
-def type_kind(kind: str) -> int:
-    """``CALL_KEY`` for a call's ``type``, ``RESULT_KEY`` for a result's, else
-    ``PLAIN_KEY``."""
-    return _type_lookup(kind)
-
-
-def _type_lookup(kind: str) -> int:
-    found = _TYPE_CACHE.get(kind)
-    if found is None:
-        found = _type_kind(kind)
-        if len(_TYPE_CACHE) < _CACHE_LIMIT:
-            _TYPE_CACHE[kind] = found
-    return found
+#: ``type_kind(kind)``: ``CALL_KEY`` for a call's ``type``, ``RESULT_KEY`` for a
+#: result's, else ``PLAIN_KEY``; ``TYPE_KINDS`` is its cache.
+TYPE_KINDS, type_kind = cached(_type_kind)
 
 
 def is_call_type(kind: object) -> bool:
@@ -180,12 +175,12 @@ def is_call_type(kind: object) -> bool:
     >>> [is_call_type(t) for t in ("tool_use", "toolCall", "function_call_output", "text")]
     [True, True, False, False]
     """
-    return type(kind) is str and _type_lookup(kind) == CALL_KEY
+    return type(kind) is str and type_kind(kind) == CALL_KEY
 
 
 def is_result_type(kind: object) -> bool:
     """A ``type`` value naming a tool's result or output: not a call, not entered."""
-    return type(kind) is str and _type_lookup(kind) == RESULT_KEY
+    return type(kind) is str and type_kind(kind) == RESULT_KEY
 
 
 def says_tools(reason: object) -> bool:

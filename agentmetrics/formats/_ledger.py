@@ -15,9 +15,15 @@ from typing import Any
 
 from agentmetrics._model import ToolCall
 from agentmetrics.errors import InvalidCaseError
+from agentmetrics.formats._keys import says_tools
 from agentmetrics.formats._payload import Path, render
 
-__all__ = ["Ledger", "as_dict", "as_list", "parse_arguments", "refuse", "text"]
+__all__ = ["MISSING_CALLS", "Ledger", "as_dict", "as_list", "parse_arguments", "refuse", "text"]
+
+#: What a payload that promises calls and holds none is told.
+MISSING_CALLS = ("the model stopped to call tools, but the calls are missing from the payload; "
+                 "expected the calls, got none. Fix: pass the complete payload, as the SDK or "
+                 "API returned it.")
 
 
 def parse_arguments(value: object) -> tuple[dict[str, Any], str | None]:
@@ -130,3 +136,13 @@ class Ledger:
             self.ids.add(call_id)
 
     skip = mark
+
+    def require_calls(self, path: Path, reason: object, since: int, expected: str) -> None:
+        """Refuse when ``reason`` (a stop or finish reason) says the model stopped
+        to use tools and no site was accounted for since ``since`` (a length of
+        :attr:`paths`): the payload was cut, or the calls were left out of it.
+        ``expected`` names what should be there ("the toolUse blocks of a
+        message")."""
+        if says_tools(reason) and len(self.paths) == since:
+            raise refuse(self.format, path, f"{expected} that stopped with {reason!r}",
+                         "none: the calls are missing", MISSING_CALLS.split("Fix: ", 1)[1])

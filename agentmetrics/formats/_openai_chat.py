@@ -8,9 +8,9 @@ import attrs
 
 import json
 
-from agentmetrics.formats._census import MISSING_CALLS, is_zero
+from agentmetrics.formats._census import is_zero
 from agentmetrics.formats._keys import says_tools
-from agentmetrics.formats._ledger import Ledger, refuse, text
+from agentmetrics.formats._ledger import MISSING_CALLS, Ledger, refuse, text
 from agentmetrics.formats._payload import Path
 
 __all__ = ["read_openai_chat"]
