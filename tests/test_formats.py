@@ -488,3 +488,34 @@ def test_tau2_results_without_simulations_say_where_to_find_them(tmp_path):
     (tmp_path / "results.json").write_text('{"tasks": [], "simulation_index": []}', encoding="utf-8")
     with pytest.raises(InvalidCaseError, match="expected 'simulations' in the file, or a 'simulations' folder"):
         formats.cases_from_tau2(tmp_path)
+
+
+# --- errors the API returned (issue 23) ---------------------------------------------------
+
+@pytest.mark.parametrize("payload", [
+    {"error": {"message": "You exceeded your current quota.", "type": "insufficient_quota"}},
+    '{"error": "model \'llama3\' not found"}',
+    [{"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "content": []}},
+     {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}],
+])
+def test_an_error_the_api_returned_is_refused_as_one(payload):
+    with pytest.raises(InvalidCaseError, match=r"is an error the API returned \(.+\), not a model response"):
+        formats.tool_calls_from(payload)
+
+
+def test_a_failed_hosted_call_is_not_an_api_error():
+    response = {"object": "response", "output": [{"type": "mcp_call", "id": "mcp_1", "name": "ask", "arguments": "{}",
+                                                  "error": {"type": "mcp_tool_execution_error"}}]}
+    assert [call.name for call in formats.tool_calls_from(response)] == ["ask"]
+
+
+@pytest.mark.parametrize("secret", ["sk-proj-Abc123Def456Ghi789", "AIzaSyA1b2C3d4E5f6G7h8I9", "Bearer eyJhbGciOi.x.y",
+                                    "key=AbCdEfGhIjKl123", "https://svc:hunter2pass@api.example.com/v1"])
+def test_an_api_error_repeats_no_credential(secret):
+    body = {"error": {"message": f"Incorrect API key provided: {secret}. Check your settings."}}
+    with pytest.raises(InvalidCaseError) as info:
+        formats.tool_calls_from(body)
+    message = str(info.value)
+    assert "Incorrect API key provided" in message and "<redacted>" in message
+    for part in ("Abc123Def456", "A1b2C3d4E5", "eyJhbGciOi", "AbCdEfGhIjKl", "hunter2pass"):
+        assert part not in message
