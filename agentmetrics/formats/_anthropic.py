@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
 
 from agentmetrics.formats._census import mark_views
-from agentmetrics.formats._ledger import Ledger, refuse, text as _text
+from agentmetrics.formats._ledger import Ledger, Streamed, refuse, text as _text
 from agentmetrics.formats._payload import Path
 
 __all__ = ["STREAM_EVENTS", "read_anthropic"]
@@ -65,16 +64,6 @@ def _message(message: dict[str, Any], path: Path, ledger: Ledger, hosted_tools: 
                              "the tool_use blocks of a message")
 
 
-@attrs.define(slots=True)
-class _Open:
-    """A tool_use block being streamed: its start, and its input JSON pieces."""
-
-    block: dict[str, Any]
-    path: Path
-    text: str = ""
-    pieces: list[Path] = attrs.Factory(list)
-
-
 def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) -> None:
     """Raw stream events: each message's blocks by index, input JSON joined.
 
@@ -85,21 +74,21 @@ def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) 
     the previous one is still open (blocks started, no ``message_delta`` or
     ``message_stop``) is a retried generation spliced into a cut one: which one
     the agent acted on cannot be read, so the stream is refused."""
-    open_blocks: dict[int, _Open] = {}
-    order: list[_Open] = []
+    open_blocks: dict[int, Streamed] = {}
+    order: list[Streamed] = []
     current: dict[str, Any] = {"id": None, "open": False, "blocks": 0}
 
     def close() -> None:
         for item in order:
-            kind = _text(item.block.get("type"))
+            kind = _text(item.head.get("type"))
             if kind in _HOSTED and not hosted_tools:
-                ledger.skip(item.path, item.block.get("id"))
+                ledger.skip(item.path, item.head.get("id"))
                 continue
             if item.pieces or item.text:
                 arguments: Any = item.text
             else:
-                arguments = item.block.get("input")
-            ledger.add(item.path, item.block.get("name"), arguments, item.block.get("id"),
+                arguments = item.head.get("input")
+            ledger.add(item.path, item.head.get("name"), arguments, item.head.get("id"),
                        also=tuple(item.pieces))
         open_blocks.clear()
         order.clear()
@@ -133,7 +122,7 @@ def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) 
                 if not isinstance(index, int):
                     raise refuse(NAME, path + ("index",), "the block's integer index",
                                  repr(index)[:40], "pass the events as the SDK yields them.")
-                item = _Open(block, path + ("content_block",))
+                item = Streamed(block, path + ("content_block",))
                 open_blocks[index] = item
                 order.append(item)
         elif kind == "content_block_delta":

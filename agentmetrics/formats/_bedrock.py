@@ -22,9 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
 
-from agentmetrics.formats._ledger import Ledger, refuse, text
+from agentmetrics.formats._ledger import Ledger, Streamed, refuse, text
 from agentmetrics.formats._payload import Path
 
 __all__ = ["STREAM_EVENTS", "read_bedrock"]
@@ -104,16 +103,6 @@ def _response(response: dict[str, Any], path: Path, ledger: Ledger, hosted_tools
              response.get("stopReason"))
 
 
-@attrs.define(slots=True)
-class _Open:
-    """A toolUse block being streamed: its start, and its input pieces."""
-
-    start: dict[str, Any]
-    path: Path
-    text: str = ""
-    pieces: list[Path] = attrs.Factory(list)
-
-
 def _index(event: dict[str, Any], path: Path) -> int:
     index = event.get("contentBlockIndex")
     if not isinstance(index, int) or isinstance(index, bool):
@@ -124,21 +113,21 @@ def _index(event: dict[str, Any], path: Path) -> int:
 
 def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) -> None:
     """ConverseStream events: each message's toolUse blocks, input pieces joined."""
-    open_blocks: dict[int, _Open] = {}
-    order: list[_Open] = []
+    open_blocks: dict[int, Streamed] = {}
+    order: list[Streamed] = []
     stop: tuple[object, Path] | None = None
     read_before = len(ledger.paths)
 
     def close() -> None:
         nonlocal stop, read_before
         for item in order:
-            call_id = item.start.get("toolUseId")
-            if item.start.get("type") == _HOSTED and not hosted_tools:
+            call_id = item.head.get("toolUseId")
+            if item.head.get("type") == _HOSTED and not hosted_tools:
                 ledger.skip(item.path, call_id)
                 for piece in item.pieces:
                     ledger.skip(piece, call_id)
                 continue
-            ledger.add(item.path, item.start.get("name"), item.text, call_id,
+            ledger.add(item.path, item.head.get("name"), item.text, call_id,
                        also=tuple(item.pieces))
         if stop is not None:
             ledger.require_calls(stop[1], stop[0], read_before, "the toolUse blocks of a message")
@@ -168,7 +157,7 @@ def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) 
                 if not isinstance(tool, dict):
                     raise refuse(NAME, here + ("start", "toolUse"), "a toolUse start object",
                                  type(tool).__name__, "pass the events as boto3 yields them.")
-                block = _Open(tool, here + ("start", "toolUse"))
+                block = Streamed(tool, here + ("start", "toolUse"))
                 open_blocks[_index(event, here)] = block
                 order.append(block)
         elif kind == "contentBlockDelta":

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
 
-from agentmetrics.formats._ledger import Ledger, refuse, text
+from agentmetrics.formats._ledger import Ledger, Streamed, refuse, text
 from agentmetrics.formats._payload import Path
 
 __all__ = ["read_gemini_interactions"]
@@ -65,17 +64,9 @@ def _interaction(item: dict[str, Any], path: Path, ledger: Ledger, hosted_tools:
         _step(step, path + (key, index), ledger, hosted_tools)
 
 
-@attrs.define(slots=True)
-class _Open:
-    step: dict[str, Any]
-    path: Path
-    text: str = ""
-    pieces: list[Path] = attrs.Factory(list)
-
-
 def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) -> None:
-    steps: dict[object, _Open] = {}
-    order: list[_Open] = []
+    steps: dict[object, Streamed] = {}
+    order: list[Streamed] = []
     finals: list[tuple[dict[str, Any], Path]] = []
     for event, path in events:
         if not isinstance(event, dict):
@@ -89,7 +80,7 @@ def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) 
         if kind == "step.start":
             step = event.get("step")
             if isinstance(step, dict) and _is_call(step.get("type")):
-                opened = _Open(dict(step), path + ("step",))
+                opened = Streamed(dict(step), path + ("step",))
                 steps[event.get("index")] = opened
                 order.append(opened)
         elif kind == "step.delta":
@@ -106,14 +97,14 @@ def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) 
                 opened.text += piece
                 opened.pieces.append(path + ("delta",))
             elif _is_call(delta.get("type")):
-                opened.step.update((key, value) for key, value in delta.items() if key != "type")
+                opened.head.update((key, value) for key, value in delta.items() if key != "type")
                 opened.pieces.append(path + ("delta",))
         elif kind is not None and kind.startswith("interaction.") and isinstance(
                 event.get("interaction"), dict):
             finals.append((event["interaction"], path + ("interaction",)))
     for opened in order:
         arguments = opened.text if opened.text else None
-        _step(opened.step, opened.path, ledger, hosted_tools, arguments, tuple(opened.pieces))
+        _step(opened.head, opened.path, ledger, hosted_tools, arguments, tuple(opened.pieces))
     for interaction, path in finals:  # the finished interaction repeats its steps
         key = "steps" if "steps" in interaction else "outputs"
         for index, step in enumerate(interaction.get(key) or ()):

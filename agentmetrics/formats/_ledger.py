@@ -13,12 +13,15 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
+
 from agentmetrics._model import ToolCall
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats._keys import says_tools
 from agentmetrics.formats._payload import Path, render
 
-__all__ = ["MISSING_CALLS", "Ledger", "as_dict", "as_list", "parse_arguments", "refuse", "text"]
+__all__ = ["MISSING_CALLS", "Ledger", "Streamed", "as_dict", "as_list", "parse_arguments", "refuse",
+           "text"]
 
 #: What a payload that promises calls and holds none is told.
 MISSING_CALLS = ("the model stopped to call tools, but the calls are missing from the payload; "
@@ -71,6 +74,18 @@ def refuse(format: str, path: Path, expected: str, got: str, fix: str) -> Invali
     return InvalidCaseError(
         f"{format}: at {render(path)}, expected {expected}, got {got}. Fix: {fix}"
     )
+
+
+@attrs.define(slots=True)
+class Streamed:
+    """A call a stream sends in pieces: the event that opened it (``head``: its
+    id and name), where that is, the argument text its pieces add up to, and
+    where each piece is (they are views of the call, accounted for with it)."""
+
+    head: dict[str, Any]
+    path: Path
+    text: str = ""
+    pieces: list[Path] = attrs.Factory(list)
 
 
 class Ledger:
