@@ -9,6 +9,7 @@ from typing import Any
 
 import attrs
 
+from agentmetrics._memo import memo
 from agentmetrics.errors import InvalidCaseError
 
 __all__ = ["CASE_FIELDS", "AgentTestCase", "EvalScore", "ToolCall", "ToolCallLike", "UnreadableCase"]
@@ -116,17 +117,7 @@ _MAPPING_KEYS = frozenset({"name", "arguments", "id", "output", "raw_arguments"}
 
 #: ToolCall objects for bare names, shared: a ToolCall is immutable, and
 #: datasets repeat the same few names millions of times.
-_NAME_CALLS: dict[str, ToolCall] = {}
-_NAME_CALLS_LIMIT = 65_536
-
-
-def _call_for_name(name: str) -> ToolCall:
-    call = _NAME_CALLS.get(name)
-    if call is None:
-        call = ToolCall(name)
-        if len(_NAME_CALLS) < _NAME_CALLS_LIMIT:
-            _NAME_CALLS[name] = call
-    return call
+_NAME_CALLS, _call_for_name = memo(ToolCall, limit=65_536)
 
 
 def _to_tool_call(item: object, field: str, index: int) -> ToolCall:

@@ -113,7 +113,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 #: metric contract. A new module must be placed here, or the test fails.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("errors", "_types", "_version", "_optional", "_exact", "_lis", "_aio",
-                    "_lines", "_discovery", "_progress", "_prefetch")),
+                    "_lines", "_discovery", "_progress", "_prefetch", "_memo")),
     ("model", ("_model", "_tool_call_batch", "_metric_result")),
     ("metric contract", ("_metric",)),
     ("registry", ("registry",)),

@@ -61,7 +61,7 @@ def _message(message: dict[str, Any], path: Path, ledger: Ledger, hosted_tools: 
     _blocks(message.get("content"), path + ("content",), ledger, hosted_tools)
     if not streamed:  # a streamed message's stop reason comes later, in message_delta
         ledger.require_calls(path, message.get("stop_reason"), before,
-                             "the tool_use blocks of a message")
+                             "the tool_use blocks of a message that stopped")
 
 
 def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) -> None:

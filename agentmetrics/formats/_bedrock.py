@@ -87,7 +87,7 @@ def _message(message: Any, path: Path, ledger: Ledger, hosted_tools: bool,
                          "pass the message as boto3 returns it.")
         if "toolUse" in block:
             _tool_use(block["toolUse"], here + ("toolUse",), ledger, hosted_tools)
-    ledger.require_calls(path, stop_reason, before, "the toolUse blocks of a message")
+    ledger.require_calls(path, stop_reason, before, "the toolUse blocks of a message that stopped")
 
 
 def _response(response: dict[str, Any], path: Path, ledger: Ledger, hosted_tools: bool) -> None:
@@ -130,7 +130,7 @@ def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) 
             ledger.add(item.path, item.head.get("name"), item.text, call_id,
                        also=tuple(item.pieces))
         if stop is not None:
-            ledger.require_calls(stop[1], stop[0], read_before, "the toolUse blocks of a message")
+            ledger.require_calls(stop[1], stop[0], read_before, "the toolUse blocks of a message that stopped")
         open_blocks.clear()
         order.clear()
         stop = None

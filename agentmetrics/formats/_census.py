@@ -83,7 +83,6 @@ __all__ = [
     "JSON_ATTRIBUTES",
     "Scan",
     "Site",
-    "call_shaped",
     "check",
     "decoded_attribute",
     "is_zero",
@@ -174,7 +173,7 @@ def is_zero(value: object) -> bool:
     return value is None or value is False or (type(value) in (int, float) and value == 0)
 
 
-def call_shaped(node: dict[str, Any]) -> bool:
+def _call_shaped(node: dict[str, Any]) -> bool:
     """A mapping that carries a name, an id, arguments or input: what a call
     (or a streamed piece of one) carries. Not a placeholder."""
     for key, value in node.items():
@@ -262,7 +261,7 @@ def _call_value(value: Any, path: Path, key: str, out: Scan) -> None:
         elif type(node) is dict:
             out.keys.update(node)
             out.nested.update(f"{key}.{inner}" for inner in node if type(inner) is str)
-            if call_shaped(node):
+            if _call_shaped(node):
                 out.sites.append(Site(here, _call_id(node), f"{key} item" if here[-1:] and type(
                     here[-1]) is int else f"{key} part"))
             elif not is_zero(node):

@@ -78,7 +78,7 @@ def _message(message: dict[str, Any], path: Path, ledger: Ledger,
         return  # user, system and tool messages make no calls
     before = len(ledger.paths)
     _calls(message.get("tool_calls"), path + ("tool_calls",), ledger)
-    ledger.require_calls(path, finish_reason, before, "the tool calls of a response")
+    ledger.require_calls(path, finish_reason, before, "the tool calls of a response that finished")
 
 
 def _same_calls(one: object, other: object) -> bool:
@@ -149,7 +149,7 @@ def _v2_events(events: list[tuple[dict[str, Any], Path]], ledger: Ledger) -> Non
         for slot in order:
             ledger.add(slot.path, slot.name, slot.arguments, slot.id, also=tuple(slot.pieces))
         if reason is not None:
-            ledger.require_calls(reason[1], reason[0], before, "the tool calls of a stream")
+            ledger.require_calls(reason[1], reason[0], before, "the tool calls of a stream that finished")
         slots.clear()
         order.clear()
         reason = None

@@ -27,7 +27,6 @@ _CODE_KEYS = ("executable_code", "executableCode")
 _SERVER_KEYS = ("tool_call", "toolCall")
 _HISTORY_KEYS = ("automatic_function_calling_history", "automaticFunctionCallingHistory")
 _FAILED = frozenset({"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"})
-
 _STEP = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]")
 
 

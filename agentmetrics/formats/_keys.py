@@ -29,6 +29,8 @@ millions of distinct keys cost time, not memory).
 
 >>> [key_kind(k) for k in ("toolUse", "tool_call_id", "parallel_tool_calls", "tools")]
 [1, 0, 0, 2]
+>>> [type_kind(t) for t in ("tool_use", "toolCall", "function_call_output", "recall")]
+[1, 1, 3, 0]
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from typing import TypeVar
+
+from agentmetrics._memo import memo
 
 __all__ = [
     "CALL_KEY",
@@ -46,8 +50,6 @@ __all__ = [
     "RESULT_KEY",
     "TYPE_KINDS",
     "cached",
-    "is_call_type",
-    "is_result_type",
     "key_kind",
     "norm",
     "says_tools",
@@ -94,26 +96,13 @@ _REASONS = frozenset({
 })
 _TOOL_REASON = re.compile(r"toolcall|tooluse|functioncall|toolinvocation")
 
-_CACHE_LIMIT = 8192
 _T = TypeVar("_T")
 
 
 def cached(compute: Callable[[str], _T]) -> tuple[dict[str, _T], Callable[[str], _T]]:
-    """``(cache, lookup)``: ``lookup(text)`` is ``compute(text)``, remembered for
-    up to 8,192 spellings (hostile payloads with millions of distinct keys cost
-    time, not memory). Hot loops read ``cache`` directly and call ``lookup`` on a
-    miss."""
-    cache: dict[str, _T] = {}
-
-    def lookup(text: str) -> _T:
-        found = cache.get(text)
-        if found is None:
-            found = compute(text)
-            if len(cache) < _CACHE_LIMIT:
-                cache[text] = found
-        return found
-
-    return cache, lookup
+    """:func:`agentmetrics._memo.memo` bounded at 8,192 spellings: hostile payloads
+    with millions of distinct keys cost time, not memory."""
+    return memo(compute, limit=8192)
 
 
 def norm(text: str) -> str:
@@ -166,21 +155,6 @@ def _type_kind(kind: str) -> int:
 #: ``type_kind(kind)``: ``CALL_KEY`` for a call's ``type``, ``RESULT_KEY`` for a
 #: result's, else ``PLAIN_KEY``; ``TYPE_KINDS`` is its cache.
 TYPE_KINDS, type_kind = cached(_type_kind)
-
-
-def is_call_type(kind: object) -> bool:
-    """A ``type`` value naming a call: ``function_call``, ``tool_use``, ``tool-call``,
-    any ``*_call`` (``web_search_call``), ``mcp_approval_request``.
-
-    >>> [is_call_type(t) for t in ("tool_use", "toolCall", "function_call_output", "text")]
-    [True, True, False, False]
-    """
-    return type(kind) is str and type_kind(kind) == CALL_KEY
-
-
-def is_result_type(kind: object) -> bool:
-    """A ``type`` value naming a tool's result or output: not a call, not entered."""
-    return type(kind) is str and type_kind(kind) == RESULT_KEY
 
 
 def says_tools(reason: object) -> bool:

@@ -157,7 +157,7 @@ class Ledger:
         to use tools and no site was accounted for since ``since`` (a length of
         :attr:`paths`): the payload was cut, or the calls were left out of it.
         ``expected`` names what should be there ("the toolUse blocks of a
-        message")."""
+        message that stopped"); the reason follows it."""
         if says_tools(reason) and len(self.paths) == since:
-            raise refuse(self.format, path, f"{expected} that stopped with {reason!r}",
+            raise refuse(self.format, path, f"{expected} with {reason!r}",
                          "none: the calls are missing", MISSING_CALLS.split("Fix: ", 1)[1])

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import attrs
 
-import json
-
 from agentmetrics.formats._census import is_zero
-from agentmetrics.formats._keys import says_tools
-from agentmetrics.formats._ledger import MISSING_CALLS, Ledger, refuse, text
+from agentmetrics.formats._ledger import Ledger, refuse, text
 from agentmetrics.formats._payload import Path
 
 __all__ = ["read_openai_chat"]
@@ -127,12 +125,11 @@ def _completion(response: dict[str, Any], path: Path, ledger: Ledger) -> None:
             "to score, e.g. response['choices'][i]['message'].")
     if choices and isinstance(choices[0], dict):
         message = choices[0].get("message")
+        before = len(ledger.paths)
         if isinstance(message, dict):
             _message(message, path + ("choices", 0, "message"), ledger)
-        if says_tools(choices[0].get("finish_reason")) and not _has_calls(message):
-            raise refuse(NAME, path + ("choices", 0), "the tool calls of a response that "
-                         f"finished with {choices[0]['finish_reason']!r}", "none: the calls are missing",
-                         MISSING_CALLS.split("Fix: ", 1)[1])
+        ledger.require_calls(path + ("choices", 0), choices[0].get("finish_reason"), before,
+                             "the tool calls of a response that finished")
 
 
 @attrs.define(slots=True)
