@@ -10,6 +10,8 @@ import re
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from agentmetrics._model import CASE_FIELDS, AgentTestCase, EvalScore, _describe
+from agentmetrics._secrets import MASK, mask_urls, scrub, scrub_exception, secret_variants, \
+    url_credentials
 from agentmetrics._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
     InvalidCaseError,
@@ -51,17 +53,28 @@ def declared_name(cls: type) -> str:
 
 def metric_labels(metrics: list[Metric]) -> list[str]:
     """Registry names; where several metrics share one, add the parameters
-    that tell them apart: ``tool_selection_accuracy(order_matters=True)``."""
+    that tell them apart: ``tool_selection_accuracy(order_matters=True)``.
+    Parameters are shown as :meth:`Metric.shown_params` gives them (secrets
+    never); twins that differ only in a secret are numbered: ``judge(#1)``."""
     labels = []
     for metric in metrics:
-        twins = [other.get_params() for other in metrics if other.name == metric.name]
+        twins = [other for other in metrics if other.name == metric.name]
         if len(twins) == 1:
             labels.append(metric.name)
             continue
-        params = metric.get_params()
-        differing = [key for key in params if any(twin.get(key) != params[key] for twin in twins)]
-        shown = ", ".join(f"{key}={params[key]!r}" for key in differing)
-        labels.append(f"{metric.name}({shown})")
+        shown = [twin.shown_params() for twin in twins]
+        hidden = type(metric).secret_params
+        params = metric.shown_params()
+        differing = [key for key in params if key not in hidden
+                     and any(other.get(key) != params[key] for other in shown)]
+        text = ", ".join(f"{key}={params[key]!r}" for key in differing)
+        full = metric.get_params()
+        if any(shown[i] == params and other.get_params() != full
+               for i, other in enumerate(twins) if other is not metric):
+            # Told apart only by what is never shown: by position among the twins.
+            position = 1 + next(i for i, other in enumerate(twins) if other is metric)
+            text = ", ".join(filter(None, [text, f"#{position}"]))
+        labels.append(f"{metric.name}({text})")
     for label in labels:
         if labels.count(label) > 1:
             raise InvalidParameterError(
@@ -105,8 +118,10 @@ def check_score(metric: Metric, score: object) -> EvalScore:
     if not isinstance(score, EvalScore):
         raise metric_bug(metric, f"evaluate returned {_describe(score)}; expected an EvalScore")
     value = score.value
-    if type(value) is not float or not 0.0 <= value <= 1.0:
-        raise metric_bug(metric, f"evaluate returned value {value!r}; expected a float in [0, 1]")
+    low, high = type(metric).value_range
+    if type(value) is not float or not low <= value <= high:
+        raise metric_bug(metric, f"evaluate returned value {value!r}; expected a float in "
+                                 f"[{low:g}, {high:g}] (the metric's value_range)")
     threshold = metric.threshold
     # ``is``: True and False are singletons, so this also refuses a passed that is no bool.
     if score.passed is not (value >= threshold if metric.higher_is_better else value <= threshold):
@@ -125,7 +140,16 @@ def check_score(metric: Metric, score: object) -> EvalScore:
 def _checked_evaluate(evaluate: Any) -> Any:
     @functools.wraps(evaluate)
     def checked(self: Metric, case: AgentTestCase) -> EvalScore:
-        return check_score(self, evaluate(self, case))
+        failure: BaseException | None = None
+        try:
+            score = evaluate(self, case)
+        except Exception as error:
+            failure = self._scrubbed(error)
+            if failure is error:
+                raise
+        if failure is not None:
+            raise failure  # outside the handler: the unscrubbed original is no context
+        return check_score(self, score)
 
     checked.__agentmetrics_checked__ = True  # type: ignore[attr-defined]
     return checked
@@ -134,7 +158,16 @@ def _checked_evaluate(evaluate: Any) -> Any:
 def _checked_aevaluate(aevaluate: Any) -> Any:
     @functools.wraps(aevaluate)
     async def checked(self: Metric, case: AgentTestCase) -> EvalScore:
-        return check_score(self, await aevaluate(self, case))
+        failure: BaseException | None = None
+        try:
+            score = await aevaluate(self, case)
+        except Exception as error:
+            failure = self._scrubbed(error)
+            if failure is error:
+                raise
+        if failure is not None:
+            raise failure  # outside the handler: the unscrubbed original is no context
+        return check_score(self, score)
 
     checked.__agentmetrics_checked__ = True  # type: ignore[attr-defined]
     return checked
@@ -145,10 +178,36 @@ def _checked_evaluate_batch(evaluate_batch: Any) -> Any:
     def checked(self: Metric, batch: ToolCallBatch, *, errors: ErrorsMode = "raise") -> MetricResult:
         from agentmetrics._metric_result import check_result  # numpy: loaded with the first batch
 
-        return check_result(self, batch, evaluate_batch(self, batch, errors=errors))
+        failure: BaseException | None = None
+        try:
+            result = evaluate_batch(self, batch, errors=errors)
+        except Exception as error:
+            failure = self._scrubbed(error)
+            if failure is error:
+                raise
+        if failure is not None:
+            raise failure  # outside the handler: the unscrubbed original is no context
+        return check_result(self, batch, _scrub_errors(self, result))
 
     checked.__agentmetrics_checked__ = True  # type: ignore[attr-defined]
     return checked
+
+
+def _scrub_errors(metric: Metric, result: Any) -> Any:
+    """A batch result whose error messages quote none of the metric's secrets."""
+    from collections.abc import Mapping
+
+    errors = getattr(result, "errors", None)
+    if not isinstance(errors, Mapping) or not errors:
+        return result
+    variants = metric.secret_variants()
+    cleaned = {row: scrub(text, variants) if isinstance(text, str) else text
+               for row, text in errors.items()}
+    if cleaned == errors:
+        return result
+    import attrs
+
+    return attrs.evolve(result, errors=cleaned)
 
 
 class Metric(abc.ABC):
@@ -195,8 +254,19 @@ class Metric(abc.ABC):
         only for a case equal in these (default: input, actual_output and
         both call lists, with arguments, ids and outputs).
     ``cache_exclude``
-        Constructor parameters that do not change scores (credentials,
-        timeouts): left out of the cache key.
+        Constructor parameters that do not change scores (timeouts): left out
+        of the cache key.
+    ``secret_params``
+        Constructor parameters that hold credentials (an API key): never shown
+        in a repr, a label, a report, a log line, a warning or an error
+        message, and never part of a cache key. A pickled metric still carries
+        them (a worker needs the key), it only never prints them. Credentials
+        inside any parameter that is a URL (``https://user:key@host``,
+        ``?api_key=...``) are masked the same way without being declared.
+    ``value_range``
+        ``(low, high)``, the values the metric can take, within [0, 1]
+        (default the whole of it): intervals for a mean are clipped to it, and
+        those of a difference between two runs to ``+-(high - low)``.
 
     ``threshold=None`` means the class's ``default_threshold``.
     Constructor parameters are stored as attributes of the same name, which
@@ -214,6 +284,8 @@ class Metric(abc.ABC):
     cache_fields: ClassVar[tuple[str, ...]] = (
         "input", "actual_output", "tool_calls", "expected_tool_calls")
     cache_exclude: ClassVar[tuple[str, ...]] = ()
+    secret_params: ClassVar[tuple[str, ...]] = ()
+    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -246,6 +318,19 @@ class Metric(abc.ABC):
                 f"{cls.__qualname__}.required_fields names {unknown}, which are not "
                 f"AgentTestCase fields; expected some of {sorted(CASE_FIELDS)}."
             )
+        low_high = cls.value_range
+        if (not isinstance(low_high, tuple) or len(low_high) != 2
+                or any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in low_high)
+                or not 0.0 <= float(low_high[0]) < float(low_high[1]) <= 1.0):
+            raise InvalidMetricError(
+                f"{cls.__qualname__}.value_range must be a (low, high) pair of numbers with "
+                f"0 <= low < high <= 1, got {low_high!r}. Fix: declare e.g. "
+                f"value_range = (0.0, 1.0).")
+        secrets = cls.secret_params
+        if not isinstance(secrets, tuple) or not all(isinstance(p, str) for p in secrets):
+            raise InvalidMetricError(
+                f"{cls.__qualname__}.secret_params must be a tuple of parameter names, got "
+                f"{secrets!r}. Fix: declare e.g. secret_params = ('api_key',).")
         self._threshold = validate_threshold(
             cls.default_threshold if threshold is None else threshold, metric=name
         )
@@ -282,7 +367,16 @@ class Metric(abc.ABC):
         cls = type(self)
         if _defines(cls, "ameasure") and _base_evaluate(cls):
             self._check_case(case)
-            return self._score(await self.ameasure(case))
+            failure: BaseException | None = None
+            try:
+                measured = await self.ameasure(case)
+            except Exception as error:
+                failure = self._scrubbed(error)
+                if failure is error:
+                    raise
+            if failure is not None:
+                raise failure  # outside the handler: the unscrubbed original is no context
+            return self._score(measured)
         if self.execution == "threads":
             import asyncio
 
@@ -300,7 +394,16 @@ class Metric(abc.ABC):
 
             return run_sync(self.aevaluate(case))
         self._check_case(case)
-        return self._score(self.measure(case))
+        failure: BaseException | None = None
+        try:
+            measured = self.measure(case)
+        except Exception as error:
+            failure = self._scrubbed(error)
+            if failure is error:
+                raise
+        if failure is not None:
+            raise failure  # outside the handler: the unscrubbed original is no context
+        return self._score(measured)
 
     def _check_case(self, case: object) -> None:
         if not isinstance(case, AgentTestCase):
@@ -381,8 +484,46 @@ class Metric(abc.ABC):
             params[parameter.name] = getattr(self, parameter.name)
         return params
 
+    def shown_params(self) -> dict[str, Any]:
+        """:meth:`get_params` as it may be shown anywhere (repr, labels, reports):
+        each of ``secret_params`` that is set becomes ``'***'``, and the
+        credentials inside URL parameters are masked (``https://***@host``)."""
+        hidden = type(self).secret_params
+        return {key: (MASK if value is not None else None) if key in hidden else _shown(value)
+                for key, value in self.get_params().items()}
+
+    def secret_variants(self) -> tuple[str, ...]:
+        """Every form of every secret this metric holds that an error's text may
+        quote (its ``secret_params`` and the credentials in its URL
+        parameters): what is scrubbed from an error before anyone sees it."""
+        hidden = type(self).secret_params
+        values: list[object] = []
+        for key, value in self.get_params().items():
+            if key in hidden:
+                values.append(value)
+            else:
+                values.extend(url_credentials(text) for text in _texts(value))
+        flat: list[object] = []
+        for value in values:
+            flat.extend(value if isinstance(value, list) else [value])
+        return secret_variants(flat)
+
+    def scrub(self, text: str) -> str:
+        """``text`` with this metric's secrets (see :meth:`secret_variants`) and
+        URL credentials replaced by ``'***'``."""
+        return scrub(text, self.secret_variants())
+
+    def _scrubbed(self, error: BaseException) -> BaseException:
+        """``error`` (and its chain) with the metric's secrets scrubbed; the
+        exception to raise in its place."""
+        try:
+            variants = self.secret_variants()
+        except Exception:  # parameters that cannot be read: nothing more to hide
+            return error
+        return scrub_exception(error, variants)
+
     def __repr__(self) -> str:
-        args = ", ".join(f"{key}={value!r}" for key, value in self.get_params().items())
+        args = ", ".join(f"{key}={value!r}" for key, value in self.shown_params().items())
         return f"{type(self).__name__}({args})"
 
     def __eq__(self, other: object) -> bool:
@@ -397,6 +538,29 @@ class Metric(abc.ABC):
         # The class called with its parameters: the pickle names only the class
         # (by its public path for built-ins) and functools.partial.
         return (functools.partial(type(self), **self.get_params()), ())
+
+
+def _shown(value: Any) -> Any:
+    """A parameter's value with the credentials of its URLs masked."""
+    if isinstance(value, str):
+        return mask_urls(value)
+    if isinstance(value, (list, tuple)):
+        masked = [_shown(item) for item in value]
+        return masked if isinstance(value, list) else tuple(masked)
+    if isinstance(value, dict):
+        return {key: _shown(item) for key, item in value.items()}
+    return value
+
+
+def _texts(value: Any) -> list[str]:
+    """The strings inside a parameter's value (lists, tuples, dicts)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [text for item in value for text in _texts(item)]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _texts(item)]
+    return []
 
 
 def _base_evaluate(cls: type[Metric]) -> bool:

@@ -274,11 +274,13 @@ def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> Metric
         raise metric_bug(metric, f"evaluate_batch gave row {row} the value {what}; expected "
                                  f"NaN exactly on the rows with an error")
     scored = ~failed
-    outside = np.flatnonzero(scored & ((values < 0.0) | (values > 1.0)))
+    floor, ceiling = type(metric).value_range
+    outside = np.flatnonzero(scored & ((values < floor) | (values > ceiling)))
     if len(outside):
         row = int(outside[0])
         raise metric_bug(metric, f"evaluate_batch gave row {row} the value "
-                                 f"{float(values[row])!r}; expected a value in [0, 1]")
+                                 f"{float(values[row])!r}; expected a value in "
+                                 f"[{floor:g}, {ceiling:g}] (the metric's value_range)")
     disagree = np.flatnonzero(np.where(scored, passed != passes(metric, values), passed))
     if len(disagree):
         row = int(disagree[0])
@@ -296,7 +298,8 @@ def _all_scored_and_consistent(metric: Metric, values: FloatArray, passed: BoolA
     passed flag right. False sends the caller to the row-by-row checks, which
     name the first broken row."""
     low, high = values.min(), values.max()  # NaN makes both NaN: not in range
-    if not (low >= 0.0 and high <= 1.0):
+    floor, ceiling = type(metric).value_range
+    if not (low >= floor and high <= ceiling):
         return False
     return bool(np.array_equal(passed, passes(metric, values)))
 

@@ -151,8 +151,19 @@ def _metric_of(marker: pytest.Mark) -> tuple[Metric, str]:
     args = list(marker.args)
     if "metric" in kwargs:
         args.insert(0, kwargs.pop("metric"))
-    written = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
+    from agentmetrics._secrets import MASK, mask_urls, scrub, secret_variants, url_credentials
+
+    def credential(key: str) -> bool:
+        return any(word in key.lower() for word in ("key", "token", "secret", "password", "auth"))
+
+    def shown(value: Any) -> str:
+        return mask_urls(repr(value))
+
+    written = ", ".join([*map(shown, args), *(f"{k}={MASK!r}" if credential(k) and v is not None
+                                              else f"{k}={shown(v)}" for k, v in kwargs.items())])
     usage = f"@pytest.mark.{MARKER}({written})"
+    hidden = secret_variants([v for k, v in kwargs.items() if credential(k)] + [
+        found for v in kwargs.values() if isinstance(v, str) for found in url_credentials(v)])
     if len(args) != 1:
         pytest.fail(
             f"{usage}: expected one metric (a Metric class, instance or registry name), "
@@ -163,7 +174,7 @@ def _metric_of(marker: pytest.Mark) -> tuple[Metric, str]:
     try:
         return resolve_metric(args[0], threshold, **kwargs), usage
     except AgentMetricsError as error:
-        problem = str(error)
+        problem = scrub(str(error), hidden)
     pytest.fail(f"{usage}: {problem}", pytrace=False)  # outside except: no chained noise
 
 
@@ -197,7 +208,7 @@ def _score_item(item: pytest.Item, markers: list[pytest.Mark]) -> None:
                 "test": item.nodeid,
                 "metric": label,
                 "name": metric.name,
-                "params": {key: _plain(value) for key, value in metric.get_params().items()},
+                "params": {key: _plain(value) for key, value in metric.shown_params().items()},
                 "config": repr(metric),
                 "case": index,
                 "case_id": _plain(case.metadata.get("id")),

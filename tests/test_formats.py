@@ -516,6 +516,6 @@ def test_an_api_error_repeats_no_credential(secret):
     with pytest.raises(InvalidCaseError) as info:
         formats.tool_calls_from(body)
     message = str(info.value)
-    assert "Incorrect API key provided" in message and "<redacted>" in message
+    assert "Incorrect API key provided" in message and "***" in message
     for part in ("Abc123Def456", "A1b2C3d4E5", "eyJhbGciOi", "AbCdEfGhIjKl", "hunter2pass"):
         assert part not in message

@@ -113,8 +113,8 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 #: metric contract. A new module must be placed here, or the test fails.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("errors", "_types", "_version", "_optional", "_exact", "_lis", "_aio",
-                    "_lines", "_discovery", "_progress", "_prefetch", "_memo")),
-    ("model", ("_model", "_tool_call_batch", "_metric_result")),
+                    "_lines", "_discovery", "_progress", "_prefetch", "_memo", "_secrets")),
+    ("model", ("_model", "_tool_call_batch", "_metric_result", "_canonical")),
     ("metric contract", ("_metric",)),
     ("registry", ("registry",)),
     ("kernels and batch", ("_kernels", "_kernels.*", "batch", "stats", "stats.*", "_table")),

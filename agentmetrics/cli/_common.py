@@ -9,6 +9,14 @@ from collections.abc import Callable
 from typing import IO, Any, TypeVar
 
 from agentmetrics._metric import Metric
+from agentmetrics._secrets import (
+    MASK,
+    mask_tokens,
+    mask_urls,
+    scrub_exception,
+    secret_variants,
+    url_credentials,
+)
 from agentmetrics.errors import AgentMetricsError, InvalidMetricError, InvalidParameterError
 from agentmetrics.registry import get_metric
 
@@ -66,8 +74,8 @@ def parse_metric_spec(spec: str) -> tuple[str, dict[str, Any]]:
         key, equals, raw = item.partition("=")
         if not equals or not key.strip():
             raise InvalidParameterError(
-                f"--metric {spec!r}: expected key=value after the colon, got {item!r}. "
-                f"Fix: write e.g. --metric {name}:threshold=0.9"
+                f"--metric {mask_tokens(spec)!r}: expected key=value after the colon, got "
+                f"{mask_tokens(item)!r}. Fix: write e.g. --metric {name}:threshold=0.9"
             )
         try:
             params[key.strip()] = json.loads(raw)
@@ -123,19 +131,50 @@ def to_json(value: Any, indent: int | None = None) -> str:
 
 
 
+#: Words that make a parameter's name say it holds a credential.
+_CREDENTIAL_WORDS = ("key", "token", "secret", "password", "passwd", "credential", "auth")
+
+
+def _credential(name: str) -> bool:
+    return any(word in name.lower() for word in _CREDENTIAL_WORDS)
+
+
+def shown_spec(spec: str) -> str:
+    """A ``--metric`` spec as it may be printed: the values of parameters whose
+    name says they hold a credential (``api_key``, ``token``...) masked, and the
+    credentials in URLs."""
+    name, _, rest = spec.partition(":")
+    if not rest:
+        return spec
+    items = []
+    for item in _split_top_level(rest):
+        key, equals, raw = item.partition("=")
+        items.append(f"{key}={MASK}" if equals and _credential(key) and raw.strip()
+                     else mask_urls(item))
+    return f"{name}:{','.join(items)}"
+
+
 def build_metric(spec: str) -> Metric:
     name, params = parse_metric_spec(spec)
+    hidden: list[object] = []
+    for key, value in params.items():
+        if _credential(key):
+            hidden.append(value if isinstance(value, str) else json.dumps(value))
+        elif isinstance(value, str):
+            hidden.extend(url_credentials(value))
+    variants = secret_variants(hidden)
     try:
         return get_metric(name, **params)
-    except AgentMetricsError:
-        raise
+    except AgentMetricsError as error:
+        failure = scrub_exception(error, variants)
+        if failure is error:
+            raise
     except Exception as error:  # the plugin's own __init__ failed
-        raise InvalidMetricError(
-            f"--metric {spec!r}: the metric could not be built: {type(error).__name__}: "
-            f"{error}. Fix: check its parameters (`agentmetrics describe {name}`), or report "
-            f"it to the metric's author."
-        ) from error
-
+        failure = scrub_exception(InvalidMetricError(
+            f"--metric {shown_spec(spec)!r}: the metric could not be built: "
+            f"{type(error).__name__}: {error}. Fix: check its parameters (`agentmetrics "
+            f"describe {name}`), or report it to the metric's author."), variants)
+    raise failure from None
 
 
 _Number = TypeVar("_Number", int, float)

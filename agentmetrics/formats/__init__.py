@@ -21,13 +21,13 @@ malformed call is flagged, never dropped.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import attrs
 
 from agentmetrics._model import ToolCall, _describe
+from agentmetrics._secrets import mask_tokens
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats._anthropic import read_anthropic
 from agentmetrics.formats._bedrock import read_bedrock
@@ -113,13 +113,6 @@ _OUTPUT_KEYS = frozenset({"choices", "output", "candidates", "content", "message
                           "results", "parts", "item", "interaction"})
 
 
-#: What looks like a credential in an API's error text (a key with a provider's prefix,
-#: a bearer token, a ``key=`` parameter, a password in a URL): never repeated.
-_CREDENTIALS = re.compile(
-    r"\b(?:sk|pk|rk|gsk|xai|hf|sess|AKIA|ASIA|AIza|ya29)[-_.A-Za-z0-9]{8,}"
-    r"|(?i:bearer)\s+\S+|(?i:(?:api[_-]?)?key|token|secret)=[^\s&\"']+|(?<=//)[^/\s:@]+:[^/\s@]+@")
-
-
 def _api_error(tree: Any) -> tuple[str, str] | None:
     """``(where, message)`` of an error the API returned instead of a response:
     the payload, or an item of it (a stream's error event, an error line), that is
@@ -134,7 +127,7 @@ def _api_error(tree: Any) -> tuple[str, str] | None:
             detail = error if error is not None else item.get("message")
             if isinstance(detail, dict):
                 detail = detail.get("message", detail.get("type", detail))
-            return where, _CREDENTIALS.sub("<redacted>", repr(detail))[:160]
+            return where, mask_tokens(repr(detail))[:160]
     return None
 
 
