@@ -19,6 +19,9 @@ from agentmetrics._model import AgentTestCase, EvalScore, ToolCall, UnreadableCa
 from agentmetrics._version import __version__
 from agentmetrics.errors import (
     AgentMetricsError,
+    AgentMetricsWarning,
+    CacheError,
+    CacheWarning,
     DuplicateMetricError,
     InvalidCaseError,
     InvalidMetricError,
@@ -84,7 +87,10 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AgentMetricsError",
+    "AgentMetricsWarning",
     "AgentTestCase",
+    "CacheError",
+    "CacheWarning",
     "CaseEvaluationError",
     "Comparison",
     "DuplicateMetricError",

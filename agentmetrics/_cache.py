@@ -1,12 +1,24 @@
 """Scores kept on disk: a re-run never pays twice for a slow metric's work.
 
 The cache is one SQLite file (standard library, no server). A score is keyed
-by the metric's class, its version, its parameters (less those it declares in
-``cache_exclude``, and the threshold: ``passed`` is decided again with the
-threshold in use) and a fingerprint of the case fields it reads
-(``cache_fields``). So a changed metric version, a changed parameter or a
-changed case never reuses an old score. What is stored is the value and the
-reason; errors are never stored, so a failure is tried again next time.
+by the metric's class, its version, its parameters (less its
+``secret_params``, those it declares in ``cache_exclude``, and the threshold:
+``passed`` is decided again with the threshold in use) and the case fields it
+reads (``cache_fields``), all in the canonical, type-tagged encoding of
+:mod:`agentmetrics._canonical`, hashed with SHA-256. Two cases that differ in
+any field the metric reads never share a key; a case (or a metric parameter)
+with a value that has no faithful encoding is scored and counted as
+``uncacheable``, never keyed approximately. What is stored is the value and
+the reason; errors are never stored, so a failure is tried again next time.
+
+The file says what it is (a ``meta`` table naming the format): a file of
+another program, or one whose rows do not hold what agentmetrics writes (a
+value out of [0, 1], a reason that is not text, a row filed under another
+metric), is refused with a :class:`~agentmetrics.errors.CacheError` naming
+the file and the fix, never blamed on the metric. A write that fails (the
+database locked past ``timeout``, a read-only file) raises
+:class:`CacheWriteError`, which the runner turns into a warning with a count:
+the scores are kept in the result, only not saved.
 
 SQLite's write-ahead log makes the file safe to share between threads (one
 connection each) and processes (its own locking); writes are batched in
@@ -17,8 +29,9 @@ no-op.
 from __future__ import annotations
 
 import hashlib
-import json
+import math
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -27,14 +40,18 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agentmetrics._model import AgentTestCase, ToolCall
-from agentmetrics.errors import InvalidParameterError
+from agentmetrics._canonical import Unencodable, encode
+from agentmetrics._model import AgentTestCase
+from agentmetrics.errors import CacheError
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._metric import Metric
 
-__all__ = ["CacheStats", "ScoreCache", "case_keys", "metric_identity"]
+__all__ = ["CacheReadError", "CacheStats", "CacheWriteError", "ScoreCache", "case_keys",
+           "metric_identity", "uncacheable_parameter"]
 
+#: The format this module writes, kept in the file's ``meta`` table.
+FORMAT = "agentmetrics-score-cache/2"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS scores (
     key TEXT PRIMARY KEY,
@@ -45,23 +62,66 @@ CREATE TABLE IF NOT EXISTS scores (
     created REAL NOT NULL
 )
 """
+_META = "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
+_COLUMNS = ("key", "metric", "version", "value", "reason", "created")
+_KEY = re.compile(r"^[0-9a-f]{64}$")
 #: Keys asked for in one SELECT (SQLite allows 32,766 parameters).
 _LOOKUP = 900
+_DELETE = "Fix: pass cache= the path of a new file, or delete {path} (its scores are computed again)."
 
 
-@attrs.frozen(slots=True)
+class CacheReadError(CacheError):
+    """The cache could not be read just now (locked, an I/O error): the runner
+    scores the cases instead and warns."""
+
+
+class CacheWriteError(CacheError):
+    """Scores could not be written (locked past the timeout, a read-only
+    file): the runner keeps them in the result, counts them and warns."""
+
+
+@attrs.frozen(slots=True, repr=False)
 class CacheStats:
-    """How many of a metric's cases were found in the cache and how many were scored."""
+    """How a metric's cases met the cache: ``hits`` found, ``misses`` scored
+    (and saved), ``uncacheable`` scored but never looked up or saved (a field
+    or parameter with no faithful encoding), ``unwritten`` scored but not
+    saved because the write failed."""
 
     hits: int
     misses: int
+    uncacheable: int = attrs.field(default=0, kw_only=True)
+    unwritten: int = attrs.field(default=0, kw_only=True)
+
+    def __repr__(self) -> str:
+        extra = "".join(f", {name}={getattr(self, name)}" for name in ("uncacheable", "unwritten")
+                        if getattr(self, name))
+        return f"CacheStats(hits={self.hits}, misses={self.misses}{extra})"
 
 
 class ScoreCache:
-    """Scores in a SQLite file at ``path`` (created if missing)."""
+    """Scores in a SQLite file at ``path`` (created if missing).
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    ``timeout`` is how long, in seconds, a read or a write waits for another
+    connection's lock before it fails (a failed write is a warning, not a
+    lost run)."""
+
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 60.0) -> None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise CacheError(f"cache: expected the path of a cache file, got "
+                             f"{type(path).__name__} {path!r}. Fix: pass e.g. "
+                             f"cache='scores.sqlite'.")
         self.path = os.fspath(path)
+        if not isinstance(self.path, str) or self.path.strip() in ("", ":memory:") or (
+                self.path.startswith("file:")):
+            raise CacheError(
+                f"cache: expected the path of a cache file, got {self.path!r}, which SQLite "
+                f"would take for a throwaway database that keeps nothing. Fix: pass e.g. "
+                f"cache='scores.sqlite', or cache=None for no cache.")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not (
+                math.isfinite(timeout) and timeout >= 0):
+            raise CacheError(f"cache: timeout must be a number of seconds >= 0, got "
+                             f"{timeout!r}. Fix: pass e.g. timeout=60.")
+        self.timeout = float(timeout)
         self._local = threading.local()
         self._opened: list[sqlite3.Connection] = []  # every thread's, for close()
         self._lock = threading.Lock()
@@ -70,51 +130,134 @@ class ScoreCache:
     def _connection(self) -> sqlite3.Connection:
         connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
         if connection is None:
-            try:
-                # One connection a thread; close() may close them from any thread.
-                connection = sqlite3.connect(self.path, timeout=60.0, isolation_level=None,
-                                             check_same_thread=False)
-                connection.execute("PRAGMA journal_mode=WAL")
-                connection.execute("PRAGMA synchronous=NORMAL")
-                connection.execute(_SCHEMA)
-            except sqlite3.Error as error:
-                raise InvalidParameterError(
-                    f"cache: cannot use {self.path!r} as a score cache ({error}). Fix: pass the "
-                    f"path of a new file, or of a cache agentmetrics wrote."
-                ) from None
+            connection = self._open()
             self._local.connection = connection
             with self._lock:
                 self._opened.append(connection)
         return connection
 
+    def _open(self) -> sqlite3.Connection:
+        if os.path.isdir(self.path):
+            raise CacheError(f"cache: {self.path!r} is a directory; expected the path of a "
+                             f"file. Fix: pass e.g. cache={os.path.join(self.path, 'scores.sqlite')!r}.")
+        try:
+            # One connection a thread; close() may close them from any thread.
+            connection = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None,
+                                         check_same_thread=False)
+        except sqlite3.Error as error:
+            raise CacheError(f"cache: cannot open {self.path!r} ({error}). "
+                             + _DELETE.format(path=self.path)) from None
+        try:
+            tables = {row[0] for row in connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            self._check_foreign(connection, tables)
+            if "scores" not in tables or "meta" not in tables:
+                self._create(connection)
+            else:
+                try:
+                    connection.execute("PRAGMA journal_mode=WAL")
+                except sqlite3.OperationalError:
+                    pass  # read-only or locked: reads still work, writes warn
+            connection.execute("PRAGMA synchronous=NORMAL")
+        except CacheError:
+            connection.close()
+            raise
+        except sqlite3.Error as error:
+            connection.close()
+            what = ("is not an SQLite database" if isinstance(error, sqlite3.DatabaseError)
+                    and not isinstance(error, sqlite3.OperationalError) else "cannot be used")
+            raise CacheError(f"cache: {self.path!r} {what} ({error}). "
+                             + _DELETE.format(path=self.path)) from None
+        return connection
+
+    def _check_foreign(self, connection: sqlite3.Connection, tables: set[str]) -> None:
+        where = f"cache: {self.path!r}"
+        if tables - {"scores", "meta"} or (tables and "scores" not in tables):
+            raise CacheError(
+                f"{where} holds tables of another program ({', '.join(sorted(tables))}); "
+                f"expected a score cache agentmetrics wrote. Fix: pass cache= the path of a "
+                f"new file (agentmetrics never writes into another program's database).")
+        if "scores" in tables:
+            columns = tuple(row[1] for row in connection.execute("PRAGMA table_info(scores)"))
+            if columns != _COLUMNS:
+                raise CacheError(
+                    f"{where} has a table 'scores' with the columns {list(columns)}; expected "
+                    f"{list(_COLUMNS)} (a score cache agentmetrics wrote). "
+                    + _DELETE.format(path=self.path))
+        if "meta" in tables:
+            found = dict(connection.execute("SELECT name, value FROM meta").fetchall())
+            if found.get("format") != FORMAT:
+                raise CacheError(
+                    f"{where} is a cache of format {found.get('format')!r}; expected {FORMAT!r}. "
+                    + _DELETE.format(path=self.path))
+
+    def _create(self, connection: sqlite3.Connection) -> None:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("BEGIN IMMEDIATE")
+            connection.execute(_SCHEMA)
+            connection.execute(_META)
+            connection.execute("INSERT OR IGNORE INTO meta (name, value) VALUES ('format', ?)",
+                               (FORMAT,))
+            connection.execute("COMMIT")
+        except sqlite3.OperationalError as error:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise CacheError(f"cache: cannot create a score cache in {self.path!r} ({error}). "
+                             f"Fix: pass cache= a path in a directory you can write to.") from None
+
     def get_many(self, keys: Sequence[str]) -> dict[str, tuple[float, str]]:
-        """The cached ``(value, reason)`` of each key that has one."""
+        """The cached ``(value, reason)`` of each key that has one.
+
+        CacheError for a row agentmetrics could not have written (tampered);
+        CacheReadError when the file cannot be read now."""
         found: dict[str, tuple[float, str]] = {}
-        connection = self._connection()
-        for start in range(0, len(keys), _LOOKUP):
-            part = keys[start:start + _LOOKUP]
-            marks = ",".join("?" * len(part))
-            for key, value, reason in connection.execute(
-                    f"SELECT key, value, reason FROM scores WHERE key IN ({marks})", part):
-                found[key] = (value, reason)
+        try:
+            connection = self._connection()
+            for start in range(0, len(keys), _LOOKUP):
+                part = keys[start:start + _LOOKUP]
+                marks = ",".join("?" * len(part))
+                for key, value, reason in connection.execute(
+                        f"SELECT key, value, reason FROM scores WHERE key IN ({marks})", part):
+                    found[key] = self._checked(key, value, reason)
+        except sqlite3.OperationalError as error:
+            raise CacheReadError(f"cache: could not read {self.path!r} ({error})") from None
+        except sqlite3.DatabaseError as error:
+            raise CacheError(f"cache: {self.path!r} is damaged ({error}). "
+                             + _DELETE.format(path=self.path)) from None
         return found
 
+    def _checked(self, key: object, value: object, reason: object) -> tuple[float, str]:
+        if not (type(value) is float and 0.0 <= value <= 1.0) or not (
+                isinstance(reason, str) and reason) or not (
+                isinstance(key, str) and _KEY.match(key)):
+            raise CacheError(
+                f"cache: {self.path!r} holds a row agentmetrics did not write (key {key!r}: "
+                f"value {value!r}, reason {str(reason)[:60]!r}; expected a value in [0, 1] and "
+                f"a reason): the file was changed by something else. "
+                + _DELETE.format(path=self.path))
+        return value, reason
+
     def put_many(self, rows: Iterable[tuple[str, str, str, float, str]]) -> None:
-        """Store ``(key, metric, version, value, reason)`` rows in one transaction."""
+        """Store ``(key, metric, version, value, reason)`` rows in one
+        transaction; CacheWriteError (nothing stored) if the write fails."""
         rows = list(rows)
         if not rows:
             return
         now = time.time()
-        connection = self._connection()
-        connection.execute("BEGIN IMMEDIATE")
         try:
-            connection.executemany(
-                "INSERT OR REPLACE INTO scores (key, metric, version, value, reason, created) "
-                "VALUES (?, ?, ?, ?, ?, ?)", [(*row, now) for row in rows])
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
-        connection.execute("COMMIT")
+            connection = self._connection()
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                connection.executemany(
+                    "INSERT OR REPLACE INTO scores (key, metric, version, value, reason, created) "
+                    "VALUES (?, ?, ?, ?, ?, ?)", [(*row, now) for row in rows])
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+        except (sqlite3.Error, CacheError) as error:
+            raise CacheWriteError(f"cache: could not write to {self.path!r} ({error})") from None
 
     def __len__(self) -> int:
         return int(self._connection().execute("SELECT count(*) FROM scores").fetchone()[0])
@@ -137,31 +280,58 @@ class ScoreCache:
         return f"ScoreCache({self.path!r})"
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, ToolCall):
-        return {"name": value.name, "arguments": value.arguments, "id": value.id,
-                "output": value.output, "raw_arguments": value.raw_arguments}
-    return repr(value)  # anything else JSON cannot hold: its repr stands for it
+def _metric_stand_in(value: Any) -> Any:
+    """A metric given as a parameter (a wrapper's inner metric), as its identity."""
+    from agentmetrics._metric import Metric
+
+    if isinstance(value, Metric):
+        return _identity_parts(value)
+    raise Unencodable(f"a {type(value).__module__}.{type(value).__qualname__}")
 
 
-def metric_identity(metric: Metric) -> str:
-    """What a cached score depends on in the metric: class, version, parameters."""
+def _identity_parts(metric: Metric) -> list[Any]:
     cls = type(metric)
-    params = {key: value for key, value in metric.get_params().items()
-              if key != "threshold" and key not in cls.cache_exclude}
-    text = json.dumps([f"{cls.__module__}:{cls.__qualname__}", cls.version, params],
-                      sort_keys=True, default=_plain, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+    hidden = {"threshold", *cls.cache_exclude, *cls.secret_params}
+    params = {key: value for key, value in metric.get_params().items() if key not in hidden}
+    return [f"{cls.__module__}:{cls.__qualname__}", cls.version, params]
 
 
-def case_keys(metric: Metric, cases: Sequence[AgentTestCase]) -> list[str]:
-    """One cache key per case: the metric's identity and the fields it reads."""
-    identity = metric_identity(metric).encode()
+def metric_identity(metric: Metric) -> str | None:
+    """What a cached score depends on in the metric: class, version, parameters
+    (never its secrets); None when a parameter has no faithful encoding."""
+    try:
+        encoded = encode(_identity_parts(metric), _metric_stand_in)
+    except Unencodable:
+        return None
+    return hashlib.sha256(FORMAT.encode() + b"\0" + encoded).hexdigest()
+
+
+def uncacheable_parameter(metric: Metric) -> str | None:
+    """Why ``metric``'s parameters cannot be part of a key (the parameter and
+    what it holds), or None when they can."""
+    for key, value in _identity_parts(metric)[2].items():
+        try:
+            encode(value, _metric_stand_in)
+        except Unencodable as error:
+            return f"its parameter {key!r}{''.join(error.path)} is {error.what}"
+    return None
+
+
+def case_keys(metric: Metric, cases: Sequence[AgentTestCase]) -> list[str | None]:
+    """One cache key per case: the metric's identity and the fields it reads;
+    None for a case with a field that has no faithful encoding (and for every
+    case, if a parameter of the metric has none)."""
+    identity = metric_identity(metric)
+    if identity is None:
+        return [None] * len(cases)
+    prefix = identity.encode()
     fields = type(metric).cache_fields
-    encode = json.JSONEncoder(sort_keys=True, default=_plain, separators=(",", ":")).encode
-    keys = []
+    keys: list[str | None] = []
     for case in cases:
-        digest = hashlib.sha256(identity)
-        digest.update(encode([getattr(case, field) for field in fields]).encode())
-        keys.append(digest.hexdigest())
+        try:
+            encoded = encode([(field, getattr(case, field)) for field in fields])
+        except Unencodable:
+            keys.append(None)
+            continue
+        keys.append(hashlib.sha256(prefix + encoded).hexdigest())
     return keys

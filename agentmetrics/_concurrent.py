@@ -14,10 +14,15 @@ by the same validator as every other score.
   transient failure.
 - ``retries``: further attempts after a timeout or a TransientMetricError,
   after an exponential backoff with full jitter, never shorter than the
-  ``retry_after`` the service asked for.
+  ``retry_after`` the service asked for, up to MAX_RETRY_AFTER seconds (a
+  server asking for a day's wait is waited on for a minute, not a day).
 - ``max_rate``: at most this many attempts start per second, across workers.
 - ``cache``: scores found are not computed again; scores computed are stored
-  as they finish, so an interrupted run loses nothing it scored.
+  as they finish, so an interrupted run loses nothing it scored. A case the
+  cache cannot key is scored and counted ``uncacheable``; a lookup that fails
+  scores the cases instead, and a write that fails keeps the scores in the
+  result and counts them ``unwritten``: each with a CacheWarning, never a
+  lost run.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+import warnings
 from collections import deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -32,7 +38,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agentmetrics._cache import CacheStats, ScoreCache, case_keys
+from agentmetrics._cache import (
+    CacheReadError,
+    CacheStats,
+    CacheWriteError,
+    ScoreCache,
+    case_keys,
+    uncacheable_parameter,
+)
 from agentmetrics._model import AgentTestCase, EvalScore
 from agentmetrics._metric_result import (
     CASE_ERRORS,
@@ -44,6 +57,7 @@ from agentmetrics._metric_result import (
 )
 from agentmetrics._types import ErrorsMode
 from agentmetrics.errors import (
+    CacheWarning,
     CaseEvaluationError,
     MetricServiceError,
     MissingFieldError,
@@ -62,6 +76,8 @@ DEFAULT_CONCURRENCY = 16
 #: Backoff before retry k (0-based): a random share of min(CAP, BASE * 2**k) seconds.
 BACKOFF_BASE = 0.25
 BACKOFF_CAP = 30.0
+#: The longest wait a service's ``retry_after`` can impose before a retry, in seconds.
+MAX_RETRY_AFTER = 60.0
 #: Scores are written to the cache this many at a time (and when the run ends).
 _CACHE_BATCH = 256
 INTERRUPTED = "not scored: the evaluation was interrupted before this case finished"
@@ -114,6 +130,8 @@ class MetricRun:
         self.finished = np.zeros(n, dtype=bool)
         self.hits = 0
         self.misses = 0
+        self.uncacheable = 0
+        self.unwritten = 0
         self.retrying = 0
 
     def score(self, row: int, value: float, reason: str) -> None:
@@ -139,13 +157,17 @@ class MetricRun:
 
     @property
     def cache_stats(self) -> CacheStats:
-        return CacheStats(self.hits, self.misses)
+        return CacheStats(self.hits, self.misses, uncacheable=self.uncacheable,
+                          unwritten=self.unwritten)
 
 
 def _backoff(attempt: int, error: BaseException) -> float:
     delay = random.uniform(0.0, min(BACKOFF_CAP, BACKOFF_BASE * 2 ** attempt))
     retry_after = getattr(error, "retry_after", None)
-    return max(delay, retry_after) if isinstance(retry_after, (int, float)) else delay
+    if isinstance(retry_after, bool) or not isinstance(retry_after, (int, float)) or not (
+            retry_after > 0):  # also NaN
+        return delay
+    return max(delay, min(float(retry_after), MAX_RETRY_AFTER))
 
 
 def _where(batch: ToolCallBatch, row: int) -> str:
@@ -203,18 +225,33 @@ async def score_concurrently(
 
     cache, keys = settings.cache, {}
     if cache is not None and todo:
-        keys = dict(zip(todo, case_keys(metric, [batch.case(row) for row in todo])))
-        found = cache.get_many(list(keys.values()))
+        computed = case_keys(metric, [batch.case(row) for row in todo])
+        keys = {row: key for row, key in zip(todo, computed) if key is not None}
+        run.uncacheable = len(todo) - len(keys)
+        if run.uncacheable == len(todo):
+            why = uncacheable_parameter(metric)
+            if why is not None:
+                warnings.warn(CacheWarning(
+                    f"cache: {metric.name}'s scores are not cached: {why}, which has no "
+                    f"faithful encoding in a cache key. Its {len(todo)} cases are scored. Fix: "
+                    f"give the parameter a plain value (str, number, list, dict), or list it "
+                    f"in the metric's cache_exclude if it never changes a score."), stacklevel=2)
+        try:
+            found = cache.get_many(list(keys.values()))
+        except CacheReadError as error:
+            warnings.warn(CacheWarning(f"{error}; {metric.name} scores its {len(keys)} cases "
+                                       f"instead."), stacklevel=2)
+            found = {}
         missing = []
         for row in todo:
-            hit = found.get(keys[row])
+            hit = found.get(keys[row]) if row in keys else None
             if hit is None:
                 missing.append(row)
             else:
                 run.score(row, *hit)
         run.hits, todo = len(todo) - len(missing), missing
         progress.update(run.hits)
-    run.misses = len(todo)
+    run.misses = len(todo) - run.uncacheable
 
     queue = deque(todo)
     limit = _RateLimit(settings.max_rate) if settings.max_rate else None
@@ -229,9 +266,15 @@ async def score_concurrently(
     started = time.monotonic()
     done = 0
 
+    write_failure: list[str] = []
+
     def save(force: bool = False) -> None:
         if cache is not None and unsaved and (force or len(unsaved) >= _CACHE_BATCH):
-            cache.put_many(unsaved)
+            try:
+                cache.put_many(unsaved)
+            except CacheWriteError as error:  # the scores stay in the result
+                run.unwritten += len(unsaved)
+                write_failure[:] = [str(error)]
             unsaved.clear()
 
     def report() -> None:
@@ -296,7 +339,7 @@ async def score_concurrently(
                 run.fail(row, metric_failure(metric, error))
                 return
             run.score(row, score.value, score.reason)
-            if cache is not None:
+            if cache is not None and row in keys:
                 unsaved.append((keys[row], identity, type(metric).version, score.value,
                                 score.reason))
                 save()
@@ -320,6 +363,12 @@ async def score_concurrently(
         save(force=True)
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
+        if run.unwritten:
+            warnings.warn(CacheWarning(
+                f"{write_failure[0]}: {run.unwritten} of {metric.name}'s scores were not "
+                f"saved. They are in the result; a later run scores them again. Fix: make "
+                f"the file writable, or pass cache= a path no other process holds locked."),
+                stacklevel=2)
     return check_result(metric, batch, run.result())
 
 

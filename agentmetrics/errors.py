@@ -12,6 +12,9 @@ from __future__ import annotations
 
 __all__ = [
     "AgentMetricsError",
+    "AgentMetricsWarning",
+    "CacheError",
+    "CacheWarning",
     "CaseEvaluationError",
     "DuplicateMetricError",
     "EvaluationInterrupted",
@@ -35,6 +38,12 @@ class AgentMetricsError(Exception):
 
 class InvalidParameterError(AgentMetricsError, ValueError):
     """A metric parameter (a threshold, an option) has a wrong type or value."""
+
+
+class CacheError(InvalidParameterError):
+    """The score cache cannot be used: a path that names no file of its own
+    (``cache=""``), a file of another program, of another format, or holding
+    rows agentmetrics did not write. The message names the file and the fix."""
 
 
 class InvalidCaseError(AgentMetricsError, ValueError):
@@ -174,6 +183,15 @@ class EvaluationInterrupted(KeyboardInterrupt):
     def __init__(self, result: object) -> None:
         self.result = result
         super().__init__("the evaluation was interrupted; .result holds the cases scored so far")
+
+
+class AgentMetricsWarning(UserWarning):
+    """Base class of every warning agentmetrics gives."""
+
+
+class CacheWarning(AgentMetricsWarning):
+    """The cache could not be read or written during a run: the scores are in
+    the result all the same; those not written are scored again next time."""
 
 
 def metric_bug(metric: object, what: str) -> InvalidMetricError:

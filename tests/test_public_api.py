@@ -70,8 +70,12 @@ def test_every_error_class_is_exported_from_the_package_and_errors():
                and value.__module__ == "agentmetrics.errors"}
     assert classes <= set(agentmetrics.__all__)
     assert classes <= set(errors.__all__)
-    for name in classes - {"EvaluationInterrupted"}:  # one hierarchy
+    warnings = {name for name in classes if issubclass(getattr(errors, name), Warning)}
+    assert warnings == {"AgentMetricsWarning", "CacheWarning"}
+    for name in classes - {"EvaluationInterrupted"} - warnings:  # one hierarchy
         assert issubclass(getattr(errors, name), errors.AgentMetricsError)
+    for name in warnings:  # and one for warnings
+        assert issubclass(getattr(errors, name), errors.AgentMetricsWarning)
     # Ctrl-C stays a KeyboardInterrupt, so `except Exception` never swallows it.
     assert issubclass(errors.EvaluationInterrupted, KeyboardInterrupt)
 

@@ -1,0 +1,262 @@
+"""A canonical, type-tagged encoding of Python values: what a cache key is made of.
+
+:func:`encode` turns a value into bytes such that two values get the same
+bytes only if they are the same value of the same type: ``{1: "a"}`` and
+``{"1": "a"}`` differ (JSON would merge them), so do ``1``, ``1.0`` and
+``True``, ``-0.0`` and ``0.0``, a list and a tuple, and two numpy arrays that
+print alike (their repr shortens with ``...``; their bytes do not). Every
+part is tagged with its type and prefixed with its length, so no two
+sequences of parts run together. Dicts and sets are encoded in the order of
+their members' encodings, so insertion order never matters.
+
+Encoded by content: None, bool, int, float (exactly, by ``float.hex``),
+complex, str, bytes, list, tuple, dict, set, frozenset, Decimal, Fraction,
+UUID, Enum members, paths, dates, times and datetimes (naive, fixed offset
+or a named zone), timedeltas, :class:`~agentmetrics.ToolCall`, numpy scalars
+and arrays (dtype, shape and data), pandas Series, Index, DataFrame,
+Timestamp, Timedelta and the missing-value markers. Anything else has no
+faithful encoding and raises :class:`Unencodable`: a score depending on it
+is computed, never looked up under an approximate key. ``fallback`` lets a
+caller encode a type of its own (a metric given as a parameter) as a value
+that is itself encodable.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import enum
+import fractions
+import pathlib
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from agentmetrics._model import ToolCall
+
+__all__ = ["Unencodable", "encode"]
+
+
+class Unencodable(Exception):
+    """A value with no faithful encoding: ``what`` it is, and ``path``, the
+    steps to it inside the value encoded (``[2]``, ``['args']``, ``.arguments``)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.path: list[str] = []
+        super().__init__(what)
+
+    @property
+    def where(self) -> str:
+        return "".join(self.path) or "the value"
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.what} has no faithful encoding"
+
+
+Fallback = Callable[[Any], Any]
+
+
+def encode(value: Any, fallback: Fallback | None = None) -> bytes:
+    """``value`` as canonical bytes; :class:`Unencodable` if a part of it has none.
+
+    ``fallback(part)`` is asked for parts of unknown types: it returns an
+    encodable stand-in (tagged with the part's type), or raises Unencodable."""
+    parts: list[bytes] = []
+    try:
+        _put(value, parts, fallback)
+    except RecursionError:
+        raise Unencodable("a value nested too deeply (or containing itself)") from None
+    return b"".join(parts)
+
+
+def _text(tag: bytes, text: str) -> bytes:
+    data = text.encode("utf-8", "surrogatepass")
+    return tag + str(len(data)).encode() + b":" + data
+
+
+def _type_name(value: Any) -> str:
+    cls = type(value)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _step(error: Unencodable, step: str) -> Unencodable:
+    error.path.insert(0, step[:120])
+    return error
+
+
+def _put(value: Any, out: list[bytes], fallback: Fallback | None) -> None:
+    kind = type(value)
+    if value is None:
+        out.append(b"N")
+    elif kind is bool:
+        out.append(b"T" if value else b"F")
+    elif kind is int:
+        out.append(_text(b"i", str(value)))
+    elif kind is float:
+        out.append(_text(b"f", value.hex()))
+    elif kind is str:
+        out.append(_text(b"s", value))
+    elif kind is bytes:
+        out.append(b"b" + str(len(value)).encode() + b":" + value)
+    elif kind is list or kind is tuple:
+        out.append((b"l" if kind is list else b"t") + str(len(value)).encode() + b":")
+        for index, item in enumerate(value):
+            try:
+                _put(item, out, fallback)
+            except Unencodable as error:
+                raise _step(error, f"[{index}]") from None
+    elif isinstance(value, dict) and kind.__module__ in ("builtins", "collections"):
+        entries = []
+        for key, item in value.items():
+            try:
+                entries.append((encode(key, fallback), encode(item, fallback)))
+            except Unencodable as error:
+                raise _step(error, f"[{key!r}]") from None
+        ordered = kind.__name__ == "OrderedDict"  # its equality is order-sensitive
+        if not ordered:
+            entries.sort()
+        out.append((b"o" if ordered else b"d") + str(len(entries)).encode() + b":")
+        for encoded_key, encoded_item in entries:
+            out.append(encoded_key)
+            out.append(encoded_item)
+    elif kind is set or kind is frozenset:
+        try:
+            members = sorted(encode(item, fallback) for item in value)
+        except Unencodable as error:
+            raise _step(error, " member") from None
+        out.append((b"S" if kind is set else b"Z") + str(len(members)).encode() + b":")
+        out.extend(members)
+    elif isinstance(value, ToolCall):
+        fields = attrs.fields(type(value))
+        out.append(_text(b"C", _type_name(value)) + str(len(fields)).encode() + b":")
+        for field in fields:
+            out.append(_text(b"s", field.name))
+            try:
+                _put(getattr(value, field.name), out, fallback)
+            except Unencodable as error:
+                raise _step(error, f".{field.name}") from None
+    else:
+        _put_other(value, out, fallback)
+
+
+def _put_other(value: Any, out: list[bytes], fallback: Fallback | None) -> None:
+    kind = type(value)
+    module = kind.__module__.partition(".")[0]
+    if module == "numpy":
+        _put_numpy(value, out, fallback)
+    elif module == "pandas":
+        _put_pandas(value, out, fallback)
+    elif isinstance(value, enum.Enum):
+        out.append(_text(b"E", _type_name(value)))
+        _put(value.name, out, fallback)
+        _put(value.value, out, fallback)
+    elif kind is complex:
+        out.append(_text(b"j", f"{value.real.hex()},{value.imag.hex()}"))
+    elif kind is decimal.Decimal:
+        out.append(_text(b"D", str(value)))
+    elif kind is fractions.Fraction:
+        out.append(_text(b"Q", f"{value.numerator}/{value.denominator}"))
+    elif kind is uuid.UUID:
+        out.append(_text(b"U", value.hex))
+    elif isinstance(value, pathlib.PurePath):
+        out.append(_text(b"P", _type_name(value)))
+        out.append(_text(b"s", str(value)))
+    elif kind in (datetime.datetime, datetime.time):
+        out.append(_text(b"W" if kind is datetime.datetime else b"H",
+                         f"{value.isoformat()}|{value.fold}|{_zone(value.tzinfo)}"))
+    elif kind is datetime.date:
+        out.append(_text(b"Y", value.isoformat()))
+    elif kind is datetime.timedelta:
+        out.append(_text(b"R", f"{value.days},{value.seconds},{value.microseconds}"))
+    else:
+        _put_fallback(value, out, fallback)
+
+
+def _put_fallback(value: Any, out: list[bytes], fallback: Fallback | None) -> None:
+    if fallback is None:
+        raise Unencodable(f"a {_type_name(value)}")
+    stand_in = fallback(value)
+    out.append(_text(b"X", _type_name(value)))
+    _put(stand_in, out, fallback)
+
+
+def _zone(tzinfo: datetime.tzinfo | None) -> str:
+    if tzinfo is None:
+        return ""
+    if type(tzinfo) is datetime.timezone:
+        return f"offset {tzinfo.utcoffset(None)}"
+    key = getattr(tzinfo, "key", None)  # zoneinfo.ZoneInfo: the zone's name says it all
+    if type(tzinfo).__module__ == "zoneinfo" and isinstance(key, str):
+        return f"zone {key}"
+    raise Unencodable(f"a time zone of type {_type_name(tzinfo)}")
+
+
+def _put_numpy(value: Any, out: list[bytes], fallback: Fallback | None) -> None:
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        dtype = value.dtype
+        out.append(_text(b"A", f"{dtype.descr!r}|{value.shape!r}"))
+        if dtype.hasobject:
+            for index, item in enumerate(value.ravel(order="C").tolist()):
+                try:
+                    _put(item, out, fallback)
+                except Unencodable as error:
+                    raise _step(error, f".flat[{index}]") from None
+        else:
+            data = np.ascontiguousarray(value).tobytes()
+            out.append(b"b" + str(len(data)).encode() + b":" + data)
+    elif isinstance(value, np.generic) and not value.dtype.hasobject:
+        data = value.tobytes()
+        out.append(_text(b"G", f"{value.dtype.descr!r}") + str(len(data)).encode() + b":" + data)
+    elif isinstance(value, np.dtype):
+        out.append(_text(b"K", repr(value.descr)))
+    else:
+        _put_fallback(value, out, fallback)
+
+
+def _put_pandas(value: Any, out: list[bytes], fallback: Fallback | None) -> None:
+    name = type(value).__name__
+    if name in ("NAType", "NaTType"):
+        out.append(_text(b"M", name))
+    elif name == "Timestamp":
+        out.append(_text(b"V", f"{value.value}|{value.unit}|{_zone(value.tzinfo)}"))
+    elif name == "Timedelta":
+        out.append(_text(b"B", f"{value.value}|{value.unit}"))
+    elif name == "Series" or name.endswith("Index"):
+        out.append(_text(b"L" if name == "Series" else b"I", f"{name}|{value.dtype}"))
+        names = getattr(value, "names", None)
+        _put(list(names) if names is not None else value.name, out, fallback)
+        if name == "Series":
+            try:
+                _put_pandas(value.index, out, fallback)
+            except Unencodable as error:
+                raise _step(error, ".index") from None
+        _put_values(value, out, fallback)
+    elif name == "DataFrame":
+        out.append(_text(b"J", f"DataFrame|{value.shape!r}"))
+        for part in ("columns", "index"):
+            try:
+                _put_pandas(getattr(value, part), out, fallback)
+            except Unencodable as error:
+                raise _step(error, f".{part}") from None
+        for position in range(value.shape[1]):
+            column = value.iloc[:, position]
+            out.append(_text(b"s", str(column.dtype)))
+            try:
+                _put_values(column, out, fallback)
+            except Unencodable as error:
+                raise _step(error, f".iloc[:, {position}]") from None
+    else:
+        _put_fallback(value, out, fallback)
+
+
+def _put_values(value: Any, out: list[bytes], fallback: Fallback | None) -> None:
+    import numpy as np
+
+    dtype = value.dtype
+    array = value.to_numpy() if isinstance(dtype, np.dtype) else value.to_numpy(dtype=object)
+    _put_numpy(np.asarray(array), out, fallback)
