@@ -54,7 +54,8 @@ def _check_same(what: str, mine: object, theirs: object, label: str) -> None:
 @attrs.frozen(slots=True, eq=False)
 class MetricMoments:
     """One metric over some cases: counts, the exact sums of the scored values
-    and of their squares, their minimum and maximum."""
+    and of their squares, their minimum and maximum; and the metric's
+    ``value_range``, which the summary clips the mean's interval to."""
 
     label: str
     name: str
@@ -67,6 +68,7 @@ class MetricMoments:
     squares: ExactSum
     low: float
     high: float
+    value_range: tuple[float, float] = (0.0, 1.0)
 
     @classmethod
     def from_result(cls, label: str, result: MetricResult) -> MetricMoments:
@@ -81,6 +83,7 @@ class MetricMoments:
             total=ExactSum().add(scored), squares=squares,
             low=float(scored.min()) if len(scored) else math.nan,
             high=float(scored.max()) if len(scored) else math.nan,
+            value_range=_value_range(result.metric),
         )
 
     @classmethod
@@ -88,10 +91,11 @@ class MetricMoments:
         """The moments of no case yet, for ``metric`` labelled ``label``."""
         return cls(label=label, name=metric.name, threshold=float(metric.threshold),
                    higher_is_better=bool(metric.higher_is_better), n=0, passed=0, errors=0,
-                   total=ExactSum(), squares=ExactSum(), low=math.nan, high=math.nan)
+                   total=ExactSum(), squares=ExactSum(), low=math.nan, high=math.nan,
+                   value_range=_value_range(metric))
 
     def merge(self, other: MetricMoments) -> MetricMoments:
-        for what in ("label", "name", "threshold", "higher_is_better"):
+        for what in ("label", "name", "threshold", "higher_is_better", "value_range"):
             _check_same(what, getattr(self, what), getattr(other, what), self.label)
         total = ExactSum().merge(self.total).merge(other.total)
         squares = ExactSum().merge(self.squares).merge(other.squares)
@@ -130,7 +134,7 @@ class MetricMoments:
             "higher_is_better": self.higher_is_better, "n": self.n, "passed": self.passed,
             "errors": self.errors, "total": self.total.__getstate__(),
             "squares": self.squares.__getstate__(), "low": _float_out(self.low),
-            "high": _float_out(self.high),
+            "high": _float_out(self.high), "value_range": list(self.value_range),
         }
 
     @classmethod
@@ -145,7 +149,27 @@ class MetricMoments:
             threshold=float(state["threshold"]),
             higher_is_better=bool(state["higher_is_better"]), n=int(state["n"]),
             passed=int(state["passed"]), errors=int(state["errors"]), total=sums[0],
-            squares=sums[1], low=_float_in(state["low"]), high=_float_in(state["high"]))
+            squares=sums[1], low=_float_in(state["low"]), high=_float_in(state["high"]),
+            value_range=_value_range_in(state.get("value_range")))
+
+
+def _value_range(metric: Any) -> tuple[float, float]:
+    """The metric class's ``value_range``, as floats (the class checked it)."""
+    low, high = type(metric).value_range
+    return float(low), float(high)
+
+
+def _value_range_in(state: object) -> tuple[float, float]:
+    """A written ``value_range``; none (an aggregate written before metrics
+    declared one) is the whole of [0, 1]."""
+    if state is None:
+        return 0.0, 1.0
+    if (not isinstance(state, list) or len(state) != 2
+            or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in state)
+            or not 0.0 <= float(state[0]) < float(state[1]) <= 1.0):
+        raise ValueError(f"value_range: expected [low, high] with 0 <= low < high <= 1, got "
+                         f"{state!r}")
+    return float(state[0]), float(state[1])
 
 
 def _float_out(value: float) -> float | None:

@@ -45,7 +45,9 @@ class MetricComparison:
     """One metric, candidate against baseline, over the cases both sides have.
 
     ``difference`` is the mean of candidate minus baseline over the ``scored``
-    pairs (cases scored on both sides), with its interval and p-value.
+    pairs (cases scored on both sides), with its interval and p-value; the
+    interval is clipped to ``+-(high - low)`` of the metric's ``value_range``,
+    the differences its scores can have.
     ``improved``, ``regressed`` and ``unchanged`` count those pairs by score,
     in the metric's better direction. ``newly_passing`` and ``newly_failing``
     count pass/fail flips over all ``paired`` cases (a case that could not be
@@ -420,6 +422,47 @@ def _pair(b: Scores, c: Scores) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.in
             tuple(where))
 
 
+def _value_range(sources: tuple[Any, Any], label: str, before: npt.NDArray[np.float64],
+                 after: npt.NDArray[np.float64]) -> tuple[float, float] | None:
+    """The range the scores of ``label`` can take, for clipping the interval of
+    their difference: the ``value_range`` of the metric that scored them (both
+    sides' together, should they differ), or, for saved results, of the class
+    the registry knows by the label's name; else [0, 1]. A range the scores do
+    not keep to (saved results edited by hand, a class since changed) gives way
+    to [0, 1], and to no clipping when they leave that too."""
+    from agentmetrics._results import EvaluationResult
+
+    declared = []
+    for source in sources:
+        if isinstance(source, EvaluationResult) and label in source.results:
+            declared.append(type(source.results[label].metric).value_range)
+    if not declared:
+        declared.append(_registered_range(label))
+    low = float(min(bounds[0] for bounds in declared))
+    high = float(max(bounds[1] for bounds in declared))
+    for bounds in ((low, high), (0.0, 1.0)):
+        if all(bool(((side >= bounds[0]) & (side <= bounds[1])).all())
+               for side in (before, after)):
+            return bounds
+    return None
+
+
+def _registered_range(label: str) -> tuple[float, float]:
+    from agentmetrics.errors import AgentMetricsError
+    from agentmetrics.registry import get_metric_class
+
+    try:
+        declared = get_metric_class(label.split("(", 1)[0]).value_range
+    except AgentMetricsError:
+        return 0.0, 1.0
+    # A class's value_range is checked when it is instantiated; this one may never have been.
+    if (isinstance(declared, tuple) and len(declared) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in declared)
+            and 0.0 <= declared[0] < declared[1] <= 1.0):
+        return float(declared[0]), float(declared[1])
+    return 0.0, 1.0
+
+
 def _side(value: Any, on: str | None, name: str) -> Side:
     from agentmetrics._results import EvaluationResult
     from agentmetrics._sides import Side, read_side, side_from_result
@@ -461,6 +504,11 @@ def compare(
     ``resamples`` seeded random flips); the exact McNemar test of pass/fail
     flips; counts of improved, regressed and unchanged cases. Cases present
     on one side only are listed, not compared.
+
+    The difference's interval is clipped to ``[-(high - low), high - low]``
+    for the metric's ``value_range`` ``(low, high)``: no difference of two of
+    its scores lies beyond. For saved results the range is that of the
+    metric class the registry has under the label's name, or [0, 1].
     """
     from agentmetrics.stats._intervals import _check_ci
     from agentmetrics.stats._tests import mcnemar_exact, paired_difference
@@ -495,8 +543,10 @@ def compare(
         pairs[label] = (left, right)
         before, after = b.values[left], c.values[right]
         scored = ~(np.isnan(before) | np.isnan(after))
-        difference = paired_difference(before[scored], after[scored], ci=ci, method=method,
-                                       resamples=resamples, seed=seed)
+        scored_before, scored_after = before[scored], after[scored]
+        bounds = _value_range((baseline, candidate), label, scored_before, scored_after)
+        difference = paired_difference(scored_before, scored_after, ci=ci, method=method,
+                                       resamples=resamples, seed=seed, bounds=bounds)
         was, now = b.passed[left], c.passed[right]
         newly_passing = int(np.count_nonzero(now & ~was))
         newly_failing = int(np.count_nonzero(was & ~now))

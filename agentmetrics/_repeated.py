@@ -106,8 +106,8 @@ class Trials:
 
     def summary(self, ci: float | None = 0.95) -> Table:
         """Per k from 1 to :attr:`max_k`: pass@k and pass^k averaged over tasks,
-        each with a t interval over tasks (``ci=None``: without)."""
-        from agentmetrics._summary import clip_rate
+        each with a t interval over tasks, clipped to [0, 1] as both are
+        chances (``ci=None``: without)."""
         from agentmetrics.stats._intervals import mean_interval
 
         rows = []
@@ -118,8 +118,8 @@ class Trials:
                 if ci is None:
                     row.append(float(values.mean()))
                 else:
-                    bar = mean_interval(values, ci=ci)
-                    row.extend([bar.estimate, clip_rate(bar.low), clip_rate(bar.high)])
+                    bar = mean_interval(values, ci=ci, bounds=(0.0, 1.0))
+                    row.extend([bar.estimate, bar.low, bar.high])
             rows.append(tuple(row))
         if ci is None:
             return Table(("k", "pass@k", "pass^k"), rows, title=self._title())

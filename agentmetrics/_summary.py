@@ -1,5 +1,10 @@
 """The summary table of an evaluation, with error bars; the grouping labels it
-(and repeated trials) read from the cases."""
+(and repeated trials) read from the cases.
+
+Whatever the method (t, cluster-robust t, bootstrap; from the scores or from
+merged moments), a mean's interval is clipped to the metric's ``value_range``
+and a pass rate's to [0, 1]: the mean cannot leave the range its values take,
+so the interval says nothing by reaching past it."""
 
 from __future__ import annotations
 
@@ -95,7 +100,8 @@ def summary_table(
     resamples: int,
     seed: int,
 ) -> Table:
-    """The summary of ``result``, whose metrics' totals are ``moments``."""
+    """The summary of ``result``, whose metrics' totals are ``moments``; the
+    mean's intervals clipped to each metric's ``value_range``."""
     from agentmetrics.stats._intervals import _check_ci, mean_interval
 
     if method not in ("clt", "bootstrap"):
@@ -133,7 +139,13 @@ def summary_table(
 
 def _row(stats: MetricMoments, se: float, mean_low: float, mean_high: float,
          pass_low: float, pass_high: float) -> tuple[Any, ...]:
+    """One metric's summary row. Every interval of every summary is bounded
+    here: the mean's to the metric's ``value_range`` (the values it can take),
+    the pass rate's to [0, 1]."""
+    from agentmetrics.stats._intervals import clip_to
+
     pass_rate = stats.passed / stats.n if stats.n else math.nan
+    mean_low, mean_high = clip_to(mean_low, mean_high, stats.value_range, stats.mean)
     return (stats.label, stats.n, stats.mean, se, mean_low, mean_high, stats.std, stats.low,
             stats.high, pass_rate, clip_rate(pass_low), clip_rate(pass_high), stats.passed,
             stats.errors, stats.threshold)
@@ -146,8 +158,9 @@ def clip_rate(bound: float) -> float:
 
 
 def moments_table(moments: Sequence[MetricMoments], ci: float | None) -> Table:
-    """The summary from each metric's moments: a t interval for the mean, Wilson's
-    for the pass rate (``ci=None``: no intervals)."""
+    """The summary from each metric's moments: a t interval for the mean (clipped
+    to the metric's ``value_range``), Wilson's for the pass rate (``ci=None``:
+    no intervals)."""
     from agentmetrics.stats._distributions import t_ppf
     from agentmetrics.stats._intervals import _check_ci, proportion_interval
 
@@ -182,8 +195,8 @@ def clustered_table(moments: Sequence[MetricMoments], clusters: Sequence[Cluster
                     ci: float) -> Table:
     """The summary with cluster-robust t intervals, from sums per cluster: what
     ``summary(cluster=...)`` computes from the scores themselves (CR1, G/(G-1),
-    t with G-1 degrees of freedom; the mean over scored cases, the pass rate
-    over all)."""
+    t with G-1 degrees of freedom; the mean over scored cases, clipped to the
+    metric's ``value_range``, the pass rate over all, clipped to [0, 1])."""
     from agentmetrics.stats._intervals import _check_ci
 
     ci = _check_ci(ci)

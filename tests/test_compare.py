@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import agentmetrics as am
 from agentmetrics.cli import main
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
-from agentmetrics.stats import mcnemar_exact
+from agentmetrics.stats import mcnemar_exact, paired_difference
 
 EXPECTED = ["GetOrder", "CancelOrder", "IssueRefund"]
 
@@ -468,3 +468,139 @@ def test_the_saved_results_reader_reads_or_refuses(tmp_path_factory, lines):
     else:
         expected = sum(1 for line in "\n".join(lines).split("\n") if line.strip(" \t\r\n"))
     assert rows == expected
+
+
+# -- the difference's interval within the metric's range ---------------------------------
+
+
+class GivenScore(am.Metric):
+    """Scores each case with its ``metadata["score"]``."""
+
+    name: ClassVar[str] = "given_score"
+
+    def measure(self, case):
+        return case.metadata["score"], "given"
+
+
+class HalfScore(GivenScore):
+    """A metric whose scores cannot exceed one half."""
+
+    name: ClassVar[str] = "half_score"
+    value_range: ClassVar[tuple[float, float]] = (0.0, 0.5)
+
+
+class MiddleScore(GivenScore):
+    name: ClassVar[str] = "middle_score"
+    value_range: ClassVar[tuple[float, float]] = (0.25, 0.75)
+
+
+def _given(scores, metric_class):
+    cases = [am.AgentTestCase(metadata={"id": f"c{i}", "score": float(score)})
+             for i, score in enumerate(scores)]
+    return am.evaluate(cases, metric_class())
+
+
+def _width(metric_class):
+    low, high = metric_class.value_range
+    return high - low
+
+
+@pytest.mark.parametrize("metric_class, before, after", [
+    (GivenScore, [0.0, 0.1, 0.0], [1.0, 1.0, 0.2]),     # plain t: [-0.383, 1.783]
+    (GivenScore, [1.0, 0.9, 1.0], [0.0, 0.0, 0.8]),     # plain t: [-1.783, 0.383]
+    (HalfScore, [0.0, 0.05, 0.0], [0.5, 0.5, 0.1]),     # plain t: [-0.192, 0.892]
+    (MiddleScore, [0.25, 0.3, 0.25], [0.75, 0.75, 0.35]),  # plain t: [-0.192, 0.892]
+])
+def test_a_small_difference_near_the_edge_has_its_interval_clipped(metric_class, before,
+                                                                   after):
+    """The finding: compare()'s difference was a plain t interval, reaching past
+    what a difference of two of the metric's scores can be."""
+    width = _width(metric_class)
+    plain = scipy.stats.ttest_rel(after, before).confidence_interval(0.95)
+    assert plain.low < -width or plain.high > width  # the finding, reproduced
+    m = am.compare(_given(before, metric_class), _given(after, metric_class))[
+        metric_class.name]
+    d = m.difference
+    assert -width <= d.low <= d.mean <= d.high <= width
+    expected = (max(plain.low, -width), min(plain.high, width))
+    assert (d.low, d.high) == pytest.approx(expected, rel=1e-9)
+    assert d.mean == pytest.approx(np.mean(np.subtract(after, before)))
+    assert m.verdict == "no clear difference"  # clipping never moves an end across 0
+
+
+def test_saved_results_are_clipped_to_the_registered_metric_range(tmp_path):
+    from agentmetrics.registry import register_metric
+
+    def saved(name, label, values):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps({
+            "case": i, "id": f"c{i}", "metric": label, "value": value, "passed": value >= 0.5,
+            "threshold": 0.5, "reason": "given", "error": None, "higher_is_better": True,
+        }) + "\n" for i, value in enumerate(values)), encoding="utf-8")
+        return str(path)
+
+    before, after = [0.0, 0.05, 0.0], [0.5, 0.5, 0.1]
+    # Unknown to the registry: scores are in [0, 1], so differences within +-1.
+    unknown = am.compare(saved("b.jsonl", "half_score", before),
+                         saved("c.jsonl", "half_score", after))["half_score"].difference
+    assert unknown.high == pytest.approx(0.892, abs=1e-3)
+    register_metric(HalfScore)
+    known = am.compare(saved("b.jsonl", "half_score", before),
+                       saved("c.jsonl", "half_score", after))["half_score"].difference
+    assert (known.low, known.high) == (unknown.low, 0.5)
+    # Scores the registered class could not give: the range falls back to [0, 1].
+    wide = am.compare(saved("b.jsonl", "half_score", [0.0, 0.1, 0.0]),
+                      saved("c.jsonl", "half_score", [1.0, 1.0, 0.2]))["half_score"]
+    assert wide.difference.high == 1.0
+    # ... and beyond that, to no clipping at all.
+    raw = am.compare(saved("b.jsonl", "half_score", [0.0, 1.0, 0.0]),
+                     saved("c.jsonl", "half_score", [80.0, 70.0, 90.0]))["half_score"]
+    assert raw.difference.high > 100
+
+
+_PAIRS = st.sampled_from([GivenScore, HalfScore, MiddleScore]).flatmap(
+    lambda cls: st.tuples(
+        st.just(cls),
+        st.lists(st.tuples(st.floats(*cls.value_range), st.floats(*cls.value_range)),
+                 max_size=12),
+        st.sampled_from([0.8, 0.9, 0.95, 0.99]),
+        st.sampled_from(["t", "permutation"])))
+
+
+@settings(max_examples=FUZZ, deadline=None)
+@given(_PAIRS)
+def test_every_difference_interval_lies_within_the_metric_width(drawn):
+    metric_class, pairs, ci, method = drawn
+    before = [b for b, _ in pairs]
+    after = [a for _, a in pairs]
+    m = am.compare(_given(before, metric_class), _given(after, metric_class), ci=ci,
+                   method=method)[metric_class.name]
+    d = m.difference
+    width = _width(metric_class)
+    if math.isnan(d.low) or math.isnan(d.high):
+        assert math.isnan(d.low) and math.isnan(d.high)  # NaN stays NaN
+        return
+    assert -width <= d.low <= d.mean <= d.high <= width, (d, width)
+    plain = paired_difference(before, after, ci=ci, method=method)
+    assert (d.mean, d.se, d.p_value) == (plain.mean, plain.se, plain.p_value)  # untouched
+    assert (d.low > 0, d.high < 0) == (plain.low > 0, plain.high < 0)  # same verdict
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("metric_class", [GivenScore, HalfScore, MiddleScore])
+def test_the_clipped_difference_is_scipys_interval_clipped(metric_class, seed):
+    """Against an independent reference: SciPy's paired t interval, then np.clip."""
+    rng = np.random.default_rng(seed)
+    low, high = metric_class.value_range
+    n = int(rng.integers(2, 8))
+    before = low + (high - low) * rng.beta(0.4, 4.0, size=n)  # near the bottom ...
+    after = low + (high - low) * rng.beta(4.0, 0.4, size=n)   # ... against near the top
+    ci = float(rng.choice([0.8, 0.9, 0.95, 0.99]))
+    width = high - low
+    reference = scipy.stats.ttest_rel(after, before).confidence_interval(ci)
+    expected = tuple(np.clip([reference.low, reference.high], -width, width))
+    ours = paired_difference(before, after, ci=ci, bounds=(low, high))
+    assert (ours.low, ours.high) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+    compared = am.compare(_given(before, metric_class), _given(after, metric_class),
+                          ci=ci)[metric_class.name].difference
+    assert (compared.low, compared.high) == pytest.approx(expected, rel=1e-9, abs=1e-12)

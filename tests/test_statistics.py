@@ -12,6 +12,7 @@ import itertools
 import math
 import os
 from fractions import Fraction
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -34,6 +35,7 @@ from agentmetrics.stats import (
     proportion_interval,
     sample_size,
 )
+from agentmetrics.partition import Aggregate
 from agentmetrics.stats import _intervals
 
 EXAMPLES = int(os.environ.get("AGENTMETRICS_FUZZ_EXAMPLES", "200"))
@@ -524,7 +526,7 @@ def test_summary_intervals_leave_out_errors_from_the_mean_only():
     result = am.evaluate(cases, "tool_selection_accuracy", errors="record")
     row = result.summary()[0]
     assert (row["n"], row["errors"], row["passed"]) == (4, 1, 2)
-    bar = mean_interval([1.0, 0.0, 1.0])
+    bar = mean_interval([1.0, 0.0, 1.0], bounds=(0.0, 1.0))  # the t interval reaches below 0
     assert (row["mean"], row["mean_low"]) == (pytest.approx(2 / 3), bar.low)
     low, high = proportion_confint(2, 4, method="wilson")
     assert (row["pass_low"], row["pass_high"]) == pytest.approx((low, high))
@@ -641,3 +643,195 @@ def test_trials_of_one_task_have_no_interval_rather_than_zero_to_one():
     assert row["pass@k"] == 1.0
     assert all(math.isnan(row[key]) for key in ("pass@k_low", "pass@k_high", "pass^k_low",
                                                 "pass^k_high"))
+
+
+# -- intervals within the metric's range ----------------------------------------------
+
+
+class GivenScore(am.Metric):
+    """Scores each case with its ``metadata["score"]``: any values, for the properties."""
+
+    name: ClassVar[str] = "given_score"
+
+    def measure(self, case):
+        return case.metadata["score"], "given"
+
+
+class HalfScore(GivenScore):
+    """A metric whose scores cannot exceed one half."""
+
+    name: ClassVar[str] = "half_score"
+    value_range: ClassVar[tuple[float, float]] = (0.0, 0.5)
+
+
+class MiddleScore(GivenScore):
+    name: ClassVar[str] = "middle_score"
+    value_range: ClassVar[tuple[float, float]] = (0.25, 0.75)
+
+
+def _scored(scores, metric_class, tasks=None):
+    cases = [am.AgentTestCase(metadata={"id": f"c{i}", "score": float(score),
+                                        "task": f"t{i % 3}" if tasks is None else tasks[i]})
+             for i, score in enumerate(scores)]
+    return am.evaluate(cases, metric_class())
+
+
+def _summaries(result, ci=0.95, resamples=2_000):
+    """Every summary a result has, by name: from the scores and from its aggregate."""
+    tasks = [case.metadata["task"] for case in result.batch.cases]
+    aggregate = Aggregate.from_result(result, clusters=tasks)
+    return {
+        "t": result.summary(ci),
+        "clustered": result.summary(ci, cluster="task"),
+        "bootstrap": result.summary(ci, method="bootstrap", resamples=resamples),
+        "cluster bootstrap": result.summary(ci, cluster="task", method="bootstrap",
+                                            resamples=resamples),
+        "aggregate": aggregate.summary(ci),
+        "aggregate, clustered": aggregate.summary(ci, clustered=True),
+        "aggregate, read back": Aggregate.from_json(aggregate.to_json()).summary(ci),
+    }
+
+
+@pytest.mark.parametrize("metric_class, scores, clipped", [
+    (GivenScore, [0.0, 0.0, 0.0, 0.3], "low"),     # plain t: [-0.164, 0.314]
+    (GivenScore, [1.0, 1.0, 0.7], "high"),         # plain t: [0.470, 1.330]
+    (HalfScore, [0.5, 0.5, 0.5, 0.2], "high"),     # plain t: [0.186, 0.664]
+    (MiddleScore, [0.25, 0.25, 0.25, 0.55], "low"),  # plain t: [0.086, 0.564]
+])
+def test_a_small_sample_near_the_edge_has_its_interval_clipped(metric_class, scores, clipped):
+    """The finding: the summary's mean interval was a plain t interval, reaching
+    past the metric's range for a few scores near one end of it."""
+    low, high = metric_class.value_range
+    plain = mean_interval(scores)
+    assert plain.low < low if clipped == "low" else plain.high > high  # the finding, reproduced
+    for name, table in _summaries(_scored(scores, metric_class)).items():
+        row = table[0]
+        assert low <= row["mean_low"] <= row["mean"] <= row["mean_high"] <= high, name
+        if name in ("t", "aggregate", "aggregate, read back"):
+            edge = ((low, plain.high) if clipped == "low" else (plain.low, high))
+            assert (row["mean_low"], row["mean_high"]) == edge, name
+    trials = _scored(scores, metric_class).trials(by="task").summary()
+    assert all(0.0 <= trials[0][key] <= 1.0 for key in ("pass@k_low", "pass@k_high"))
+
+
+_RANGED = st.sampled_from([GivenScore, HalfScore, MiddleScore]).flatmap(
+    lambda cls: st.tuples(
+        st.just(cls),
+        st.lists(st.tuples(st.floats(*cls.value_range), st.integers(0, 3)), max_size=12),
+        st.sampled_from(LEVELS)))
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(_RANGED)
+def test_every_summary_interval_lies_within_the_metric_range(drawn):
+    metric_class, pairs, ci = drawn
+    scores = [score for score, _ in pairs]
+    result = _scored(scores, metric_class, tasks=[f"t{task}" for _, task in pairs])
+    low, high = metric_class.value_range
+    for name, table in _summaries(result, ci, resamples=200).items():
+        row = table[0]
+        bounds = (row["mean_low"], row["mean_high"])
+        if any(math.isnan(bound) for bound in bounds):
+            assert all(math.isnan(bound) for bound in bounds), name  # NaN stays NaN
+            continue
+        assert low <= row["mean_low"] <= row["mean_high"] <= high, (name, bounds)
+        if "bootstrap" not in name:  # a percentile interval need not hold the mean
+            assert row["mean_low"] <= row["mean"] <= row["mean_high"], (name, bounds)
+        assert 0.0 <= row["pass_low"] <= row["pass_high"] <= 1.0, name
+        assert row["mean"] == result.summary(None)[0]["mean"]  # the estimate is untouched
+
+
+@pytest.mark.parametrize("ci", LEVELS)
+@pytest.mark.parametrize("n", [2, 3, 5, 12, 40])
+@pytest.mark.parametrize("metric_class, shape", [(GivenScore, (0.4, 6.0)),
+                                                 (HalfScore, (5.0, 0.4)),
+                                                 (MiddleScore, (0.5, 3.0))])
+def test_the_clipped_interval_is_the_t_interval_clipped(metric_class, shape, n, ci):
+    """Against an independent reference: SciPy's t interval, then np.clip."""
+    low, high = metric_class.value_range
+    rng = np.random.default_rng(n)
+    values = low + (high - low) * rng.beta(*shape, size=n)  # skewed towards one end
+    t_low, t_high = scipy.stats.t.interval(ci, n - 1, loc=values.mean(),
+                                           scale=scipy.stats.sem(values))
+    expected = np.clip([t_low, t_high], low, high)
+    ours = mean_interval(values, ci=ci, bounds=(low, high))
+    assert (ours.low, ours.high) == pytest.approx(tuple(expected), rel=1e-9, abs=1e-12)
+    assert ours.estimate == pytest.approx(values.mean(), rel=1e-12)
+    assert ours.se == pytest.approx(scipy.stats.sem(values), rel=1e-12)  # never changed
+    row = _scored(values, metric_class).summary(ci)[0]
+    assert (row["mean_low"], row["mean_high"]) == pytest.approx(tuple(expected), rel=1e-9,
+                                                                abs=1e-12)
+    clustered = mean_interval(values, cluster=range(n), ci=ci, bounds=(low, high))
+    assert (clustered.low, clustered.high) == pytest.approx(tuple(expected), rel=1e-9,
+                                                            abs=1e-12)
+
+
+def test_raw_values_are_not_clipped_unless_bounds_are_given():
+    values = [0.5, 0.75, 1.0, 1.0]
+    assert mean_interval(values, ci=0.9).high > 1.0  # no range known: none assumed
+    bar = mean_interval(values, ci=0.9, bounds=(0.0, 1.0))
+    assert (bar.estimate, bar.high) == (0.8125, 1.0)
+    assert bar.se == mean_interval(values, ci=0.9).se
+    assert mean_interval(values, ci=0.9, bounds=[0, 1]) == bar
+    assert mean_interval([2.0, 7.0, 30.0], bounds=(0.0, 100.0)).low == 0.0  # any scale
+    nan = mean_interval([0.5], bounds=(0.0, 1.0))
+    assert nan.estimate == 0.5 and math.isnan(nan.low) and math.isnan(nan.high)
+    assert math.isnan(mean_interval([], bounds=(0.0, 1.0)).low)
+    assert math.isnan(mean_interval([0.1, 0.9], cluster=["a", "a"], bounds=(0, 1)).high)
+
+
+@pytest.mark.parametrize("bounds, message", [
+    ((1.0, 0.0), r"bounds: expected low < high, got tuple \(1.0, 0.0\)"),
+    ((0.5, 0.5), "bounds: expected low < high"),
+    ((0.0,), r"bounds: expected a \(low, high\) pair, got tuple"),
+    ("01", "bounds: expected a .* pair, got str"),
+    (1.0, "bounds: expected a .* pair, got float"),
+    ((0.0, float("nan")), "bounds: expected two finite numbers"),
+    ((0.0, math.inf), "bounds: expected two finite numbers"),
+    ((False, True), "bounds: expected two finite numbers"),
+    ((0.0, "1"), "bounds: expected two finite numbers"),
+])
+def test_bounds_are_checked(bounds, message):
+    with pytest.raises(InvalidParameterError, match=message) as raised:
+        mean_interval([0.5, 0.6], bounds=bounds)
+    assert "Fix: pass the range the values can take" in str(raised.value)
+    with pytest.raises(InvalidParameterError, match=message):
+        paired_difference([0.5, 0.6], [0.5, 0.7], bounds=bounds)
+
+
+def test_values_outside_the_bounds_are_refused():
+    with pytest.raises(InvalidParameterError,
+                       match=r"values: expected values within bounds=\(0, 0.5\), got 0.7 "
+                             r"at position 1\. Fix"):
+        mean_interval([0.1, 0.7], bounds=(0.0, 0.5))
+    with pytest.raises(InvalidParameterError, match="candidate: expected values within"):
+        paired_difference([0.1, 0.2], [0.1, 1.2], bounds=(0.0, 1.0))
+
+
+@pytest.mark.parametrize("bounds, flip", [((0.0, 1.0), False), ((0.0, 0.5), True)])
+def test_clipped_intervals_still_cover_near_a_boundary(bounds, flip):
+    """Three scores skewed towards the bottom of the range (or, for a metric of
+    range (0, 0.5), towards its top): the t interval reaches past the range
+    in about half the data sets. Clipping cuts off only values the mean
+    cannot take, so no data set's outcome changes and the coverage stays at
+    the nominal 95% (it could only rise). 10,000 data sets: the t interval of
+    three skewed scores covers about 94.3%, so the estimate must be close."""
+    rng = np.random.default_rng(31)
+    low, high = bounds
+    a, b = 3.0, 6.0
+    true = high - (high - low) * a / (a + b) if flip else low + (high - low) * a / (a + b)
+    plain_hits, clipped_hits, reaching_past = [], [], 0
+    datasets = 5 * DATASETS
+    for _ in range(datasets):
+        draws = rng.beta(a, b, size=3)
+        values = high - (high - low) * draws if flip else low + (high - low) * draws
+        plain = mean_interval(values)
+        bar = mean_interval(values, bounds=bounds)
+        reaching_past += plain.low < low or plain.high > high
+        assert low <= bar.low <= bar.estimate <= bar.high <= high
+        assert plain.low <= bar.low and bar.high <= plain.high
+        plain_hits.append(plain.low <= true <= plain.high)
+        clipped_hits.append(bar.low <= true <= bar.high)
+    assert reaching_past / datasets > 0.4
+    assert clipped_hits == plain_hits
+    _coverage(clipped_hits)

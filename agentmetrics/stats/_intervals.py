@@ -12,6 +12,15 @@
   on how often each distinct value (or cluster) is drawn, and those counts are
   drawn at once, multinomially, for every resample.
 - A pass rate: Wilson's score interval.
+
+Clipping: a mean cannot leave the range its values can take, so neither
+should its interval. ``mean_interval(..., bounds=(low, high))`` clips the
+interval to it (``summary()`` passes each metric's ``value_range``), and
+``paired_difference(..., bounds=(low, high))`` clips the interval of a
+difference to ``[-(high - low), high - low]``. The true value lies in that
+range, so clipping removes only values it cannot take: coverage is unchanged,
+the interval only narrower. Without ``bounds`` (the default) nothing is
+clipped, since raw values carry no range.
 """
 
 from __future__ import annotations
@@ -25,12 +34,15 @@ import numpy as np
 import numpy.typing as npt
 
 from agentmetrics.errors import InvalidParameterError
-from agentmetrics._exact import mean_and_variance
+from agentmetrics._exact import ExactSum, mean_and_variance
 from agentmetrics.stats._distributions import norm_ppf, t_ppf
 
-__all__ = ["Interval", "mean_interval", "proportion_interval"]
+__all__ = ["Bounds", "Interval", "clip_to", "difference_bounds", "mean_interval",
+           "proportion_interval"]
 
 Method = Literal["clt", "bootstrap"]
+#: ``(low, high)``: the range values can take, to clip an interval to.
+Bounds = tuple[float, float]
 #: Resample counts are drawn multinomially for up to this many distinct values
 #: (or clusters), or when there are this many times as many cases as distinct
 #: values; otherwise case by case (a multinomial draw costs about 25 times an
@@ -47,7 +59,8 @@ class Interval:
     ``n`` counts the observations (cases); ``clusters`` the clusters when the
     interval accounts for them. For the bootstrap, ``se`` is the standard
     deviation of the resampled means. It is NaN wherever too few observations
-    leave it undefined.
+    leave it undefined. ``low`` and ``high`` lie within the ``bounds`` the
+    interval was asked for, if any.
     """
 
     estimate: float
@@ -95,6 +108,77 @@ def _cluster_codes(clusters: Sequence[Any] | npt.NDArray[Any], n: int) -> npt.ND
         raise InvalidParameterError("cluster: labels must be hashable (task ids, names).") from None
 
 
+def _check_bounds(bounds: object, parameter: str = "bounds") -> Bounds | None:
+    """``bounds`` as a ``(low, high)`` pair of floats, or None (no clipping)."""
+    if bounds is None:
+        return None
+    fix = (f"Fix: pass the range the values can take, e.g. {parameter}=(0.0, 1.0) (a "
+           f"metric's value_range), or {parameter}=None not to clip.")
+    if (isinstance(bounds, (str, bytes)) or not isinstance(bounds, (tuple, list, np.ndarray))
+            or len(bounds) != 2):
+        raise InvalidParameterError(
+            f"{parameter}: expected a (low, high) pair, got {_shown(bounds)}. {fix}")
+    if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer,
+                                                                 np.floating))
+           or not math.isfinite(v) for v in bounds):
+        raise InvalidParameterError(
+            f"{parameter}: expected two finite numbers (low, high), got {_shown(bounds)}. "
+            f"{fix}")
+    low, high = float(bounds[0]), float(bounds[1])
+    if not low < high:
+        raise InvalidParameterError(
+            f"{parameter}: expected low < high, got {_shown(bounds)}. {fix}")
+    return low, high
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text[:57] + '...' if len(text) > 60 else text}"
+
+
+def _check_within(data: npt.NDArray[np.float64], bounds: Bounds, parameter: str) -> None:
+    """Refuse values outside ``bounds``: clipping to a range the values leave
+    could cut the estimate itself out of its interval."""
+    low, high = bounds
+    outside = np.flatnonzero((data < low) | (data > high))
+    if len(outside):
+        first = int(outside[0])
+        raise InvalidParameterError(
+            f"{parameter}: expected values within bounds=({low:g}, {high:g}), got "
+            f"{float(data[first])!r} at position {first}. Fix: give bounds the range the "
+            f"values can take, or bounds=None not to clip.")
+
+
+def clip_to(low: float, high: float, bounds: Bounds | None,
+            estimate: float) -> tuple[float, float]:
+    """``(low, high)`` clipped to ``bounds`` (None: unchanged). NaN (too little
+    data) stays NaN, and the estimate is never cut out of its interval: the
+    bounds are widened to hold it (a no-op for an estimate of values within
+    them)."""
+    if bounds is None:
+        return low, high
+    floor, ceiling = bounds
+    if not math.isnan(estimate):
+        floor, ceiling = min(floor, estimate), max(ceiling, estimate)
+    return (low if math.isnan(low) else min(ceiling, max(floor, low)),
+            high if math.isnan(high) else min(ceiling, max(floor, high)))
+
+
+def difference_bounds(bounds: Bounds | None) -> Bounds | None:
+    """The range of a difference of two values within ``bounds``: its width either way."""
+    if bounds is None:
+        return None
+    width = bounds[1] - bounds[0]
+    return -width, width
+
+
+def _clipped(interval: Interval, bounds: Bounds | None) -> Interval:
+    if bounds is None:
+        return interval
+    low, high = clip_to(interval.low, interval.high, bounds, interval.estimate)
+    return attrs.evolve(interval, low=low, high=high)
+
+
 def _nan_interval(estimate: float, ci: float, n: int, method: str,
                   clusters: int | None = None) -> Interval:
     return Interval(estimate, math.nan, math.nan, math.nan, ci, n, method, clusters)
@@ -108,6 +192,7 @@ def mean_interval(
     method: Method = "clt",
     resamples: int = 10_000,
     seed: int = 0,
+    bounds: Bounds | None = None,
 ) -> Interval:
     """The mean of ``values`` with its standard error and a ``ci`` interval.
 
@@ -115,19 +200,34 @@ def mean_interval(
     independent, and the interval accounts for it. ``method``: ``"clt"`` (a t
     interval) or ``"bootstrap"`` (``resamples`` seeded resamples, percentile
     interval; clusters resampled whole).
+
+    ``bounds``: ``(low, high)``, the range the values can take (a metric's
+    ``value_range``, ``(0.0, 1.0)`` for scores); the interval is clipped to it,
+    since the mean cannot leave it either (a t interval of a few scores near
+    0 otherwise reaches below 0). Values outside ``bounds`` are refused. The
+    default, None, clips nothing: raw values carry no range, and any range
+    assumed for them ([0, 1], say, for latencies) could be wrong.
+    ``summary()`` passes each metric's ``value_range``. The estimate and the
+    standard error are never changed; NaN (too little data) stays NaN.
     """
     ci = _check_ci(ci)
     data = _values(values)
     n = len(data)
     if method not in ("clt", "bootstrap"):
         raise InvalidParameterError(f"method: expected 'clt' or 'bootstrap', got {method!r}.")
+    limits = _check_bounds(bounds)
+    if limits is not None:
+        _check_within(data, limits, "values")
     if n == 0:
         return _nan_interval(math.nan, ci, 0, method)
-    mean = float(np.mean(data))
     codes = None if cluster is None else _cluster_codes(cluster, n)
     groups = None if codes is None else int(codes.max()) + 1
+    if method == "bootstrap" or codes is not None:
+        # Correctly rounded, as the t interval's below: the mean of values within
+        # bounds stays within them (numpy's sum can round past them).
+        mean = ExactSum().add(data).mean
     if method == "bootstrap":
-        return _bootstrap(data, codes, ci, resamples, seed, mean, groups)
+        return _clipped(_bootstrap(data, codes, ci, resamples, seed, mean, groups), limits)
     if codes is None:
         # Exact moments: the same numbers as a summary merged from partitions.
         mean, variance = mean_and_variance(data, 1)
@@ -143,8 +243,8 @@ def mean_interval(
         se = math.sqrt(groups / (groups - 1) * float(np.dot(residual_sums, residual_sums))) / n
         df = groups - 1
     half = t_ppf(0.5 + ci / 2, df) * se
-    return Interval(mean, se, mean - half, mean + half, ci, n,
-                    "clt" if codes is None else "clt, clustered", groups)
+    return _clipped(Interval(mean, se, mean - half, mean + half, ci, n,
+                             "clt" if codes is None else "clt, clustered", groups), limits)
 
 
 def _bootstrap(data: npt.NDArray[np.float64], codes: npt.NDArray[np.intp] | None, ci: float,

@@ -6,6 +6,10 @@
   cases, else over seeded random flips).
 - McNemar's exact test on pass/fail flips: of the cases whose outcome
   changed, are regressions more frequent than improvements than chance allows?
+
+Given the range the values can take (``bounds``, a metric's ``value_range``),
+the interval of the difference is clipped to what a difference of two such
+values can be, ``[-(high - low), high - low]``.
 """
 
 from __future__ import annotations
@@ -18,9 +22,18 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from agentmetrics._exact import ExactSum
 from agentmetrics.errors import InvalidParameterError
 from agentmetrics.stats._distributions import binom_test_two_sided, t_ppf, t_sf
-from agentmetrics.stats._intervals import _check_ci, _values
+from agentmetrics.stats._intervals import (
+    Bounds,
+    _check_bounds,
+    _check_ci,
+    _check_within,
+    _values,
+    clip_to,
+    difference_bounds,
+)
 
 __all__ = ["Difference", "mcnemar_exact", "paired_difference"]
 
@@ -55,11 +68,20 @@ def paired_difference(
     method: Literal["t", "permutation"] = "t",
     resamples: int = 10_000,
     seed: int = 0,
+    bounds: Bounds | None = None,
 ) -> Difference:
     """``candidate - baseline``, case by case: the mean difference with a t
     interval, and a two-sided p-value from the paired t test (``"t"``) or a
     sign-flip permutation test (``"permutation"``: exact up to 16 non-zero
-    differences, else ``resamples`` seeded random flips)."""
+    differences, else ``resamples`` seeded random flips).
+
+    ``bounds``: ``(low, high)``, the range both sides' values can take (a
+    metric's ``value_range``); the interval of the difference is then clipped
+    to ``[-(high - low), high - low]``, the differences such values can have.
+    Values outside ``bounds`` are refused. The default, None, clips nothing:
+    raw values carry no range. :func:`agentmetrics.compare` passes the
+    metric's. The mean, standard error and p-value are never changed.
+    """
     ci = _check_ci(ci)
     before, after = _values(baseline), _values(candidate)
     if before.shape != after.shape:
@@ -68,11 +90,16 @@ def paired_difference(
             f"{len(before)} and {len(after)}.")
     if method not in ("t", "permutation"):
         raise InvalidParameterError(f"method: expected 't' or 'permutation', got {method!r}.")
+    limits = _check_bounds(bounds)
+    if limits is not None:
+        _check_within(before, limits, "baseline")
+        _check_within(after, limits, "candidate")
     differences = after - before
     n = len(differences)
     if n == 0:
         return Difference(math.nan, math.nan, math.nan, math.nan, ci, 0, math.nan, method)
-    mean = float(differences.mean())
+    # Correctly rounded: the mean of differences within +-width stays within it.
+    mean = ExactSum().add(differences).mean
     if n < 2:
         return Difference(mean, math.nan, math.nan, math.nan, ci, 1, math.nan, method)
     se = float(differences.std(ddof=1)) / math.sqrt(n)
@@ -81,7 +108,8 @@ def paired_difference(
         p_value = _t_p_value(mean, se, n - 1)
     else:
         p_value = _sign_flip_p_value(differences, resamples, seed)
-    return Difference(mean, se, mean - half, mean + half, ci, n, p_value,
+    low, high = clip_to(mean - half, mean + half, difference_bounds(limits), mean)
+    return Difference(mean, se, low, high, ci, n, p_value,
                       "paired t" if method == "t" else "sign-flip permutation")
 
 
