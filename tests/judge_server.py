@@ -14,7 +14,9 @@ Standard library only: asyncio streams on a loop of the server's own, in a
 daemon thread, so blocking test code and any number of client event loops can
 talk to it. Connections are kept alive (HTTP/1.1, Content-Length or chunked
 request bodies, Content-Length responses), and a listen backlog of 4096 lets a
-burst of concurrent connections in without the kernel dropping SYNs.
+burst of concurrent connections in without the kernel dropping SYNs. The
+hostile directives (below) stream their answers piece by piece, as the client
+reads them, and close the connection after.
 
 Protocol
 --------
@@ -47,7 +49,8 @@ Tokens in the user message (so, in a case's ``input``) change the answer::
 
     [[fault:ACTION(:OPTION)*]]
 
-    ACTION  NNN                HTTP status NNN (400-599) with an OpenAI error body
+    ACTION  NNN                HTTP status NNN: 400-599 with an OpenAI error body,
+                               300-399 (a redirect: see location=) with a text one
             timeout=S          wait S seconds, then answer normally (if the client
                                still listens): for client-side timeouts
             malformed[=KIND]   200, content that is not one JSON object; KIND from
@@ -58,12 +61,39 @@ Tokens in the user message (so, in a case's ``input``) change the answer::
                                chat.completion; KIND from BAD_BODIES
             drop               close the connection without answering (FIN)
             reset              abort the connection without answering (RST)
+    hostile (the answer is streamed; the connection is closed after it):
+            drip=S             200 and the normal answer's headers (its whole
+                               Content-Length), then its body one byte every S
+                               seconds (with bytes=N: the first N bytes so, then
+                               the rest at once)
+            endless[=S]        200, chunked: the start of a chat.completion, then
+                               chunks of 1,024 spaces, one every S seconds (default
+                               0: as fast as the client reads), never an end
+            endless-1xx[=S]    "102 Processing" interim responses, one every S
+                               seconds (default 0.01), never a final one
+            huge=N             200, the normal answer with whitespace before its
+                               last "}" (still valid JSON), N bytes in all;
+                               Content-Length: N unless chunked or close
+            gzip-bomb=N        200, Content-Encoding: gzip: that N-byte answer,
+                               compressed (~1 KB per MB); Content-Length of the
+                               compressed body unless chunked or close
+            bad-header[=KIND]  a response whose head (or framing) breaks HTTP/1.1;
+                               KIND from BAD_HEADERS (default "status-line")
+            drop-mid-body[=N]  200 and the normal answer's Content-Length, N bytes
+                               of its body (default: half), then FIN
     OPTION  xN                 only N attempts fail this way, then the next
                                directive (or a normal answer) takes over
             retry-after=V      (status) send "Retry-After: V", V verbatim
             retry-after-date=S (status) send Retry-After as the HTTP date S s ahead
             retry-after-ms=M   (status) send "retry-after-ms: M" (OpenAI's header)
             pad=N              (status) append N "x" to the error message
+            location=URL       (status) send "Location: URL", URL percent-decoded
+                               (write ":" as %3A: a bare one ends the option)
+            bytes=N            (drip) drip only the first N bytes of the body
+            chunked            (huge, gzip-bomb, drop-mid-body) no Content-Length:
+                               a chunked body (drop-mid-body: no last chunk)
+            close              (huge, gzip-bomb, endless) no Content-Length: the
+                               body ends when the connection closes
 
 Directives apply in the order written, attempt by attempt:
 ``[[fault:500:x1]][[fault:429:retry-after=0.2:x2]]`` fails attempt 1 with 500,
@@ -82,9 +112,21 @@ response is written, so a client that has its answer sees them;
 ``requests`` the recorded requests (the last 10,000: method, path, headers,
 JSON body, case key, attempt, what was done, monotonic time received);
 ``connections`` connections accepted; ``max_in_flight`` the most requests
-being handled at once; ``errors`` what went wrong on the server side (bad
-directives, handler crashes): a test can assert it is empty. ``reset()``
-zeroes them all.
+being handled at once; ``sent[key]`` the bytes of streamed (hostile) bodies
+written per case key, as they go on the wire (compressed for gzip-bomb,
+without the chunked framing), each piece counted as it is handed to the
+socket (so never less than the client has; a piece the socket then fails
+to send still counts);
+``cut_off[key]`` the streamed answers per case key whose client closed the
+connection before the server had written all of it; ``errors`` what went
+wrong on the server side (bad directives, handler crashes): a test can
+assert it is empty. ``reset()`` zeroes them all.
+
+A streamed answer that carries a complete normal verdict (drip, huge,
+gzip-bomb) counts in ``answered`` once its last byte is about to be written,
+so ``answered`` still means "a whole verdict was sent" (the client may still
+refuse it: a body over its size limit). The kernel's buffers may hold part
+of what ``sent`` counts, never read by the client.
 """
 
 from __future__ import annotations
@@ -94,17 +136,21 @@ import collections
 import email.utils
 import http
 import json
+import math
 import re
 import socket
 import struct
 import threading
 import time
-from collections.abc import Callable
+import urllib.parse
+import zlib
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
     "BAD_BODIES",
+    "BAD_HEADERS",
     "MALFORMED",
     "WRONG_SHAPES",
     "Directive",
@@ -115,6 +161,7 @@ __all__ = [
     "parse_directives",
 ]
 
+_HOSTILE = ("drip", "endless", "endless-1xx", "huge", "gzip-bomb", "bad-header", "drop-mid-body")
 _CALL_LINE = re.compile(r"^(\d+)\. (\{.*\})$")
 _DIRECTIVE = re.compile(r"\[\[fault:([^\]]*)\]\]")
 _CASE = re.compile(r"\[\[case:([^\]]+)\]\]")
@@ -246,7 +293,32 @@ BAD_BODIES: dict[str, Callable[[str, Verdicts], tuple[str, bytes]]] = {
         _completion(m, None, refusal="I can't help with that.")).encode()),
     "truncated": lambda m, v: ("application/json", json.dumps(
         _completion(m, json.dumps(v)[:-3], "length")).encode()),
+    # Nested past any JSON parser's recursion limit (json.loads: RecursionError).
+    "deep": lambda m, v: ("application/json", b"[" * 100_000 + b"]" * 100_000),
 }
+
+
+#: ``bad-header=KIND``: what is written instead of a response (then the
+#: connection is closed): a head, or its framing, that breaks HTTP/1.1 in a way
+#: h11 (httpx's parser) refuses.
+BAD_HEADERS: dict[str, bytes] = {
+    "status-line": b"HTTP/1.1 two hundred OK\r\nContent-Length: 2\r\n\r\n{}",
+    "not-http": b"SSH-2.0-OpenSSH_9.6\r\n",
+    "http2": b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+    "no-colon": b"HTTP/1.1 200 OK\r\nContent-Type application/json\r\nContent-Length: 2"
+                b"\r\n\r\n{}",
+    "space-before-colon": b"HTTP/1.1 200 OK\r\nContent-Length : 2\r\n\r\n{}",
+    "nul": b"HTTP/1.1 200 OK\r\nX-Judge: a\x00b\r\nContent-Length: 2\r\n\r\n{}",
+    "bad-length": b"HTTP/1.1 200 OK\r\nContent-Length: two\r\n\r\n{}",
+    "two-lengths": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\n{}",
+    "bad-transfer-encoding": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n{}",
+    "bad-chunk": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+    "cut-head": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n",
+    "huge-head": b"HTTP/1.1 200 OK\r\nX-Padding: " + b"x" * 200_000 + b"\r\n\r\n{}",
+}
+
+#: Streamed bodies are written in pieces of this size at most.
+_PIECE = 64 * 1024
 
 
 # -- directives ----------------------------------------------------------------------------
@@ -256,23 +328,57 @@ BAD_BODIES: dict[str, Callable[[str, Verdicts], tuple[str, bytes]]] = {
 class Directive:
     """One ``[[fault:...]]`` token, read (see the module's docstring)."""
 
-    action: str  # "status", "timeout", "malformed", "wrong-shape", "bad-body", "drop", "reset"
+    action: str  # "status", "timeout", "malformed", ..., "drip", "huge", "bad-header", ...
     status: int = 0
     seconds: float = 0.0
     kind: str = ""
     times: int | None = None
     headers: tuple[tuple[str, str], ...] = ()
     pad: int = 0
+    size: int | None = None  # huge, gzip-bomb, drop-mid-body: N; drip: bytes=N
+    framing: str = ""  # "", "chunked" or "close"
+
+
+#: The framings each streamed action may be given (besides its default).
+_FRAMINGS = {"huge": ("chunked", "close"), "gzip-bomb": ("chunked", "close"),
+             "drop-mid-body": ("chunked",), "endless": ("close",)}
+
+
+def _seconds(value: str) -> float:
+    seconds = float(value)
+    if not math.isfinite(seconds) or seconds < 0:
+        raise ValueError(f"{value!r} is not a number of seconds")
+    return seconds
+
+
+def _bytes(value: str) -> int:
+    if not value.isdigit():
+        raise ValueError(f"{value!r} is not a number of bytes")
+    return int(value)
 
 
 def _directive(spec: str) -> Directive:
     action, *options = spec.split(":")
     name, _, value = action.partition("=")
     fields: dict[str, Any] = {}
-    if re.fullmatch(r"\d{3}", action) and 400 <= int(action) <= 599:
+    if re.fullmatch(r"\d{3}", action) and 300 <= int(action) <= 599:
         fields.update(action="status", status=int(action))
     elif name == "timeout" and value:
         fields.update(action="timeout", seconds=float(value))
+    elif name == "drip" and value:
+        fields.update(action="drip", seconds=_seconds(value))
+    elif name in ("endless", "endless-1xx"):
+        fields.update(action=name, seconds=_seconds(value) if value else
+                      (0.0 if name == "endless" else 0.01))
+    elif name in ("huge", "gzip-bomb") and value:
+        fields.update(action=name, size=_bytes(value))
+    elif name == "drop-mid-body":
+        fields.update(action=name, size=_bytes(value) if value else None)
+    elif name == "bad-header":
+        kind = value or "status-line"
+        if kind not in BAD_HEADERS:
+            raise ValueError(f"unknown bad-header kind {kind!r}; known: {sorted(BAD_HEADERS)}")
+        fields.update(action=name, kind=kind)
     elif name in ("malformed", "wrong-shape", "bad-body"):
         tables: dict[str, dict[str, Any]] = {
             "malformed": MALFORMED, "wrong-shape": WRONG_SHAPES, "bad-body": BAD_BODIES}
@@ -300,8 +406,15 @@ def _directive(spec: str) -> Directive:
             headers.append(("retry-after-ms", value))
         elif key == "pad" and value.isdigit():
             fields["pad"] = int(value)
+        elif key == "location" and value:
+            headers.append(("Location", urllib.parse.unquote(value)))
+        elif key == "bytes" and fields["action"] == "drip":
+            fields["size"] = _bytes(value)
+        elif option in _FRAMINGS.get(fields["action"], ()):
+            fields["framing"] = option
         else:
-            raise ValueError(f"unknown fault option {option!r}")
+            raise ValueError(f"unknown fault option {option!r}"
+                             + (f" for {name}" if fields["action"] in _FRAMINGS else ""))
     return Directive(headers=tuple(headers), **fields)
 
 
@@ -345,7 +458,8 @@ class Recorded:
 
 
 class _Answer:
-    __slots__ = ("body", "close", "content_type", "headers", "status", "verdict_for")
+    __slots__ = ("body", "case", "close", "content_type", "cut", "framing", "head", "headers",
+                 "length", "pieces", "status", "verdict_for")
 
     def __init__(self, status: int, body: bytes, content_type: str = "application/json",
                  headers: tuple[tuple[str, str], ...] = (), close: str | None = None,
@@ -356,6 +470,79 @@ class _Answer:
         self.headers = headers
         self.close = close  # "drop" or "reset": no answer at all
         self.verdict_for = verdict_for  # a normal verdict for this case: counted once written
+        # A streamed answer (hostile directives): its body is ``pieces``, not ``body``.
+        self.pieces: AsyncIterator[bytes] | None = None
+        self.case = ""  # whose ``sent`` and ``cut_off`` it counts in
+        self.framing = "length"  # "length" (Content-Length), "chunked", "close" or "raw"
+        self.length: int | None = None  # the Content-Length announced ("length")
+        self.head: bytes = b""  # "raw": written as is, instead of a response head
+        self.cut = False  # closed after the pieces, before the body is complete
+
+
+def _streamed(case: str, pieces: AsyncIterator[bytes], *, framing: str = "length",
+              length: int | None = None, headers: tuple[tuple[str, str], ...] = (),
+              verdict_for: str | None = None, cut: bool = False, head: bytes = b"") -> _Answer:
+    answer = _Answer(200, b"", headers=headers, verdict_for=verdict_for)
+    answer.case, answer.pieces, answer.framing = case, pieces, framing
+    answer.length, answer.cut, answer.head = length, cut, head
+    return answer
+
+
+async def _pieces(parts: Iterator[bytes]) -> AsyncIterator[bytes]:
+    for part in parts:
+        yield part
+
+
+def _padded(body: bytes, size: int) -> Iterator[bytes]:
+    """``body`` (a JSON object) with spaces before its last byte, ``size`` bytes in all
+    (the body itself if it is longer), in pieces of at most _PIECE bytes."""
+    pad = max(0, size - len(body))
+    yield body[:-1]
+    block = b" " * _PIECE
+    while pad >= _PIECE:
+        yield block
+        pad -= _PIECE
+    if pad:
+        yield b" " * pad
+    yield body[-1:]
+
+
+def _gzipped(parts: Iterator[bytes]) -> Iterator[bytes]:
+    compressor = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+    for part in parts:
+        out = compressor.compress(part)
+        if out:
+            yield out
+    yield compressor.flush()
+
+
+async def _drip(body: bytes, seconds: float, count: int) -> AsyncIterator[bytes]:
+    for i in range(count):
+        await asyncio.sleep(seconds)
+        yield body[i:i + 1]
+    if count < len(body):
+        yield body[count:]
+
+
+async def _endless(prefix: bytes, seconds: float) -> AsyncIterator[bytes]:
+    yield prefix
+    filler = b" " * 1024
+    while True:
+        await asyncio.sleep(seconds)
+        yield filler
+
+
+async def _interim(seconds: float) -> AsyncIterator[bytes]:
+    while True:
+        await asyncio.sleep(seconds)
+        yield b"HTTP/1.1 102 Processing\r\n\r\n"
+
+
+def _phrase(status: int) -> str:
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:  # a status http.HTTPStatus does not name (299, 499, ...)
+        return "Unnamed"
 
 
 def _error(status: int, message: str, kind: str = "invalid_request_error",
@@ -405,6 +592,8 @@ class JudgeServer:
             self._connections = 0
             self._in_flight = 0
             self._max_in_flight = 0
+            self._sent: collections.Counter[str] = collections.Counter()
+            self._cut_off: collections.Counter[str] = collections.Counter()
             self._errors: list[str] = []
 
     @property
@@ -436,6 +625,16 @@ class JudgeServer:
     def max_in_flight(self) -> int:
         with self._lock:
             return self._max_in_flight
+
+    @property
+    def sent(self) -> collections.Counter[str]:
+        with self._lock:
+            return collections.Counter(self._sent)
+
+    @property
+    def cut_off(self) -> collections.Counter[str]:
+        with self._lock:
+            return collections.Counter(self._cut_off)
 
     @property
     def errors(self) -> list[str]:
@@ -584,6 +783,9 @@ class JudgeServer:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             writer.transport.abort()
             return False
+        if answer.pieces is not None or answer.head:
+            await self._stream(reader, writer, answer)
+            return False
         await self._write(writer, answer, keep)
         return keep
 
@@ -600,8 +802,7 @@ class JudgeServer:
             await reader.readline()
 
     async def _write(self, writer: asyncio.StreamWriter, answer: _Answer, keep: bool) -> None:
-        reason = http.HTTPStatus(answer.status).phrase
-        head = [f"HTTP/1.1 {answer.status} {reason}",
+        head = [f"HTTP/1.1 {answer.status} {_phrase(answer.status)}",
                 f"Content-Type: {answer.content_type}",
                 f"Content-Length: {len(answer.body)}",
                 f"Connection: {'keep-alive' if keep else 'close'}",
@@ -613,6 +814,60 @@ class JudgeServer:
                 self._answered[answer.verdict_for] += 1
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + answer.body)
         await writer.drain()
+
+    async def _stream(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                      answer: _Answer) -> None:
+        """Write a streamed answer piece by piece, as the client takes it; stop
+        (and count it in ``cut_off``) as soon as the client has gone."""
+        if answer.framing == "raw":
+            head = answer.head
+        else:
+            framing = {"length": f"Content-Length: {answer.length}",
+                       "chunked": "Transfer-Encoding: chunked"}.get(answer.framing)
+            lines = [f"HTTP/1.1 {answer.status} {_phrase(answer.status)}",
+                     f"Content-Type: {answer.content_type}",
+                     *([framing] if framing else []), "Connection: close",
+                     *(f"{key}: {value}" for key, value in answer.headers)]
+            head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+        written = 0
+
+        def gone() -> bool:
+            return reader.at_eof() or writer.is_closing()
+
+        def complete() -> None:
+            if answer.verdict_for is not None and not answer.cut:
+                with self._lock:  # before the last byte goes out, as for _write
+                    self._answered[answer.verdict_for] += 1
+
+        try:
+            writer.write(head)
+            await writer.drain()
+            async for piece in answer.pieces or _pieces(iter(())):
+                if gone():
+                    raise ConnectionResetError("the client closed the connection")
+                if answer.framing == "length" and answer.length is not None \
+                        and written + len(piece) >= answer.length:
+                    complete()
+                framed = (b"%x\r\n%s\r\n" % (len(piece), piece)
+                          if answer.framing == "chunked" and piece else piece)
+                written += len(piece)
+                with self._lock:  # before the client can have it, as every counter
+                    self._sent[answer.case] += len(piece)
+                writer.write(framed)
+                await writer.drain()
+            if answer.framing == "chunked" and not answer.cut:
+                complete()
+                writer.write(b"0\r\n\r\n")
+                await writer.drain()
+            elif answer.framing == "close":
+                complete()
+        except (ConnectionError, OSError):
+            with self._lock:
+                self._cut_off[answer.case] += 1
+        finally:
+            aclose = getattr(answer.pieces, "aclose", None)
+            if aclose is not None:
+                await aclose()
 
     async def _handle(self, method: str, path: str, headers: dict[str, str], raw: bytes,
                       reader: asyncio.StreamReader,
@@ -671,10 +926,16 @@ class JudgeServer:
         action = directive.action
         if action == "status":
             record(f"status {directive.status}")
+            if directive.status < 400:
+                location = dict(directive.headers).get("Location", "")
+                return _Answer(directive.status, f"Moved to {location}".encode(), "text/plain",
+                               headers=directive.headers)
             message = f"injected fault: HTTP {directive.status}" + "x" * directive.pad
             kind = "rate_limit_error" if directive.status == 429 else (
                 "server_error" if directive.status >= 500 else "invalid_request_error")
             return _error(directive.status, message, kind, directive.headers)
+        if action in _HOSTILE:
+            return await self._hostile(directive, case, model, verdicts, record)
         record(action if action in ("drop", "reset") else f"{action}={directive.kind}")
         if action in ("drop", "reset"):
             return _Answer(0, b"", close=action)
@@ -686,3 +947,43 @@ class JudgeServer:
             return _Answer(200, json.dumps(_completion(model, content)).encode())
         content_type, payload = BAD_BODIES[directive.kind](model, verdicts)
         return _Answer(200, payload, content_type)
+
+    @staticmethod
+    async def _hostile(directive: Directive, case: str, model: str, verdicts: Verdicts,
+                       record: Callable[[str], None]) -> _Answer:
+        """The streamed answer of a hostile directive."""
+        action = directive.action
+        value = {"drip": directive.seconds, "endless": directive.seconds,
+                 "endless-1xx": directive.seconds, "huge": directive.size,
+                 "gzip-bomb": directive.size, "bad-header": directive.kind,
+                 "drop-mid-body": directive.size}[action]
+        record(action if value is None else f"{action}={value}")
+        body = json.dumps(_completion(model, json.dumps(verdicts, ensure_ascii=False))).encode()
+        framing = directive.framing or "length"
+        if action == "drip":
+            count = len(body) if directive.size is None else min(directive.size, len(body))
+            return _streamed(case, _drip(body, directive.seconds, count), length=len(body),
+                             verdict_for=case)
+        if action == "endless":
+            return _streamed(case, _endless(body[:-1], directive.seconds),
+                             framing=directive.framing or "chunked")
+        if action == "endless-1xx":
+            return _streamed(case, _interim(directive.seconds), framing="raw")
+        if action == "bad-header":
+            return _streamed(case, _pieces(iter(())), framing="raw",
+                             head=BAD_HEADERS[directive.kind])
+        if action == "drop-mid-body":
+            sent = len(body) // 2 if directive.size is None else min(directive.size, len(body))
+            return _streamed(case, _pieces(iter([body[:sent]])), framing=framing,
+                             length=len(body), cut=True)
+        size = max(directive.size or 0, len(body))
+        if action == "huge":
+            return _streamed(case, _pieces(_padded(body, size)), framing=framing, length=size,
+                             verdict_for=case)
+        gzip = (("Content-Encoding", "gzip"),)
+        if framing == "length":  # a real bomb: a small Content-Length
+            compressed = await asyncio.to_thread(lambda: b"".join(_gzipped(_padded(body, size))))
+            return _streamed(case, _pieces(iter([compressed])), length=len(compressed),
+                             headers=gzip, verdict_for=case)
+        return _streamed(case, _pieces(_gzipped(_padded(body, size))), framing=framing,
+                         headers=gzip, verdict_for=case)

@@ -208,6 +208,9 @@ def parse_verdicts(body: object, calls: int) -> list[Verdict]:
         cut = " (the answer was cut off: finish_reason 'length')" if finish == "length" else ""
         raise _invalid(f"the message content is not one JSON object{cut} ({error}): "
                        f"{excerpt(content)!r}") from None
+    except RecursionError:  # arrays in arrays past the parser's depth: not a verdict
+        raise _invalid(f"the message content is JSON nested too deeply to be a verdict: "
+                       f"{excerpt(content)!r}") from None
     if not isinstance(verdict, dict):
         raise _invalid(f"the message content is {_kind(verdict)}, not a JSON object")
     if set(verdict) != _TOP_KEYS:

@@ -1,17 +1,27 @@
 """tests/judge_server.py itself: the protocol, keep-alive, the directive grammar, the
-counters, many connections at once, and a prompt stop."""
+counters, many connections at once, a prompt stop, and the hostile directives (drip,
+endless, endless-1xx, huge, gzip-bomb, bad-header, drop-mid-body, redirects)."""
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
+import gzip
 import http.client
 import json
+import socket
 import time
 
 import pytest
 
-from judge_server import Directive, JudgeServer, judge_calls, parse_calls, parse_directives
+from judge_server import (
+    BAD_HEADERS,
+    Directive,
+    JudgeServer,
+    judge_calls,
+    parse_calls,
+    parse_directives,
+)
 from judge_server import _for_attempt as for_attempt
 
 
@@ -217,3 +227,222 @@ def test_stops_promptly_while_answers_are_pending():
     finally:
         connection.close()
         server.stop()  # twice is fine
+
+
+# -- hostile directives ----------------------------------------------------------------------
+
+
+def raw_request(server, text, calls=("GetOrder",)):
+    """A socket with one request sent (Connection: close); closed by the caller."""
+    payload = body(text, calls).encode()
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                 b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                 % (len(payload), payload))
+    return sock
+
+
+def read_head(sock):
+    """The response head (up to its blank line) and what was read past it."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        more = sock.recv(65536)
+        assert more, f"the connection closed inside the head: {data[:200]!r}"
+        data += more
+    head, _, rest = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {key.lower(): value.strip()
+               for key, _, value in (line.partition(":") for line in lines[1:])}
+    return lines[0], headers, rest
+
+
+def read_all(sock):
+    parts = []
+    while more := sock.recv(65536):
+        parts.append(more)
+    return b"".join(parts)
+
+
+def eventually(condition):
+    """Wait (at most 10 s: only a hang trips this) for the server's thread to
+    notice something; the condition's last value."""
+    deadline = time.monotonic() + 10
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return condition()
+
+
+def completion_in(raw):
+    completion = json.loads(raw)
+    assert completion["object"] == "chat.completion"
+    return json.loads(completion["choices"][0]["message"]["content"])
+
+
+VERDICT = {"verdicts": [{"call": 1, "appropriate": True, "reason": "GetOrder serves the request."}]}
+
+
+def test_the_hostile_directive_grammar():
+    text = ("[[fault:drip=0.4]] [[fault:drip=0.1:bytes=20:x1]] [[fault:endless]] "
+            "[[fault:endless=0.5:close]] [[fault:endless-1xx]] [[fault:huge=1000]] "
+            "[[fault:huge=5:chunked]] [[fault:gzip-bomb=9:close]] [[fault:bad-header]] "
+            "[[fault:bad-header=nul]] [[fault:drop-mid-body]] [[fault:drop-mid-body=7:chunked]] "
+            "[[fault:307:location=http%3A//other.example/v1]]")
+    assert parse_directives(text) == [
+        Directive("drip", seconds=0.4),
+        Directive("drip", seconds=0.1, size=20, times=1),
+        Directive("endless", seconds=0.0),
+        Directive("endless", seconds=0.5, framing="close"),
+        Directive("endless-1xx", seconds=0.01),
+        Directive("huge", size=1000),
+        Directive("huge", size=5, framing="chunked"),
+        Directive("gzip-bomb", size=9, framing="close"),
+        Directive("bad-header", kind="status-line"),
+        Directive("bad-header", kind="nul"),
+        Directive("drop-mid-body"),
+        Directive("drop-mid-body", size=7, framing="chunked"),
+        Directive("status", status=307, headers=(("Location", "http://other.example/v1"),)),
+    ]
+    for bad in ("[[fault:drip]]", "[[fault:drip=-1]]", "[[fault:drip=nan]]", "[[fault:huge]]",
+                "[[fault:huge=1e6]]", "[[fault:gzip-bomb=-5]]", "[[fault:bad-header=teapot]]",
+                "[[fault:endless:chunked]]", "[[fault:drop-mid-body:close]]",
+                "[[fault:huge=9:bytes=3]]", "[[fault:500:chunked]]", "[[fault:299]]"):
+        with pytest.raises(ValueError, match="bad directive"):
+            parse_directives(bad)
+
+
+def test_drip_sends_the_answer_byte_by_byte(server):
+    sock = raw_request(server, "[[case:d]] [[fault:drip=0.002:bytes=40]]")
+    try:
+        status, headers, rest = read_head(sock)
+        raw = rest + read_all(sock)
+    finally:
+        sock.close()
+    assert status == "HTTP/1.1 200 OK" and int(headers["content-length"]) == len(raw)
+    assert completion_in(raw) == VERDICT
+    assert (server.answered["d"], server.sent["d"], server.cut_off["d"]) == (1, len(raw), 0)
+    assert server.requests[-1].outcome == "drip=0.002"
+
+
+def test_drip_stops_when_the_client_leaves(server):
+    sock = raw_request(server, "[[case:d]] [[fault:drip=0.02]]")
+    _, headers, rest = read_head(sock)
+    while len(rest) < 3:
+        rest += sock.recv(1)
+    sock.close()
+    assert eventually(lambda: server.cut_off["d"] == 1)
+    assert server.sent["d"] < int(headers["content-length"]) and server.answered["d"] == 0
+
+
+def test_endless_sends_a_body_that_never_ends(server):
+    sock = raw_request(server, "[[case:e]] [[fault:endless]]")
+    try:
+        _, headers, data = read_head(sock)
+        while len(data) < 300_000:
+            data += sock.recv(65536)
+    finally:
+        sock.close()
+    assert headers["transfer-encoding"] == "chunked" and "content-length" not in headers
+    first = data.split(b"\r\n", 2)[1]
+    assert first.startswith(b'{"id": "chatcmpl-judge"') and b"\r\n0\r\n\r\n" not in data
+    assert eventually(lambda: server.cut_off["e"] == 1) and server.answered["e"] == 0
+
+
+def test_endless_close_has_no_framing(server):
+    sock = raw_request(server, "[[case:e]] [[fault:endless=0.001:close]]")
+    try:
+        _, headers, data = read_head(sock)
+        while len(data) < 5000:
+            data += sock.recv(65536)
+    finally:
+        sock.close()
+    assert "content-length" not in headers and "transfer-encoding" not in headers
+    assert data.startswith(b'{"id": "chatcmpl-judge"') and data.endswith(b" ")
+
+
+def test_endless_interim_responses_never_give_a_final_one(server):
+    sock = raw_request(server, "[[case:i]] [[fault:endless-1xx=0.001]]")
+    try:
+        data = b""
+        while data.count(b"\r\n\r\n") < 5:
+            data += sock.recv(65536)
+    finally:
+        sock.close()
+    heads = data.split(b"\r\n\r\n")[:5]
+    assert heads == [b"HTTP/1.1 102 Processing"] * 5
+    assert eventually(lambda: server.cut_off["i"] == 1)
+
+
+@pytest.mark.parametrize("framing", ["", ":chunked", ":close"])
+def test_huge_is_a_valid_answer_of_exactly_n_bytes(server, connect, framing):
+    response, raw = post(connect(), body(f"[[case:h]] [[fault:huge=300000{framing}]]"))
+    assert response.status == 200 and len(raw) == 300_000
+    assert completion_in(raw) == VERDICT  # whitespace padding: still the same JSON
+    length = response.getheader("Content-Length")
+    assert length == ("300000" if not framing else None)
+    assert response.getheader("Transfer-Encoding") == ("chunked" if framing == ":chunked" else None)
+    assert (server.answered["h"], server.sent["h"]) == (1, 300_000)
+
+
+def test_huge_stops_when_the_client_leaves(server):
+    sock = raw_request(server, "[[case:h]] [[fault:huge=200000000]]")
+    _, headers, _ = read_head(sock)
+    sock.close()
+    assert headers["content-length"] == "200000000"
+    assert eventually(lambda: server.cut_off["h"] == 1)
+    assert server.sent["h"] < 200_000_000 and server.answered["h"] == 0
+
+
+@pytest.mark.parametrize("framing", ["", ":chunked", ":close"])
+def test_gzip_bomb_is_small_and_inflates_to_n_bytes(server, connect, framing):
+    connection = connect()
+    connection.request("POST", "/v1/chat/completions",
+                       body=body(f"[[case:g]] [[fault:gzip-bomb=20000000{framing}]]"))
+    response = connection.getresponse()
+    compressed = response.read()  # http.client does not decode
+    assert response.getheader("Content-Encoding") == "gzip"
+    assert response.getheader("Content-Length") == (str(len(compressed)) if not framing else None)
+    assert len(compressed) < 40_000
+    inflated = gzip.decompress(compressed)
+    assert len(inflated) == 20_000_000 and completion_in(inflated) == VERDICT
+    assert server.sent["g"] == len(compressed)
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_HEADERS))
+def test_bad_header_writes_a_broken_head_and_closes(server, kind):
+    sock = raw_request(server, f"[[case:b]] [[fault:bad-header={kind}]]")
+    try:
+        assert read_all(sock) == BAD_HEADERS[kind]
+    finally:
+        sock.close()
+    assert server.requests[-1].outcome == f"bad-header={kind}"
+
+
+@pytest.mark.parametrize("framing", ["", ":chunked"])
+def test_drop_mid_body_sends_part_of_the_body_then_closes(server, framing):
+    sock = raw_request(server, f"[[case:m]] [[fault:drop-mid-body=25{framing}]]")
+    try:
+        _, headers, rest = read_head(sock)
+        raw = rest + read_all(sock)
+    finally:
+        sock.close()
+    if framing:
+        assert headers["transfer-encoding"] == "chunked"
+        assert raw.startswith(b"19\r\n") and not raw.endswith(b"0\r\n\r\n")
+        raw = raw[4:-2]
+    assert len(raw) == 25 and raw.startswith(b'{"id": "chatcmpl-judge"')
+    if not framing:
+        assert int(headers["content-length"]) > 50  # announced the whole answer
+    assert (server.sent["m"], server.answered["m"], server.cut_off["m"]) == (25, 0, 0)
+
+
+def test_drop_mid_body_defaults_to_half(server, connect):
+    with pytest.raises(http.client.IncompleteRead) as caught:
+        post(connect(), body("[[fault:drop-mid-body]]"))
+    partial, missing = len(caught.value.partial), caught.value.expected
+    assert partial == (partial + missing) // 2
+
+
+def test_a_redirect_carries_its_location(server, connect):
+    response, raw = post(connect(), body("[[fault:308:location=http%3A//127.0.0.2%3A9/v1/x]]"))
+    assert response.status == 308 and response.getheader("Location") == "http://127.0.0.2:9/v1/x"
+    assert raw == b"Moved to http://127.0.0.2:9/v1/x"

@@ -159,3 +159,9 @@ def test_each_call_is_one_numbered_line_at_the_end(calls, request):
 ])
 def test_retry_after(headers, expected):
     assert retry_after(headers, now=60.0) == expected
+
+
+def test_message_content_nested_past_the_parsers_depth_is_an_invalid_verdict():
+    deep = "[" * 200_000 + "]" * 200_000  # json.loads raises RecursionError on this
+    with pytest.raises(MetricServiceError, match="nested too deeply to be a verdict"):
+        parse_verdicts(completion(deep), 1)
