@@ -60,6 +60,7 @@ bench: $(VENV)/.installed $(PEERS)/.installed-bench
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_batch.py
 	$(BIN)/python benchmarks/bench_concurrency.py
+	$(BIN)/python benchmarks/bench_hardening.py
 	$(BIN)/python benchmarks/bench_statistics.py
 	$(BIN)/python benchmarks/bench_dask.py
 	$(BIN)/python benchmarks/bench_tooluse.py

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agentmetrics._canonical import Unencodable, encode
+from agentmetrics._canonical import Unencodable, encode, encode_fields
 from agentmetrics._model import AgentTestCase
 from agentmetrics.errors import CacheError
 
@@ -329,7 +329,7 @@ def case_keys(metric: Metric, cases: Sequence[AgentTestCase]) -> list[str | None
     keys: list[str | None] = []
     for case in cases:
         try:
-            encoded = encode([(field, getattr(case, field)) for field in fields])
+            encoded = encode_fields(fields, [getattr(case, field) for field in fields])
         except Unencodable:
             keys.append(None)
             continue

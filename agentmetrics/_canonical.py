@@ -36,7 +36,7 @@ import attrs
 
 from agentmetrics._model import ToolCall
 
-__all__ = ["Unencodable", "encode"]
+__all__ = ["Unencodable", "encode", "encode_fields"]
 
 
 class Unencodable(Exception):
@@ -72,6 +72,29 @@ def encode(value: Any, fallback: Fallback | None = None) -> bytes:
     return b"".join(parts)
 
 
+def encode_fields(names: tuple[str, ...], values: list[Any]) -> bytes:
+    """``[(name, value), ...]`` encoded (what :func:`encode` gives for that list
+    of pairs), faster: the names' encodings are worked out once per tuple."""
+    head = _FIELD_HEADS.get(names)
+    if head is None:
+        head = tuple(b"t2:" + _text(b"s", name) for name in names)
+        _FIELD_HEADS[names] = head
+    parts: list[bytes] = [b"l%d:" % len(names)]
+    try:
+        for encoded_name, value, name in zip(head, values, names):
+            parts.append(encoded_name)
+            try:
+                _put(value, parts, None)
+            except Unencodable as error:
+                raise _step(error, f".{name}") from None
+    except RecursionError:
+        raise Unencodable("a value nested too deeply (or containing itself)") from None
+    return b"".join(parts)
+
+
+_FIELD_HEADS: dict[tuple[str, ...], tuple[bytes, ...]] = {}
+
+
 def _text(tag: bytes, text: str) -> bytes:
     data = text.encode("utf-8", "surrogatepass")
     return tag + str(len(data)).encode() + b":" + data
@@ -87,57 +110,106 @@ def _step(error: Unencodable, step: str) -> Unencodable:
     return error
 
 
+#: Per ToolCall class: its fields, and their names as encoded (worked out once).
+_CALL_FIELDS: dict[type, tuple[bytes, tuple[tuple[str, bytes], ...]]] = {}
+
+
+def _call_fields(kind: type) -> tuple[bytes, tuple[tuple[str, bytes], ...]]:
+    known = _CALL_FIELDS.get(kind)
+    if known is None:
+        fields = attrs.fields(kind)
+        head = _text(b"C", f"{kind.__module__}.{kind.__qualname__}") + b"%d:" % len(fields)
+        known = head, tuple((field.name, _text(b"s", field.name)) for field in fields)
+        _CALL_FIELDS[kind] = known
+    return known
+
+
 def _put(value: Any, out: list[bytes], fallback: Fallback | None) -> None:
     kind = type(value)
-    if value is None:
+    if kind is str:
+        data = value.encode("utf-8", "surrogatepass")
+        out.append(b"s%d:" % len(data))
+        out.append(data)
+    elif value is None:
         out.append(b"N")
+    elif kind is int:
+        out.append(b"i%d:" % value if -(2 ** 62) < value < 2 ** 62 else _text(b"I", str(value)))
     elif kind is bool:
         out.append(b"T" if value else b"F")
-    elif kind is int:
-        out.append(_text(b"i", str(value)))
     elif kind is float:
         out.append(_text(b"f", value.hex()))
-    elif kind is str:
-        out.append(_text(b"s", value))
-    elif kind is bytes:
-        out.append(b"b" + str(len(value)).encode() + b":" + value)
     elif kind is list or kind is tuple:
-        out.append((b"l" if kind is list else b"t") + str(len(value)).encode() + b":")
+        out.append((b"l%d:" if kind is list else b"t%d:") % len(value))
         for index, item in enumerate(value):
             try:
                 _put(item, out, fallback)
             except Unencodable as error:
                 raise _step(error, f"[{index}]") from None
-    elif isinstance(value, dict) and kind.__module__ in ("builtins", "collections"):
+    elif kind is dict or (isinstance(value, dict) and kind.__module__ == "collections"):
+        ordered = kind.__name__ == "OrderedDict"  # its equality is order-sensitive
+        if not ordered and all(type(key) is str for key in value):
+            # The common case: str keys sort as their encodings do (UTF-8 keeps
+            # code point order), so the items are encoded in key order directly.
+            out.append(b"d%d:" % len(value))
+            for key in sorted(value):
+                data = key.encode("utf-8", "surrogatepass")
+                out.append(b"s%d:" % len(data))
+                out.append(data)
+                item = value[key]
+                leaf = type(item)
+                if leaf is str:  # the leaves of arguments, inline: no call per value
+                    data = item.encode("utf-8", "surrogatepass")
+                    out.append(b"s%d:" % len(data))
+                    out.append(data)
+                elif leaf is int and -(2 ** 62) < item < 2 ** 62:
+                    out.append(b"i%d:" % item)
+                elif item is None:
+                    out.append(b"N")
+                else:
+                    try:
+                        _put(item, out, fallback)
+                    except Unencodable as error:
+                        raise _step(error, f"[{key!r}]") from None
+            return
         entries = []
         for key, item in value.items():
             try:
                 entries.append((encode(key, fallback), encode(item, fallback)))
             except Unencodable as error:
                 raise _step(error, f"[{key!r}]") from None
-        ordered = kind.__name__ == "OrderedDict"  # its equality is order-sensitive
         if not ordered:
             entries.sort()
-        out.append((b"o" if ordered else b"d") + str(len(entries)).encode() + b":")
+        out.append((b"o%d:" if ordered else b"d%d:") % len(entries))
         for encoded_key, encoded_item in entries:
             out.append(encoded_key)
             out.append(encoded_item)
+    elif kind is bytes:
+        out.append(b"b%d:" % len(value))
+        out.append(value)
     elif kind is set or kind is frozenset:
         try:
             members = sorted(encode(item, fallback) for item in value)
         except Unencodable as error:
             raise _step(error, " member") from None
-        out.append((b"S" if kind is set else b"Z") + str(len(members)).encode() + b":")
+        out.append((b"S%d:" if kind is set else b"Z%d:") % len(members))
         out.extend(members)
     elif isinstance(value, ToolCall):
-        fields = attrs.fields(type(value))
-        out.append(_text(b"C", _type_name(value)) + str(len(fields)).encode() + b":")
-        for field in fields:
-            out.append(_text(b"s", field.name))
-            try:
-                _put(getattr(value, field.name), out, fallback)
-            except Unencodable as error:
-                raise _step(error, f".{field.name}") from None
+        head, fields = _call_fields(kind)
+        out.append(head)
+        for name, encoded_name in fields:
+            out.append(encoded_name)
+            part = getattr(value, name)
+            if type(part) is str:  # the name, the id, the raw arguments: inline
+                data = part.encode("utf-8", "surrogatepass")
+                out.append(b"s%d:" % len(data))
+                out.append(data)
+            elif part is None:
+                out.append(b"N")
+            else:
+                try:
+                    _put(part, out, fallback)
+                except Unencodable as error:
+                    raise _step(error, f".{name}") from None
     else:
         _put_other(value, out, fallback)
 

@@ -15,7 +15,7 @@ by the same validator as every other score.
 - ``retries``: further attempts after a timeout or a TransientMetricError,
   after an exponential backoff with full jitter, never shorter than the
   ``retry_after`` the service asked for, up to MAX_RETRY_AFTER seconds (a
-  server asking for a day's wait is waited on for a minute, not a day).
+  server asking for a day's wait is waited on for five minutes at most).
 - ``max_rate``: at most this many attempts start per second, across workers.
 - ``cache``: scores found are not computed again; scores computed are stored
   as they finish, so an interrupted run loses nothing it scored. A case the
@@ -76,8 +76,10 @@ DEFAULT_CONCURRENCY = 16
 #: Backoff before retry k (0-based): a random share of min(CAP, BASE * 2**k) seconds.
 BACKOFF_BASE = 0.25
 BACKOFF_CAP = 30.0
-#: The longest wait a service's ``retry_after`` can impose before a retry, in seconds.
-MAX_RETRY_AFTER = 60.0
+#: The longest wait a metric's ``retry_after`` can impose before a retry, in
+#: seconds: a ceiling for any metric (the judge plugin caps its own lower, at
+#: its ``max_retry_wait``).
+MAX_RETRY_AFTER = 300.0
 #: Scores are written to the cache this many at a time (and when the run ends).
 _CACHE_BATCH = 256
 INTERRUPTED = "not scored: the evaluation was interrupted before this case finished"

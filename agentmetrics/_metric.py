@@ -140,16 +140,7 @@ def check_score(metric: Metric, score: object) -> EvalScore:
 def _checked_evaluate(evaluate: Any) -> Any:
     @functools.wraps(evaluate)
     def checked(self: Metric, case: AgentTestCase) -> EvalScore:
-        failure: BaseException | None = None
-        try:
-            score = evaluate(self, case)
-        except Exception as error:
-            failure = self._scrubbed(error)
-            if failure is error:
-                raise
-        if failure is not None:
-            raise failure  # outside the handler: the unscrubbed original is no context
-        return check_score(self, score)
+        return check_score(self, _scrubbing(self, evaluate, self, case))
 
     checked.__agentmetrics_checked__ = True  # type: ignore[attr-defined]
     return checked
@@ -158,16 +149,7 @@ def _checked_evaluate(evaluate: Any) -> Any:
 def _checked_aevaluate(aevaluate: Any) -> Any:
     @functools.wraps(aevaluate)
     async def checked(self: Metric, case: AgentTestCase) -> EvalScore:
-        failure: BaseException | None = None
-        try:
-            score = await aevaluate(self, case)
-        except Exception as error:
-            failure = self._scrubbed(error)
-            if failure is error:
-                raise
-        if failure is not None:
-            raise failure  # outside the handler: the unscrubbed original is no context
-        return check_score(self, score)
+        return check_score(self, await _ascrubbing(self, aevaluate(self, case)))
 
     checked.__agentmetrics_checked__ = True  # type: ignore[attr-defined]
     return checked
@@ -178,19 +160,36 @@ def _checked_evaluate_batch(evaluate_batch: Any) -> Any:
     def checked(self: Metric, batch: ToolCallBatch, *, errors: ErrorsMode = "raise") -> MetricResult:
         from agentmetrics._metric_result import check_result  # numpy: loaded with the first batch
 
-        failure: BaseException | None = None
-        try:
-            result = evaluate_batch(self, batch, errors=errors)
-        except Exception as error:
-            failure = self._scrubbed(error)
-            if failure is error:
-                raise
-        if failure is not None:
-            raise failure  # outside the handler: the unscrubbed original is no context
+        result = _scrubbing(self, functools.partial(evaluate_batch, errors=errors), self, batch)
         return check_result(self, batch, _scrub_errors(self, result))
 
     checked.__agentmetrics_checked__ = True  # type: ignore[attr-defined]
     return checked
+
+
+def _scrubbing(metric: Metric, function: Any, *args: Any) -> Any:
+    """``function(*args)``; an exception it raises leaves with ``metric``'s
+    secrets scrubbed from it and its chain (a replacement, if its text cannot
+    be cleaned in place, is raised outside the handler, so the original is not
+    even its context)."""
+    try:
+        return function(*args)
+    except Exception as error:
+        failure = metric._scrubbed(error)
+        if failure is error:
+            raise
+    raise failure
+
+
+async def _ascrubbing(metric: Metric, awaitable: Any) -> Any:
+    """``await awaitable``, its exceptions scrubbed as :func:`_scrubbing` does."""
+    try:
+        return await awaitable
+    except Exception as error:
+        failure = metric._scrubbed(error)
+        if failure is error:
+            raise
+    raise failure
 
 
 def _scrub_errors(metric: Metric, result: Any) -> Any:
@@ -367,16 +366,7 @@ class Metric(abc.ABC):
         cls = type(self)
         if _defines(cls, "ameasure") and _base_evaluate(cls):
             self._check_case(case)
-            failure: BaseException | None = None
-            try:
-                measured = await self.ameasure(case)
-            except Exception as error:
-                failure = self._scrubbed(error)
-                if failure is error:
-                    raise
-            if failure is not None:
-                raise failure  # outside the handler: the unscrubbed original is no context
-            return self._score(measured)
+            return self._score(await _ascrubbing(self, self.ameasure(case)))
         if self.execution == "threads":
             import asyncio
 
@@ -394,10 +384,10 @@ class Metric(abc.ABC):
 
             return run_sync(self.aevaluate(case))
         self._check_case(case)
-        failure: BaseException | None = None
+        failure = None
         try:
             measured = self.measure(case)
-        except Exception as error:
+        except Exception as error:  # inline, not _scrubbing: every case passes here
             failure = self._scrubbed(error)
             if failure is error:
                 raise
@@ -502,11 +492,8 @@ class Metric(abc.ABC):
             if key in hidden:
                 values.append(value)
             else:
-                values.extend(url_credentials(text) for text in _texts(value))
-        flat: list[object] = []
-        for value in values:
-            flat.extend(value if isinstance(value, list) else [value])
-        return secret_variants(flat)
+                values.extend(found for text in _texts(value) for found in url_credentials(text))
+        return secret_variants(values)
 
     def scrub(self, text: str) -> str:
         """``text`` with this metric's secrets (see :meth:`secret_variants`) and

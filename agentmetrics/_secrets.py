@@ -30,6 +30,8 @@ from collections.abc import Iterable
 __all__ = [
     "MASK",
     "MIN_SECRET",
+    "credential_name",
+    "shown_items",
     "mask_tokens",
     "mask_urls",
     "scrub",
@@ -81,6 +83,35 @@ def mask_tokens(text: str) -> str:
         return MASK
 
     return _TOKENS.sub(token, mask_urls(text))
+
+
+#: Words that make a parameter's name say it holds a credential.
+_CREDENTIAL_WORDS = ("key", "token", "secret", "password", "passwd", "credential", "auth")
+
+
+def credential_name(name: str) -> bool:
+    """Whether a parameter named ``name`` (``api_key``, ``token``...) holds a
+    credential, for parameters given before the metric that declares its
+    ``secret_params`` is known (a ``--metric`` spec, a pytest marker)."""
+    lowered = name.lower()
+    return any(word in lowered for word in _CREDENTIAL_WORDS)
+
+
+def shown_items(params: Iterable[tuple[str, object]]) -> tuple[list[str], tuple[str, ...]]:
+    """``key=value`` texts for parameters given by name, as they may be shown
+    (credential-named values ``***``, URL credentials masked), and the variants
+    of the secrets among them, for :func:`scrub`."""
+    texts: list[str] = []
+    hidden: list[object] = []
+    for key, value in params:
+        if credential_name(key) and value is not None:
+            texts.append(f"{key}={MASK!r}")
+            hidden.append(value if isinstance(value, (str, bytes)) else repr(value))
+        else:
+            texts.append(f"{key}={mask_urls(repr(value))}")
+            if isinstance(value, str):
+                hidden.extend(url_credentials(value))
+    return texts, secret_variants(hidden)
 
 
 def url_credentials(text: str) -> list[str]:

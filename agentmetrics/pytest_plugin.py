@@ -151,19 +151,11 @@ def _metric_of(marker: pytest.Mark) -> tuple[Metric, str]:
     args = list(marker.args)
     if "metric" in kwargs:
         args.insert(0, kwargs.pop("metric"))
-    from agentmetrics._secrets import MASK, mask_urls, scrub, secret_variants, url_credentials
+    from agentmetrics._secrets import mask_urls, scrub, shown_items
 
-    def credential(key: str) -> bool:
-        return any(word in key.lower() for word in ("key", "token", "secret", "password", "auth"))
-
-    def shown(value: Any) -> str:
-        return mask_urls(repr(value))
-
-    written = ", ".join([*map(shown, args), *(f"{k}={MASK!r}" if credential(k) and v is not None
-                                              else f"{k}={shown(v)}" for k, v in kwargs.items())])
+    keywords, hidden = shown_items(kwargs.items())
+    written = ", ".join([*(mask_urls(repr(arg)) for arg in args), *keywords])
     usage = f"@pytest.mark.{MARKER}({written})"
-    hidden = secret_variants([v for k, v in kwargs.items() if credential(k)] + [
-        found for v in kwargs.values() if isinstance(v, str) for found in url_credentials(v)])
     if len(args) != 1:
         pytest.fail(
             f"{usage}: expected one metric (a Metric class, instance or registry name), "

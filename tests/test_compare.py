@@ -22,6 +22,7 @@ import agentmetrics as am
 from agentmetrics.cli import main
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 from agentmetrics.stats import mcnemar_exact, paired_difference
+from ranged_metrics import GivenScore, HalfScore, MiddleScore
 
 EXPECTED = ["GetOrder", "CancelOrder", "IssueRefund"]
 
@@ -473,25 +474,6 @@ def test_the_saved_results_reader_reads_or_refuses(tmp_path_factory, lines):
 # -- the difference's interval within the metric's range ---------------------------------
 
 
-class GivenScore(am.Metric):
-    """Scores each case with its ``metadata["score"]``."""
-
-    name: ClassVar[str] = "given_score"
-
-    def measure(self, case):
-        return case.metadata["score"], "given"
-
-
-class HalfScore(GivenScore):
-    """A metric whose scores cannot exceed one half."""
-
-    name: ClassVar[str] = "half_score"
-    value_range: ClassVar[tuple[float, float]] = (0.0, 0.5)
-
-
-class MiddleScore(GivenScore):
-    name: ClassVar[str] = "middle_score"
-    value_range: ClassVar[tuple[float, float]] = (0.25, 0.75)
 
 
 def _given(scores, metric_class):

@@ -161,6 +161,17 @@ def test_transient_failures_are_retried_and_retry_after_is_honoured(no_wait, mon
     assert no_wait == [1.5] * 20  # never shorter than Retry-After
 
 
+def test_a_day_long_retry_after_waits_at_most_the_runners_ceiling(no_wait, monkeypatch):
+    # Issue 24: a metric reporting retry_after=86400 once held the run for a day.
+    monkeypatch.setattr(_concurrent.random, "uniform", lambda low, high: 0.0)
+    metric = Flaky(failures=1, retry_after=86400.0)
+    result = evaluate(cases(3), metric, retries=1, errors="record")
+    assert result["flaky"].values.tolist() == [1.0] * 3
+    assert no_wait == [_concurrent.MAX_RETRY_AFTER] * 3 and _concurrent.MAX_RETRY_AFTER == 300.0
+    for odd in (float("nan"), -5.0, True, "60"):  # nothing to honour: the plain backoff
+        assert _concurrent._backoff(0, TransientMetricError("x", retry_after=odd)) == 0.0
+
+
 def test_backoff_grows_exponentially_with_jitter(monkeypatch):
     monkeypatch.setattr(_concurrent.random, "uniform", lambda low, high: high)
     error = TransientMetricError("busy")

@@ -309,3 +309,11 @@ def test_metrics_without_secrets_keep_their_errors_word_for_word():
     with pytest.raises(ValueError, match=re.escape("key=value in text, Bearer of news, "
                                                    "sk-not-a-secret-really")):
         Plain().evaluate(AgentTestCase(tool_calls=[]))
+
+
+def test_a_metric_shipped_to_dask_workers_by_name_shows_no_secret():
+    from agentmetrics.dask._metrics import Shipped
+
+    shipped = Shipped("keyed", name="keyed", params=(("api_key", KEY), ("base_url", URL)))
+    assert not leaks(repr(shipped)) and "api_key='***'" in repr(shipped)
+    assert shipped.params[0][1] == KEY  # it still travels

@@ -12,7 +12,6 @@ import itertools
 import math
 import os
 from fractions import Fraction
-from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -37,6 +36,7 @@ from agentmetrics.stats import (
 )
 from agentmetrics.partition import Aggregate
 from agentmetrics.stats import _intervals
+from ranged_metrics import GivenScore, HalfScore, MiddleScore
 
 EXAMPLES = int(os.environ.get("AGENTMETRICS_FUZZ_EXAMPLES", "200"))
 LEVELS = (0.8, 0.9, 0.95, 0.99)
@@ -648,25 +648,6 @@ def test_trials_of_one_task_have_no_interval_rather_than_zero_to_one():
 # -- intervals within the metric's range ----------------------------------------------
 
 
-class GivenScore(am.Metric):
-    """Scores each case with its ``metadata["score"]``: any values, for the properties."""
-
-    name: ClassVar[str] = "given_score"
-
-    def measure(self, case):
-        return case.metadata["score"], "given"
-
-
-class HalfScore(GivenScore):
-    """A metric whose scores cannot exceed one half."""
-
-    name: ClassVar[str] = "half_score"
-    value_range: ClassVar[tuple[float, float]] = (0.0, 0.5)
-
-
-class MiddleScore(GivenScore):
-    name: ClassVar[str] = "middle_score"
-    value_range: ClassVar[tuple[float, float]] = (0.25, 0.75)
 
 
 def _scored(scores, metric_class, tasks=None):

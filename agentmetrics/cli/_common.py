@@ -11,11 +11,11 @@ from typing import IO, Any, TypeVar
 from agentmetrics._metric import Metric
 from agentmetrics._secrets import (
     MASK,
+    credential_name,
     mask_tokens,
     mask_urls,
     scrub_exception,
-    secret_variants,
-    url_credentials,
+    shown_items,
 )
 from agentmetrics.errors import AgentMetricsError, InvalidMetricError, InvalidParameterError
 from agentmetrics.registry import get_metric
@@ -131,14 +131,6 @@ def to_json(value: Any, indent: int | None = None) -> str:
 
 
 
-#: Words that make a parameter's name say it holds a credential.
-_CREDENTIAL_WORDS = ("key", "token", "secret", "password", "passwd", "credential", "auth")
-
-
-def _credential(name: str) -> bool:
-    return any(word in name.lower() for word in _CREDENTIAL_WORDS)
-
-
 def shown_spec(spec: str) -> str:
     """A ``--metric`` spec as it may be printed: the values of parameters whose
     name says they hold a credential (``api_key``, ``token``...) masked, and the
@@ -149,20 +141,14 @@ def shown_spec(spec: str) -> str:
     items = []
     for item in _split_top_level(rest):
         key, equals, raw = item.partition("=")
-        items.append(f"{key}={MASK}" if equals and _credential(key) and raw.strip()
+        items.append(f"{key}={MASK}" if equals and credential_name(key) and raw.strip()
                      else mask_urls(item))
     return f"{name}:{','.join(items)}"
 
 
 def build_metric(spec: str) -> Metric:
     name, params = parse_metric_spec(spec)
-    hidden: list[object] = []
-    for key, value in params.items():
-        if _credential(key):
-            hidden.append(value if isinstance(value, str) else json.dumps(value))
-        elif isinstance(value, str):
-            hidden.extend(url_credentials(value))
-    variants = secret_variants(hidden)
+    variants = shown_items(params.items())[1]
     try:
         return get_metric(name, **params)
     except AgentMetricsError as error:

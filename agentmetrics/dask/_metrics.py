@@ -9,6 +9,7 @@ from typing import Any
 import attrs
 
 from agentmetrics._metric import Metric
+from agentmetrics._secrets import scrub, shown_items
 from agentmetrics.dask._common import module, where
 from agentmetrics.errors import MetricLoadError
 
@@ -22,8 +23,11 @@ class Shipped:
 
     label: str
     name: str | None = None
-    params: tuple[tuple[str, Any], ...] = ()
-    pickled: bytes | None = None
+    # Shown as they may be (a key as '***'): a repr of a task reaches logs and dashboards.
+    params: tuple[tuple[str, Any], ...] = attrs.field(default=(), repr=lambda params: (
+        f"({', '.join(shown_items(params)[0])})"))
+    pickled: bytes | None = attrs.field(default=None, repr=lambda data: (
+        "None" if data is None else f"<{len(data):,} bytes>"))
 
 
 def ship(spec: Any, metric: Metric, label: str) -> Shipped:
@@ -65,8 +69,9 @@ def _load_now(shipped: Shipped) -> Metric:
                "environment as the client; distributed's PipInstall plugin can do it)"
                if shipped.name is not None or isinstance(error, ImportError) else
                "make the metric picklable, or register it in a package installed on every worker")
+        said = scrub(str(error), shown_items(shipped.params)[1])
         raise MetricLoadError(
-            f"{what} could not be loaded on {where()}: {type(error).__name__}: {error}. "
+            f"{what} could not be loaded on {where()}: {type(error).__name__}: {said}. "
             f"Expected the metric to exist on every worker. Fix: {fix}.") from None
     if not isinstance(metric, Metric):
         raise MetricLoadError(f"the pickled metric {shipped.label!r} is a "

@@ -254,3 +254,21 @@ def test_the_pytest_report_and_junitxml_show_no_judge_secret(server, echo, pytes
     assert "tool_call_appropriateness" in texts[2]
     assert '"api_key": "***"' in texts[2]
     assert not leaks("\n".join(texts)), [leaks(text) for text in texts]
+
+
+def test_a_key_from_the_environment_stays_out_of_the_pytest_report(server, pytester, monkeypatch):
+    # The finding: --agentmetrics-report wrote the key read from OPENAI_API_KEY under params.
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    pytester.makepyfile(test_env="""
+import pytest
+
+@pytest.mark.agent_metric("tool_call_appropriateness", model="judge", base_url=%r)
+def test_judged(agent_eval):
+    agent_eval.record_run(input="[[case:e1]] Cancel order 1", tool_calls=["GetOrder"])
+""" % server.url)
+    result = pytester.runpytest("--agentmetrics-report=report.json", "--junitxml=junit.xml",
+                                "-p", "no:randomly", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    report = (pytester.path / "report.json").read_text()
+    assert '"api_key": "***"' in report and server.requests[-1].headers["authorization"] == f"Bearer {KEY}"
+    assert not leaks(report + (pytester.path / "junit.xml").read_text() + result.stdout.str())
