@@ -7,11 +7,20 @@ import functools
 import math
 import numbers
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+import attrs
+
 from agentmetrics._model import CASE_FIELDS, AgentTestCase, EvalScore, _describe
-from agentmetrics._secrets import MASK, mask_urls, scrub, scrub_exception, secret_variants, \
-    url_credentials
+from agentmetrics._secrets import (
+    MASK,
+    mask_urls,
+    scrub,
+    scrub_exception,
+    secret_variants,
+    url_credentials,
+)
 from agentmetrics._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
     InvalidCaseError,
@@ -194,8 +203,6 @@ async def _ascrubbing(metric: Metric, awaitable: Any) -> Any:
 
 def _scrub_errors(metric: Metric, result: Any) -> Any:
     """A batch result whose error messages quote none of the metric's secrets."""
-    from collections.abc import Mapping
-
     errors = getattr(result, "errors", None)
     if not isinstance(errors, Mapping) or not errors:
         return result
@@ -204,8 +211,6 @@ def _scrub_errors(metric: Metric, result: Any) -> Any:
                for row, text in errors.items()}
     if cleaned == errors:
         return result
-    import attrs
-
     return attrs.evolve(result, errors=cleaned)
 
 
