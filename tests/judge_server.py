@@ -156,6 +156,7 @@ __all__ = [
     "Directive",
     "JudgeServer",
     "Recorded",
+    "eventually",
     "judge_calls",
     "parse_calls",
     "parse_directives",
@@ -438,6 +439,15 @@ def _for_attempt(directives: list[Directive], attempt: int) -> Directive | None:
             return directive
         passed += directive.times
     return None
+
+
+def eventually(condition: Callable[[], Any]) -> Any:
+    """For tests: wait (at most 10 s: only a hang trips this) for the server's
+    thread to notice something; the condition's last value."""
+    deadline = time.monotonic() + 10
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return condition()
 
 
 # -- the server ----------------------------------------------------------------------------

@@ -22,7 +22,6 @@ import gzip
 import pickle
 import re
 import threading
-import time
 import tracemalloc
 import urllib.parse
 import zlib
@@ -36,7 +35,7 @@ from agentmetrics import AgentTestCase
 from agentmetrics.errors import InvalidParameterError, MetricServiceError, TransientMetricError
 from agentmetrics_judge import ToolCallAppropriateness
 from agentmetrics_judge import _http
-from judge_server import BAD_HEADERS, JudgeServer
+from judge_server import BAD_HEADERS, JudgeServer, eventually
 
 ENV = ("AGENTMETRICS_JUDGE_MODEL", "AGENTMETRICS_JUDGE_BASE_URL", "AGENTMETRICS_JUDGE_API_KEY",
        "OPENAI_BASE_URL", "OPENAI_API_KEY")
@@ -128,15 +127,6 @@ def run(cases, metric, *, retries, timeout=30.0):
         cases, metrics=[metric], errors="record", retries=retries, timeout=timeout,
         concurrency=16))
     return result["tool_call_appropriateness"]
-
-
-def eventually(condition):
-    """Wait (at most 10 s: only a hang trips this) for the server's thread to
-    notice something; the condition's last value."""
-    deadline = time.monotonic() + 10
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return condition()
 
 
 def received(error):

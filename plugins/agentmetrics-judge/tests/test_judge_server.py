@@ -18,6 +18,7 @@ from judge_server import (
     BAD_HEADERS,
     Directive,
     JudgeServer,
+    eventually,
     judge_calls,
     parse_calls,
     parse_directives,
@@ -261,15 +262,6 @@ def read_all(sock):
     while more := sock.recv(65536):
         parts.append(more)
     return b"".join(parts)
-
-
-def eventually(condition):
-    """Wait (at most 10 s: only a hang trips this) for the server's thread to
-    notice something; the condition's last value."""
-    deadline = time.monotonic() + 10
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return condition()
 
 
 def completion_in(raw):
