@@ -66,3 +66,20 @@ class Scenario:
     @property
     def id(self) -> str:
         return f"{self.provider}/{self.form}/{self.name}"
+
+
+def source_note(sources: dict[str, str], *keys: str) -> str:
+    """`` Source: a; b.`` for a note: where the recorded bodies ``keys`` came from."""
+    return " Source: " + "; ".join(sources[key] for key in keys) + "."
+
+
+def dump_models(value: Any) -> Any:
+    """``value`` as plain JSON data: SDK models (pydantic) by ``model_dump(mode="json")``,
+    inside lists and dicts too; anything else as it is."""
+    if isinstance(value, list):
+        return [dump_models(item) for item in value]
+    if isinstance(value, dict):
+        return {key: dump_models(item) for key, item in value.items()}
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    return value

@@ -20,7 +20,7 @@ import anthropic
 import httpx2
 from anthropic.types import Message
 
-from payloads._scenario import Call, Scenario
+from payloads._scenario import Call, Scenario, dump_models
 
 PROVIDER = "anthropic"
 MODEL = "claude-sonnet-5"  # not in the SDK's DEPRECATED_MODELS table (no warning)
@@ -252,16 +252,6 @@ def _stream_events(
 # -- forms --------------------------------------------------------------------------------
 
 
-def _dump(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_dump(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _dump(v) for k, v in value.items()}
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    return value
-
-
 def _model_forms(
     base: str,
     obj: Any,
@@ -283,7 +273,7 @@ def _model_forms(
             (note + extra_note).strip(),
         )
 
-    dumped = _dump(obj)
+    dumped = dump_models(obj)
     out = [
         sc("object", "object", obj),
         sc("dump", "dump", dumped, ' model_dump(mode="json"): every optional field present, null.'),
@@ -336,9 +326,6 @@ def _stream_forms(
 # -- the scenarios ------------------------------------------------------------------------
 
 
-def _c(name: str, arguments: dict[str, Any], cid: str | None) -> Call:
-    return Call(name, arguments, cid)
-
 
 def _basic() -> list[Scenario]:
     out: list[Scenario] = []
@@ -355,7 +342,7 @@ def _basic() -> list[Scenario]:
     )
     out += _model_forms(
         "single-tool-use", m,
-        (_c("get_weather", {"city": "Paris", "unit": "celsius"}, "toolu_01A09q90qw90lq917835lq9"),),
+        (Call("get_weather", {"city": "Paris", "unit": "celsius"}, "toolu_01A09q90qw90lq917835lq9"),),
         "The canonical client tool call: text then one tool_use, stop_reason tool_use.",
         extra_dumps=True, json_bytes=True,
     )
@@ -381,8 +368,8 @@ def _basic() -> list[Scenario]:
         thinking={"type": "adaptive"},
     )
     parallel = (
-        _c("get_weather", {"city": "Paris"}, "toolu_01ParA"),
-        _c("get_time", nested, "toolu_01ParB"),
+        Call("get_weather", {"city": "Paris"}, "toolu_01ParA"),
+        Call("get_time", nested, "toolu_01ParB"),
     )
     out += _model_forms(
         "parallel-tool-use-thinking", m, parallel,
@@ -401,7 +388,7 @@ def _basic() -> list[Scenario]:
         _message("msg_01AbcEmpty", [_tool_use("toolu_01EmptyIn", "list_open_tickets", {})])
     )
     out += _model_forms(
-        "tool-use-empty-input", m, (_c("list_open_tickets", {}, "toolu_01EmptyIn"),),
+        "tool-use-empty-input", m, (Call("list_open_tickets", {}, "toolu_01EmptyIn"),),
         "tool_use with input {} (a tool with no parameters): arguments {} and raw_arguments None.",
     )
 
@@ -432,7 +419,7 @@ def _basic() -> list[Scenario]:
         )
     )
     out += _model_forms(
-        "toolset-tool-use", m, (_c("left_click", {"coordinate": [512, 384]}, "toolu_01Click"),),
+        "toolset-tool-use", m, (Call("left_click", {"coordinate": [512, 384]}, "toolu_01Click"),),
         "SDK 2.x toolset member tool_use (toolset_name 'computer', name = the action). It is a "
         "client tool_use: name 'left_click', not 'computer'.",
     )
@@ -478,8 +465,8 @@ def _server_tools() -> list[Scenario]:
                {"name": "convert_units", "description": "Convert units",
                 "input_schema": {"type": "object", "properties": {}}}],
     )
-    search = _c("web_search", {"query": "weather Paris today"}, "srvtoolu_01WebSearch")
-    convert = _c("convert_units", {"value": 18, "from": "C", "to": "F"}, "toolu_01AfterSearch")
+    search = Call("web_search", {"query": "weather Paris today"}, "srvtoolu_01WebSearch")
+    convert = Call("convert_units", {"value": 18, "from": "C", "to": "F"}, "toolu_01AfterSearch")
     note = ("server_tool_use web_search (hosted) + web_search_tool_result (a result, not a call) + "
             "cited text + a client tool_use.")
     out += _model_forms("server-web-search", m, (search, convert), note, extra_dumps=True)
@@ -504,7 +491,7 @@ def _server_tools() -> list[Scenario]:
         ),
         tools=[{"type": "code_execution_20250522", "name": "code_execution"}],
     )
-    code = _c("code_execution", {"code": "import statistics\nprint(statistics.mean([18, 21, 17]))"},
+    code = Call("code_execution", {"code": "import statistics\nprint(statistics.mean([18, 21, 17]))"},
               "srvtoolu_01CodeExec")
     out += _model_forms(
         "server-code-execution", m, (code,),
@@ -538,8 +525,8 @@ def _server_tools() -> list[Scenario]:
     out += _model_forms(
         "server-bash-text-editor", m,
         (
-            _c("bash_code_execution", {"command": "ls -la /tmp"}, "srvtoolu_01Bash"),
-            _c("text_editor_code_execution",
+            Call("bash_code_execution", {"command": "ls -la /tmp"}, "srvtoolu_01Bash"),
+            Call("text_editor_code_execution",
                {"command": "create", "path": "/tmp/report.py", "file_text": "print('ok')\n"}, "srvtoolu_01Edit"),
         ),
         "code_execution_20250825 sub-tools: server_tool_use bash_code_execution / "
@@ -561,9 +548,9 @@ def _server_tools() -> list[Scenario]:
         tools=[{"type": "code_execution_20250825", "name": "code_execution"}],
     )
     prog = (
-        _c("code_execution", {"code": "for c in ['Paris', 'Lyon']:\n    print(await get_weather(city=c))"},
+        Call("code_execution", {"code": "for c in ['Paris', 'Lyon']:\n    print(await get_weather(city=c))"},
            "srvtoolu_01Prog"),
-        _c("get_weather", {"city": "Paris"}, "toolu_01ProgCall"),
+        Call("get_weather", {"city": "Paris"}, "toolu_01ProgCall"),
     )
     out += _model_forms(
         "programmatic-tool-calling", m, prog,
@@ -593,7 +580,7 @@ def _server_tools() -> list[Scenario]:
         mcp_servers=[{"type": "url", "url": "https://mcp.example.com/sse", "name": "weather-mcp"}],
         betas=["mcp-client-2025-11-20"],
     )
-    mcp = (_c("get_forecast", {"city": "Paris", "days": 3}, "mcptoolu_01Forecast"),)
+    mcp = (Call("get_forecast", {"city": "Paris", "days": 3}, "mcptoolu_01Forecast"),)
     note = ("Beta MCP connector (client.beta.messages.create with mcp_servers): mcp_tool_listing, "
             "mcp_tool_use (hosted) and mcp_tool_result (not a call). A BetaMessage.")
     out += _model_forms("beta-mcp-tool-use", m, mcp, note, extra_dumps=True)
@@ -611,9 +598,9 @@ _TURNS = [
     ("msg_01Turn3", [_text("Paris 18C, Lyon 21C, it is 14:05.")], "end_turn"),
 ]
 _TURN_CALLS = (
-    _c("get_weather", {"city": "Paris"}, "toolu_01T1"),
-    _c("get_weather", {"city": "Lyon"}, "toolu_01T2a"),
-    _c("get_time", {"timezone": "Europe/Paris"}, "toolu_01T2b"),
+    Call("get_weather", {"city": "Paris"}, "toolu_01T1"),
+    Call("get_weather", {"city": "Lyon"}, "toolu_01T2a"),
+    Call("get_time", {"timezone": "Europe/Paris"}, "toolu_01T2b"),
 )
 
 
@@ -686,8 +673,8 @@ def _conversations() -> list[Scenario]:
         {"role": "assistant", "content": "Done: table booked and Sam has been texted."},
     ]
     expected = (
-        _c("book_table", {"party_size": 2, "time": "20:00", "notes": {"window": True}}, "toolu_01Book"),
-        _c("send_sms", {"to": "Sam", "body": "Dinner at 8, ref 4411"}, "toolu_01Sms"),
+        Call("book_table", {"party_size": 2, "time": "20:00", "notes": {"window": True}}, "toolu_01Book"),
+        Call("send_sms", {"to": "Sam", "body": "Dinner at 8, ref 4411"}, "toolu_01Sms"),
     )
     note = ("Request-style conversation: user turns hold tool_result blocks (results, not calls), "
             "string content on the first and last turns.")
@@ -711,8 +698,8 @@ def _streams() -> list[Scenario]:
     events = _stream_events("msg_01Stream", blocks, "tool_use")
     sse = _sse(events)
     expected = (
-        _c("get_weather", nested, "toolu_01StrA"),
-        _c("search_tickets", {"query": "Louvre \"late\" entry", "limit": 5}, "toolu_01StrB"),
+        Call("get_weather", nested, "toolu_01StrA"),
+        Call("search_tickets", {"query": "Louvre \"late\" entry", "limit": 5}, "toolu_01StrB"),
     )
     note = ("Raw stream of client.messages.create(stream=True): content_block_start tool_use (input "
             "{}) then input_json_delta pieces, for two calls, after thinking and text blocks. The SSE "
@@ -742,7 +729,7 @@ def _streams() -> list[Scenario]:
     sse = _sse(events)
     out += _stream_forms(
         "stream-empty-input", _stream_raw(sse), sse,
-        (_c("list_open_tickets", {}, "toolu_01StrEmpty"), _c("get_weather", {"city": "Nice"}, "toolu_01StrNext")),
+        (Call("list_open_tickets", {}, "toolu_01StrEmpty"), Call("get_weather", {"city": "Nice"}, "toolu_01StrNext")),
         "A tool_use with no arguments streams one input_json_delta with partial_json '': "
         "arguments {} and raw_arguments None; the next call's pieces are 4 characters long.",
     )
@@ -758,7 +745,7 @@ def _streams() -> list[Scenario]:
     ]
     events = _stream_events("msg_01StreamWeb", blocks, "end_turn")
     sse = _sse(events)
-    web = (_c("web_search", {"query": "Louvre opening hours"}, "srvtoolu_01StrWeb"),)
+    web = (Call("web_search", {"query": "Louvre opening hours"}, "srvtoolu_01StrWeb"),)
     note = ("Stream with a server_tool_use (input streamed by input_json_delta) and a "
             "web_search_tool_result block that arrives whole in content_block_start.")
     raw = _stream_raw(sse)

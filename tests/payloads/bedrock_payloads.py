@@ -423,9 +423,6 @@ def _forms(base: str, obj: Any, expected: tuple[Call, ...] | None, note: str, *,
     return out
 
 
-def _c(name: str, arguments: dict[str, Any], cid: str | None) -> Call:
-    return Call(name, arguments, cid)
-
 
 # -- converse() -----------------------------------------------------------------------------
 
@@ -444,7 +441,7 @@ def _converse(srv: _Bedrock) -> list[Scenario]:
     body = _converse_body([_tool("tooluse_kZJMlvQmRJ6eAyJE5GIl7Q", "get_weather",
                                  {"city": "Paris", "unit": "celsius"})])
     resp = srv.converse(_on_the_wire(body))
-    one = (_c("get_weather", {"city": "Paris", "unit": "celsius"}, "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q"),)
+    one = (Call("get_weather", {"city": "Paris", "unit": "celsius"}, "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q"),)
     note = ("client.converse(...) answered by a local HTTP server: one toolUse block, stopReason "
             "tool_use; the dict holds ResponseMetadata (RequestId, HTTPStatusCode, HTTPHeaders, "
             "RetryAttempts).")
@@ -463,16 +460,16 @@ def _converse(srv: _Bedrock) -> list[Scenario]:
     ])
     resp = srv.converse(_on_the_wire(body))
     parallel = (
-        _c("get_weather", {"city": "Paris"}, "tooluse_1A2b3C4d5E6f7G8h9I0jKa"),
-        _c("get_weather", {"city": "Lyon"}, "tooluse_2B3c4D5e6F7g8H9i0J1kLb"),
-        _c("get_time", {"timezone": "Europe/Paris"}, "tooluse_3C4d5E6f7G8h9I0j1K2lMc"),
+        Call("get_weather", {"city": "Paris"}, "tooluse_1A2b3C4d5E6f7G8h9I0jKa"),
+        Call("get_weather", {"city": "Lyon"}, "tooluse_2B3c4D5e6F7g8H9i0J1kLb"),
+        Call("get_time", {"timezone": "Europe/Paris"}, "tooluse_3C4d5E6f7G8h9I0j1K2lMc"),
     )
     out += _forms("parallel-calls", resp, parallel,
                   "Text then three toolUse blocks in one message (two with the same name).")
 
     body = _converse_body([_text("Let me check the forecast first."),
                            _tool("tooluse_TxT1hEnC4llQ0aBcDeFgHi", "get_forecast", {"city": "Nice", "days": 3})])
-    text_call = (_c("get_forecast", {"city": "Nice", "days": 3}, "tooluse_TxT1hEnC4llQ0aBcDeFgHi"),)
+    text_call = (Call("get_forecast", {"city": "Nice", "days": 3}, "tooluse_TxT1hEnC4llQ0aBcDeFgHi"),)
     note = "A text block then one toolUse block."
     out += _forms("text-then-call", srv.converse(_on_the_wire(body)), text_call, note)
     out += _forms("text-then-call-stubbed", _stub_converse(body), text_call, note + " Through Stubber.")
@@ -480,12 +477,12 @@ def _converse(srv: _Bedrock) -> list[Scenario]:
     body = _converse_body([_tool("tooluse_N0InPuT0000000000000aa", "list_open_tickets", {}),
                            _tool("tooluse_N0InPuT0000000000000bb", "get_weather", {"city": "Nice"})])
     out += _forms("no-input", srv.converse(_on_the_wire(body)),
-                  (_c("list_open_tickets", {}, "tooluse_N0InPuT0000000000000aa"),
-                   _c("get_weather", {"city": "Nice"}, "tooluse_N0InPuT0000000000000bb")),
+                  (Call("list_open_tickets", {}, "tooluse_N0InPuT0000000000000aa"),
+                   Call("get_weather", {"city": "Nice"}, "tooluse_N0InPuT0000000000000bb")),
                   "A tool with no arguments: input {} (then a second call).")
 
     body = _converse_body([_tool("tooluse_NeStEd00000000000000cc", "search_places", NESTED)])
-    nested = (_c("search_places", NESTED, "tooluse_NeStEd00000000000000cc"),)
+    nested = (Call("search_places", NESTED, "tooluse_NeStEd00000000000000cc"),)
     note = "Nested input: objects in lists, null, a float, booleans, non-ASCII text."
     out += _forms("nested-input", srv.converse(_on_the_wire(body)), nested, note)
     out += _forms("nested-input-stubbed", _stub_converse(body), nested, note + " Through Stubber.")
@@ -496,7 +493,7 @@ def _converse(srv: _Bedrock) -> list[Scenario]:
         _text("Checking now."),
         _tool("tooluse_ReAsOn00000000000000dd", "get_weather", {"city": "Paris"}),
     ])
-    reasoning = (_c("get_weather", {"city": "Paris"}, "tooluse_ReAsOn00000000000000dd"),)
+    reasoning = (Call("get_weather", {"city": "Paris"}, "tooluse_ReAsOn00000000000000dd"),)
     note = ("reasoningContent (reasoningText with signature, and a redactedContent blob: bytes in the "
             "object form) before text and a toolUse.")
     out += _forms("reasoning-then-call", srv.converse(_on_the_wire(body)), reasoning, note)
@@ -527,10 +524,10 @@ _TURNS = [
     ([_text("Done: Paris 18°C, Lyon 21°C, it is 14:05, and Sam has been texted.")], "end_turn"),
 ]
 _TURN_CALLS = (
-    _c("get_weather", {"city": "Paris"}, "tooluse_T1aaaaaaaaaaaaaaaaaaaa"),
-    _c("get_weather", {"city": "Lyon"}, "tooluse_T2aaaaaaaaaaaaaaaaaaaa"),
-    _c("get_time", {"timezone": "Europe/Paris"}, "tooluse_T2bbbbbbbbbbbbbbbbbbbb"),
-    _c("send_sms", {"to": "Sam", "body": "Paris 18C, Lyon 21C"}, "tooluse_T3aaaaaaaaaaaaaaaaaaaa"),
+    Call("get_weather", {"city": "Paris"}, "tooluse_T1aaaaaaaaaaaaaaaaaaaa"),
+    Call("get_weather", {"city": "Lyon"}, "tooluse_T2aaaaaaaaaaaaaaaaaaaa"),
+    Call("get_time", {"timezone": "Europe/Paris"}, "tooluse_T2bbbbbbbbbbbbbbbbbbbb"),
+    Call("send_sms", {"to": "Sam", "body": "Paris 18C, Lyon 21C"}, "tooluse_T3aaaaaaaaaaaaaaaaaaaa"),
 )
 
 
@@ -601,7 +598,7 @@ def _invoke(srv: _Bedrock) -> list[Scenario]:
                      "input": {"city": "Paris"}}},
     ])
     _, raw = srv.invoke_model(body)
-    expected = (_c("get_weather", {"city": "Paris"}, "f138f98b-8fa4-46e8-8d0f-6a3da738bb1d"),)
+    expected = (Call("get_weather", {"city": "Paris"}, "f138f98b-8fa4-46e8-8d0f-6a3da738bb1d"),)
     note = ("client.invoke_model(modelId='us.amazon.nova-micro-v1:0', ...): response['body'] is a "
             "StreamingBody (read once, so never a payload itself); this is json.loads(body.read()), "
             "Nova's Converse-shaped body (no metrics; usage with *TokenCount keys).")
@@ -640,7 +637,7 @@ def _streams(srv: _Bedrock) -> list[Scenario]:
     blocks = [_tool("tooluse_StReAm1111111111111aa", "get_weather", args)]
     events = srv.converse_stream(_stream_events(blocks, "tool_use", piece=5))
     out += _stream_forms("stream-one-call-pieces", events,
-                         (_c("get_weather", args, "tooluse_StReAm1111111111111aa"),),
+                         (Call("get_weather", args, "tooluse_StReAm1111111111111aa"),),
                          "contentBlockStart.start.toolUse (toolUseId, name), then the input as "
                          "contentBlockDelta.delta.toolUse.input text pieces: an empty first piece "
                          "then 5-character pieces, as Claude models stream it.")
@@ -649,8 +646,8 @@ def _streams(srv: _Bedrock) -> list[Scenario]:
               _tool("tooluse_StReAm2222222222222aa", "get_weather", {"city": "Paris"}),
               _tool("tooluse_StReAm2222222222222bb", "search_places", NESTED)]
     events = srv.converse_stream(_stream_events(blocks, "tool_use", piece=11))
-    two = (_c("get_weather", {"city": "Paris"}, "tooluse_StReAm2222222222222aa"),
-           _c("search_places", NESTED, "tooluse_StReAm2222222222222bb"))
+    two = (Call("get_weather", {"city": "Paris"}, "tooluse_StReAm2222222222222aa"),
+           Call("search_places", NESTED, "tooluse_StReAm2222222222222bb"))
     out += _stream_forms("stream-two-calls", events, two,
                          "A text block (no contentBlockStart: text deltas start it), then two toolUse "
                          "blocks (index 1 and 2), the second with nested, non-ASCII input.")
@@ -659,14 +656,14 @@ def _streams(srv: _Bedrock) -> list[Scenario]:
               _tool("tooluse_StReAm3333333333333aa", "get_forecast", {"city": "Nice", "days": 3})]
     events = srv.converse_stream(_stream_events(blocks, "tool_use", style="nova"), modelId=NOVA)
     out += _stream_forms("stream-text-then-call", events,
-                         (_c("get_forecast", {"city": "Nice", "days": 3}, "tooluse_StReAm3333333333333aa"),),
+                         (Call("get_forecast", {"city": "Nice", "days": 3}, "tooluse_StReAm3333333333333aa"),),
                          "Text then a toolUse whose input arrives whole in one delta, as Nova models stream it.")
 
     blocks = [_tool("tooluse_StReAm4444444444444aa", "list_open_tickets", {}),
               _tool("tooluse_StReAm4444444444444bb", "get_weather", {"city": "Nice"})]
     events = srv.converse_stream(_stream_events(blocks, "tool_use", piece=4))
-    empty = (_c("list_open_tickets", {}, "tooluse_StReAm4444444444444aa"),
-             _c("get_weather", {"city": "Nice"}, "tooluse_StReAm4444444444444bb"))
+    empty = (Call("list_open_tickets", {}, "tooluse_StReAm4444444444444aa"),
+             Call("get_weather", {"city": "Nice"}, "tooluse_StReAm4444444444444bb"))
     out += _stream_forms("stream-empty-input", events, empty,
                          "A tool with no arguments: its only delta is toolUse.input '' (the joined input is "
                          "the empty string: arguments {}); the next call's pieces are 4 characters long.")
@@ -680,7 +677,7 @@ def _streams(srv: _Bedrock) -> list[Scenario]:
               _tool("tooluse_StReAm5555555555555aa", "get_weather", {"city": "Paris"})]
     events = srv.converse_stream(_stream_events(blocks, "tool_use", piece=6))
     out += _stream_forms("stream-reasoning-then-call", events,
-                         (_c("get_weather", {"city": "Paris"}, "tooluse_StReAm5555555555555aa"),),
+                         (Call("get_weather", {"city": "Paris"}, "tooluse_StReAm5555555555555aa"),),
                          "delta.reasoningContent text pieces and a signature, a redactedContent delta "
                          "(bytes in the object form), then a toolUse.")
 
@@ -727,22 +724,22 @@ def _model_of(key: str) -> str:
 
 
 _CITIES = ["Tokyo", "Osaka", "Kyoto", "Hiroshima", "Nara", "Yokohama", "Sapporo", "Fukuoka", "Sendai", "Nagoya"]
-CODE = [_c("nova_code_interpreter", {"snippet": "1234 * 5678"}, None),
-        _c("final_result", {"result": 7006652.0}, None)]
+CODE = [Call("nova_code_interpreter", {"snippet": "1234 * 5678"}, None),
+        Call("final_result", {"result": 7006652.0}, None)]
 
 _RECORDED_STREAMS = [
     ("stream_claude_haiku_one_call", "recorded-stream-claude-one-call",
-     (_c("top_song", {"sign": "WZPZ"}, "tooluse_p0X002uYQ9y_0fFkBsyYRg"),),
+     (Call("top_song", {"sign": "WZPZ"}, "tooluse_p0X002uYQ9y_0fFkBsyYRg"),),
      "One toolUse, input in pieces after an empty first piece; no text block."),
     ("stream_claude_sonnet_many_pieces", "recorded-stream-claude-many-pieces",
-     (_c("get_cities_list", {"cities": _CITIES}, "tooluse_FQQ2AuomSWSry_S27YpRbA"),),
+     (Call("get_cities_list", {"cities": _CITIES}, "tooluse_FQQ2AuomSWSry_S27YpRbA"),),
      "One toolUse whose input list arrives in 19 pieces."),
     ("stream_claude_sonnet_text_then_call", "recorded-stream-claude-text-then-call",
-     (_c("get_weather", {"location": "Barcelona"}, "tooluse_yypYDr71TwCwByoyao4-Vg"),),
+     (Call("get_weather", {"location": "Barcelona"}, "tooluse_yypYDr71TwCwByoyao4-Vg"),),
      "Text deltas (no contentBlockStart) then a toolUse at index 1."),
     ("stream_nova_micro_two_calls", "recorded-stream-nova-two-calls",
-     (_c("get_current_weather", {"location": "Seattle"}, "tooluse_IIpMFTgaRVGyI7x4sJfKzQ"),
-      _c("get_current_weather", {"location": "San Francisco"}, "tooluse_KZPBYYUtS72Um_JDI8hTow")),
+     (Call("get_current_weather", {"location": "Seattle"}, "tooluse_IIpMFTgaRVGyI7x4sJfKzQ"),
+      Call("get_current_weather", {"location": "San Francisco"}, "tooluse_KZPBYYUtS72Um_JDI8hTow")),
      "Nova: <thinking> text, then two toolUse blocks each with its whole input in one delta."),
     ("stream_gpt_oss_no_call", "recorded-stream-gpt-oss-no-call", (),
      "gpt-oss: an empty text delta, a reasoningContent block, text; no calls."),
@@ -769,22 +766,22 @@ def _recorded(srv: _Bedrock) -> list[Scenario]:
 
     recorded_converse = [
         ("converse_claude46_parallel", "recorded-parallel-calls",
-         (_c("parallel_local_search_one", {"query": "latest OpenAI model release notes"},
+         (Call("parallel_local_search_one", {"query": "latest OpenAI model release notes"},
              "tooluse_hd4QaBJIe0j2FasplcWi78"),
-          _c("parallel_local_search_two", {"query": "latest Anthropic model release notes"},
+          Call("parallel_local_search_two", {"query": "latest Anthropic model release notes"},
              "tooluse_yB6xS6E1bsIOpv8rWcnpiR"),
-          _c("parallel_local_search_three", {"query": "latest Gemini model release notes"},
+          Call("parallel_local_search_three", {"query": "latest Gemini model release notes"},
              "tooluse_cjCrMYQMmA8diLWBnKJ86o")),
          "Text then three toolUse blocks, each with type 'tool_use'."),
         ("converse_claude37_thinking_empty_input", "recorded-reasoning-then-empty-input-call",
-         (_c("get_user_country", {}, "tooluse_W9DaUFg4Tj2cRPpndqxWSg"),),
+         (Call("get_user_country", {}, "tooluse_W9DaUFg4Tj2cRPpndqxWSg"),),
          "reasoningContent.reasoningText with a signature, text, then a toolUse with input {}."),
         ("converse_kimi_reasoning", "recorded-kimi-reasoning-then-call",
-         (_c("get_temperature", {"city": "London"}, "functions.get_temperature:0"),),
+         (Call("get_temperature", {"city": "London"}, "functions.get_temperature:0"),),
          "Kimi K2: reasoningContent then a toolUse whose toolUseId is 'functions.get_temperature:0'."),
         ("converse_nova_micro_two_calls", "recorded-nova-two-calls",
-         (_c("get_current_weather", {"location": "Seattle"}, "tooluse_AOOBCtPEQ7SHozPsXCqgNg"),
-          _c("get_current_weather", {"location": "San Francisco"}, "tooluse_biMWVYVLSR-qN88TpGnkUA")),
+         (Call("get_current_weather", {"location": "Seattle"}, "tooluse_AOOBCtPEQ7SHozPsXCqgNg"),
+          Call("get_current_weather", {"location": "San Francisco"}, "tooluse_biMWVYVLSR-qN88TpGnkUA")),
          "Nova: <thinking> text then two toolUse blocks (the recording is pretty-printed JSON)."),
     ]
     for key, name, expected, what in recorded_converse:
@@ -803,10 +800,10 @@ def _recorded(srv: _Bedrock) -> list[Scenario]:
 
     for key, name, expected in [
         ("invoke_nova_micro_one_call", "recorded-invoke-nova-one-call",
-         (_c("get_weather", {"location": "Seattle"}, "f138f98b-8fa4-46e8-8d0f-6a3da738bb1d"),)),
+         (Call("get_weather", {"location": "Seattle"}, "f138f98b-8fa4-46e8-8d0f-6a3da738bb1d"),)),
         ("invoke_nova_micro_two_calls", "recorded-invoke-nova-two-calls",
-         (_c("get_current_weather", {"location": "Seattle"}, "4d8acf92-6a04-42b6-aaf7-f68937a339ef"),
-          _c("get_current_weather", {"location": "San Francisco"}, "db27bd9d-9f7d-4783-aa8b-59871e00e0bc"))),
+         (Call("get_current_weather", {"location": "Seattle"}, "4d8acf92-6a04-42b6-aaf7-f68937a339ef"),
+          Call("get_current_weather", {"location": "San Francisco"}, "db27bd9d-9f7d-4783-aa8b-59871e00e0bc"))),
     ]:
         _, raw = srv.invoke_model(_RECORDED[key]["text"], model=_model_of(key))
         note = _recorded_note(key, "InvokeModel body of a Nova model: json.loads(response['body'].read()); "
@@ -834,8 +831,8 @@ def invoke_stream_scenarios() -> list[Scenario]:
     with _Bedrock() as srv:
         key = "invoke_stream_claude35_two_calls"
         chunks = srv.invoke_model_with_response_stream(_recorded_raw(key), _model_of(key))
-        expected = (_c("get_current_weather_info", {"city": "San Francisco"}, "toolu_bdrk_01CquHF9otnnrgxxx54tVxau"),
-                    _c("get_current_population_info", {"city": "San Francisco"},
+        expected = (Call("get_current_weather_info", {"city": "San Francisco"}, "toolu_bdrk_01CquHF9otnnrgxxx54tVxau"),
+                    Call("get_current_population_info", {"city": "San Francisco"},
                        "toolu_bdrk_017gKMzG8LV5r3snEuhgaSvt"))
         what = ("list(client.invoke_model_with_response_stream(...)['body']): chunk.bytes hold Anthropic "
                 "Messages stream events (content_block_start tool_use, input_json_delta pieces); "
@@ -843,8 +840,8 @@ def invoke_stream_scenarios() -> list[Scenario]:
         out += _forms("invoke-stream-claude-chunks", chunks, expected, _recorded_note(key, what))
         key = "invoke_stream_nova_micro_two_calls"
         chunks = srv.invoke_model_with_response_stream(_recorded_raw(key), _model_of(key))
-        expected = (_c("get_current_weather", {"location": "Seattle"}, "d899da89-5a67-4af2-aa54-54f6d2aadd40"),
-                    _c("get_current_weather", {"location": "San Francisco"}, "be7b9eba-2914-4a0a-ba1d-e863a8281c18"))
+        expected = (Call("get_current_weather", {"location": "Seattle"}, "d899da89-5a67-4af2-aa54-54f6d2aadd40"),
+                    Call("get_current_weather", {"location": "San Francisco"}, "be7b9eba-2914-4a0a-ba1d-e863a8281c18"))
         what = ("chunk.bytes hold Nova's Converse-like events ({'messageStart': ...}, {'contentBlockDelta': "
                 "...}); every text delta is its own content block and the toolUse indexes skip (24, 26).")
         out += _forms("invoke-stream-nova-chunks", chunks, expected, _recorded_note(key, what))

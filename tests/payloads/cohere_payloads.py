@@ -41,7 +41,7 @@ from typing import Any
 import cohere
 import httpx
 
-from payloads._scenario import Call, Scenario
+from payloads._scenario import Call, Scenario, dump_models, source_note
 
 PROVIDER = "cohere"
 MODEL_V2 = "command-a-03-2025"
@@ -260,16 +260,6 @@ def _v1_stream_events(body: dict[str, Any], *, piece: int = 8) -> list[dict[str,
 # -- forms --------------------------------------------------------------------------------
 
 
-def _dump(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_dump(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _dump(v) for k, v in value.items()}
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    return value
-
-
 def _sc(form: str, name: str, payload: Any, expected: tuple[Call, ...] | None, note: str,
         refusal: str | None = None) -> Scenario:
     return Scenario(PROVIDER, form, name, payload, expected, refusal, {}, note.strip())
@@ -280,7 +270,7 @@ def _model_forms(base: str, obj: Any, expected: tuple[Call, ...] | None, note: s
     """object / model_dump(mode="json") / model_dump() / JSON text / model_dump_json(), and when
     ``raw`` (the body text the server sent, or one per turn) is given: that text
     parsed ("rest" dump), verbatim ("rest-json") and as bytes."""
-    dumped = _dump(obj)
+    dumped = dump_models(obj)
     out = [
         _sc("object", f"{base}-object", obj, expected, note, refusal),
         _sc("dump", f"{base}-dump", dumped, expected,
@@ -331,13 +321,6 @@ def _stream_forms(base: str, events: list[Any], wire: str | None, expected: tupl
     return out
 
 
-def _c(name: str, arguments: dict[str, Any], cid: str | None = None) -> Call:
-    return Call(name, arguments, cid)
-
-
-def _src(*keys: str) -> str:
-    return " Source: " + "; ".join(SOURCES[k] for k in keys) + "."
-
 
 # -- v2: single responses -----------------------------------------------------------------
 
@@ -347,31 +330,31 @@ def _v2_basic() -> list[Scenario]:
 
     raw = _RECORDED["V2_ONE_CALL"]
     out += _model_forms(
-        "v2-one-call", _chat_v2(raw), (_c("get_weather", {"city": "Paris"}, "get_weather_9gpb31r7h7mj"),),
+        "v2-one-call", _chat_v2(raw), (Call("get_weather", {"city": "Paris"}, "get_weather_9gpb31r7h7mj"),),
         "Recorded /v2/chat answer with one call: message {role, tool_calls, tool_plan} (no content "
-        "key), finish_reason TOOL_CALL; arguments is JSON text." + _src("V2_ONE_CALL"), raw=raw)
+        "key), finish_reason TOOL_CALL; arguments is JSON text." + source_note(SOURCES, "V2_ONE_CALL"), raw=raw)
 
     raw = _RECORDED["V2_PARALLEL"]
     out += _model_forms(
         "v2-parallel-calls", _chat_v2(raw),
-        (_c("weather", {"location": "San Francisco"}, "weather_dqgshstja6p9"),
-         _c("cityAttractions", {"city": "San Francisco"}, "cityAttractions_dcxfx4myvx68")),
+        (Call("weather", {"location": "San Francisco"}, "weather_dqgshstja6p9"),
+         Call("cityAttractions", {"city": "San Francisco"}, "cityAttractions_dcxfx4myvx68")),
         "Recorded parallel calls in one message (ids are name_ + 12 random characters), a "
-        "tool_plan and cached_tokens in usage." + _src("V2_PARALLEL"), raw=raw)
+        "tool_plan and cached_tokens in usage." + source_note(SOURCES, "V2_PARALLEL"), raw=raw)
 
     raw = _RECORDED["V2_NULL_ARGS"]
     out += _model_forms(
-        "v2-null-arguments", _chat_v2(raw), (_c("currentTime", {}, "currentTime_tf4dywn8wgnk"),),
+        "v2-null-arguments", _chat_v2(raw), (Call("currentTime", {}, "currentTime_tf4dywn8wgnk"),),
         "Recorded call of a tool with no parameters: arguments is the text 'null' (the SDK keeps "
         "the str 'null'). Read as arguments {} with raw_arguments None: 'null' is how Cohere says "
         "'no arguments' (vercel/ai maps it to '{}' for the same reason), not malformed text."
-        + _src("V2_NULL_ARGS"), raw=raw)
+        + source_note(SOURCES, "V2_NULL_ARGS"), raw=raw)
 
     body = _v2_body("7d1c2f40-5b8e-4c1a-9e0b-2f6a1d3c4b5e", tool_plan="I will list the open tickets.",
                     tool_calls=[_v2_call("list_open_tickets_4h2kq9zd1x7m", "list_open_tickets", "{}")])
     out += _model_forms(
         "v2-empty-object-arguments", _chat_v2(body),
-        (_c("list_open_tickets", {}, "list_open_tickets_4h2kq9zd1x7m"),),
+        (Call("list_open_tickets", {}, "list_open_tickets_4h2kq9zd1x7m"),),
         "No-parameter tool whose arguments is '{}' (the other spelling of no arguments): {} and "
         "raw_arguments None. Hand-written in the recorded shape.", raw=json.dumps(body))
 
@@ -390,18 +373,18 @@ def _v2_basic() -> list[Scenario]:
         ])
     out += _model_forms(
         "v2-nested-arguments", _chat_v2(body),
-        (_c("search_hotels", nested, "search_hotels_m2x8c4v6b1n3"),
-         _c("get_weather", unicode_args, "get_weather_q9w8e7r6t5y4")),
+        (Call("search_hotels", nested, "search_hotels_m2x8c4v6b1n3"),
+         Call("get_weather", unicode_args, "get_weather_q9w8e7r6t5y4")),
         "Nested arguments (object, array, float, bool, null) as indented JSON text, and a second "
         "call with non-ASCII and escaped quotes in its text. Hand-written.", raw=json.dumps(body))
 
     raw = _DOCS["V2_OPENAPI_TOOLS"]
     out += _model_forms(
         "v2-thinking-plus-calls", _chat_v2(raw),
-        (_c("check_flight_status", {"flight_number": "LH1234"}, "check_flight_status_w7k2p9xq4m1d"),
-         _c("list_airport_lounges", {"airport_code": "FRA"}, "list_airport_lounges_b3n8v5c2z6ht")),
+        (Call("check_flight_status", {"flight_number": "LH1234"}, "check_flight_status_w7k2p9xq4m1d"),
+         Call("list_airport_lounges", {"airport_code": "FRA"}, "list_airport_lounges_b3n8v5c2z6ht")),
         "A v2 answer in the documented 'Tools' shape: message.content holds a thinking block AND "
-        "tool_calls, no tool_plan (reasoning models put the plan in content)." + _src("V2_OPENAPI_TOOLS"),
+        "tool_calls, no tool_plan (reasoning models put the plan in content)." + source_note(SOURCES, "V2_OPENAPI_TOOLS"),
         raw=raw)
 
     body = _v2_body("c4d5e6f7-0a1b-4c2d-8e3f-405162738495", tool_plan="Let me check the weather first.",
@@ -409,13 +392,13 @@ def _v2_basic() -> list[Scenario]:
                     tool_calls=[_v2_call("get_forecast_z1x2c3v4b5n6", "get_forecast", '{"city":"Paris","days":3}')])
     out += _model_forms(
         "v2-text-plus-call", _chat_v2(body),
-        (_c("get_forecast", {"city": "Paris", "days": 3}, "get_forecast_z1x2c3v4b5n6"),),
+        (Call("get_forecast", {"city": "Paris", "days": 3}, "get_forecast_z1x2c3v4b5n6"),),
         "A text content block next to a call (and a tool_plan). Hand-written; the recorded "
         "answers put text only in call-free turns.", raw=json.dumps(body))
 
     raw = _RECORDED["V2_TEXT"]
     out += _model_forms("v2-text-only", _chat_v2(raw), (),
-                        "Recorded plain answer (finish_reason COMPLETE): no call." + _src("V2_TEXT"),
+                        "Recorded plain answer (finish_reason COMPLETE): no call." + source_note(SOURCES, "V2_TEXT"),
                         raw=raw)
 
     raw = _RECORDED["V2_ONE_CALL_ANSWER"]
@@ -423,7 +406,7 @@ def _v2_basic() -> list[Scenario]:
         "v2-answer-citing-tool-results", _chat_v2(raw), (),
         "Recorded answer after a tool result: citations[].sources[] are {type 'tool', id "
         "'get_weather_9gpb31r7h7mj:0', tool_output}: references to a call's result, not calls."
-        + _src("V2_ONE_CALL_ANSWER"), raw=raw)
+        + source_note(SOURCES, "V2_ONE_CALL_ANSWER"), raw=raw)
 
     stripped = json.loads(_RECORDED["V2_ONE_CALL"])
     del stripped["message"]["tool_calls"]
@@ -431,7 +414,7 @@ def _v2_basic() -> list[Scenario]:
         "v2-tool-call-finish-without-calls", _chat_v2(stripped), None,
         "finish_reason TOOL_CALL and a tool_plan, but message.tool_calls is gone (a logger or "
         "proxy dropped it): REFUSED, the calls are missing. The recorded one-call body with "
-        "tool_calls deleted." + _src("V2_ONE_CALL"), refusal=MISSING_CALLS, raw=json.dumps(stripped))
+        "tool_calls deleted." + source_note(SOURCES, "V2_ONE_CALL"), refusal=MISSING_CALLS, raw=json.dumps(stripped))
     stripped["message"]["tool_calls"] = []
     out += _model_forms(
         "v2-tool-call-finish-empty-calls", _chat_v2(stripped), None,
@@ -442,10 +425,10 @@ def _v2_basic() -> list[Scenario]:
 # -- v2: conversations --------------------------------------------------------------------
 
 
-_TOKYO = (_c("get_time", {"location": "Tokyo"}, "get_time_dp3men9jrvhf"),
-          _c("get_weather", {"location": "Tokyo"}, "get_weather_d7arjgsc96yf"))
-_PARIS = (_c("get_weather", {"city": "Paris"}, "get_weather_mvsbdckzn39c"),
-          _c("final_result", {"city": "Paris", "summary": "Sunny, 22C"}, "final_result_5ey6n45w0dgv"))
+_TOKYO = (Call("get_time", {"location": "Tokyo"}, "get_time_dp3men9jrvhf"),
+          Call("get_weather", {"location": "Tokyo"}, "get_weather_d7arjgsc96yf"))
+_PARIS = (Call("get_weather", {"city": "Paris"}, "get_weather_mvsbdckzn39c"),
+          Call("final_result", {"city": "Paris", "summary": "Sunny, 22C"}, "final_result_5ey6n45w0dgv"))
 
 
 def _v2_conversations() -> list[Scenario]:
@@ -462,7 +445,7 @@ def _v2_conversations() -> list[Scenario]:
     second = _chat_v2(_RECORDED["V2_TOKYO_ANSWER"], messages=list(messages))
     sent = _SERVER.requests[-1]["messages"]
     note = "Recorded pair: parallel calls, then the answer whose citations cite the tool results."
-    src = _src("V2_TOKYO_CALLS", "V2_TOKYO_ANSWER")
+    src = source_note(SOURCES, "V2_TOKYO_CALLS", "V2_TOKYO_ANSWER")
     out += _model_forms("v2-responses-per-turn", [first, second], _TOKYO,
                         "A list of V2ChatResponse objects, one per turn. " + note + src,
                         raw=[_RECORDED["V2_TOKYO_CALLS"], _RECORDED["V2_TOKYO_ANSWER"]])
@@ -489,7 +472,7 @@ def _v2_conversations() -> list[Scenario]:
     out += _model_forms(
         "v2-two-calling-turns", [r1, r2], _PARIS,
         "Recorded run with a call in each of two turns (get_weather, then final_result); the "
-        "tool message content is a plain string here." + _src("V2_PARIS_WEATHER", "V2_PARIS_FINAL"),
+        "tool message content is a plain string here." + source_note(SOURCES, "V2_PARIS_WEATHER", "V2_PARIS_FINAL"),
         raw=[_RECORDED["V2_PARIS_WEATHER"], _RECORDED["V2_PARIS_FINAL"]])
 
     # a conversation of plain dicts, with the tool results and a final answer
@@ -511,8 +494,8 @@ def _v2_conversations() -> list[Scenario]:
         {"role": "assistant", "content": [{"type": "text", "text": "I found one recipe for each."}]},
     ]
     _chat_v2(_RECORDED["V2_TEXT"], messages=convo)  # the SDK accepts it as a request
-    expected = (_c("search_recipes", {"ingredient": "leeks", "limit": 2}, "search_recipes_p4q8r2s6t0uv"),
-                _c("search_recipes", {"ingredient": "chickpeas", "limit": 2}, "search_recipes_a9b3c7d1e5fg"))
+    expected = (Call("search_recipes", {"ingredient": "leeks", "limit": 2}, "search_recipes_p4q8r2s6t0uv"),
+                Call("search_recipes", {"ingredient": "chickpeas", "limit": 2}, "search_recipes_a9b3c7d1e5fg"))
     note = ("Request-style conversation of plain dicts (tool calls as dictionaries, not ToolCallV2 "
             "objects), with the tool results and an answer: two calls of the same tool. Hand-written "
             "in the request shape documented at https://docs.cohere.com/v2/docs/tool-use-overview.")
@@ -528,44 +511,44 @@ def _v2_streams() -> list[Scenario]:
     out: list[Scenario] = []
 
     sse = _RECORDED["V2_STREAM_TOKYO_SSE"]
-    tokyo = (_c("get_time", {"location": "Tokyo"}, "get_time_dg5wwc00d8v5"),
-             _c("get_weather", {"location": "Tokyo"}, "get_weather_bc8241gkqss5"))
+    tokyo = (Call("get_time", {"location": "Tokyo"}, "get_time_dg5wwc00d8v5"),
+             Call("get_weather", {"location": "Tokyo"}, "get_weather_bc8241gkqss5"))
     out += _stream_forms(
         "v2-stream-two-calls", _stream_v2(sse), sse, tokyo,
         "Recorded SSE of client.chat_stream(): tool-plan-delta pieces, then per call tool-call-start "
         "(delta.message.tool_calls is ONE object: id, type, function {name, arguments ''}), "
         "tool-call-delta argument pieces of pretty-printed JSON, tool-call-end; message-end "
-        "{finish_reason TOOL_CALL}; a final 'data: [DONE]' the SDK drops." + _src("V2_STREAM_TOKYO_SSE"))
+        "{finish_reason TOOL_CALL}; a final 'data: [DONE]' the SDK drops." + source_note(SOURCES, "V2_STREAM_TOKYO_SSE"))
 
     lines = _RECORDED["V2_STREAM_PARALLEL_CHUNKS"]
     sse = _lines_to_sse(lines)
     out += _stream_forms(
         "v2-stream-parallel-calls", _stream_v2(sse), sse,
-        (_c("weather", {"location": "San Francisco"}, "weather_e8p4pn45zt0t"),
-         _c("cityAttractions", {"city": "San Francisco"}, "cityAttractions_pyxssbwnq9fq")),
+        (Call("weather", {"location": "San Francisco"}, "weather_e8p4pn45zt0t"),
+         Call("cityAttractions", {"city": "San Francisco"}, "cityAttractions_pyxssbwnq9fq")),
         "Recorded stream events (vercel/ai fixture, one event JSON per line; the SSE forms add the "
-        "'event:' lines and [DONE] the wire has)." + _src("V2_STREAM_PARALLEL_CHUNKS"),
+        "'event:' lines and [DONE] the wire has)." + source_note(SOURCES, "V2_STREAM_PARALLEL_CHUNKS"),
         event_lines=lines)
 
     lines = _RECORDED["V2_STREAM_EMPTY_CALL_CHUNKS"]
     sse = _lines_to_sse(lines)
     out += _stream_forms(
         "v2-stream-no-argument-call", _stream_v2(sse), sse,
-        (_c("currentTime", {}, "currentTime_y46ar19t5gvw"),),
+        (Call("currentTime", {}, "currentTime_y46ar19t5gvw"),),
         "Recorded stream of a call with no arguments: tool-call-start (arguments '') then "
         "tool-call-end, NO tool-call-delta at all. Arguments {} and raw_arguments None."
-        + _src("V2_STREAM_EMPTY_CALL_CHUNKS"), event_lines=lines)
+        + source_note(SOURCES, "V2_STREAM_EMPTY_CALL_CHUNKS"), event_lines=lines)
 
     stream = _DOCS["V2_OPENAPI_TOOLS_STREAM"]
     events = [item["data"] for item in json.loads(stream)]
     sse = _sse(events)
     out += _stream_forms(
         "v2-stream-documented", _stream_v2(sse), sse,
-        (_c("get_exchange_rate", {"currency_pair": "GBP/EUR"}, "get_exchange_rate_r5t1y8u3i0pq"),
-         _c("list_bank_holidays", {"country": "Ireland"}, "list_bank_holidays_h2j6k9l4m7nb")),
+        (Call("get_exchange_rate", {"currency_pair": "GBP/EUR"}, "get_exchange_rate_r5t1y8u3i0pq"),
+         Call("list_bank_holidays", {"country": "Ireland"}, "list_bank_holidays_h2j6k9l4m7nb")),
         "A v2 stream in the documented 'Tools' stream shape: message-start whose delta.message "
         "holds only role, tool-plan-delta token pieces, two calls with argument text in small "
-        "pieces." + _src("V2_OPENAPI_TOOLS_STREAM"))
+        "pieces." + source_note(SOURCES, "V2_OPENAPI_TOOLS_STREAM"))
 
     nested = {"itinerary": [{"city": "Lyon", "nights": 2}, {"city": "Nice", "nights": 3}],
               "options": {"budget": 1200.0, "flexible": False, "notes": None}}
@@ -579,9 +562,9 @@ def _v2_streams() -> list[Scenario]:
     sse = _sse(events)
     out += _stream_forms(
         "v2-stream-thinking-then-calls", _stream_v2(sse), sse,
-        (_c("plan_trip", nested, "plan_trip_k3j4h5g6f7d8"),
-         _c("list_open_tickets", {}, "list_open_tickets_p0o9i8u7y6t5"),
-         _c("translate", {"text": "Grüße aus Köln", "to": "en"}, "translate_a1s2d3f4g5h6")),
+        (Call("plan_trip", nested, "plan_trip_k3j4h5g6f7d8"),
+         Call("list_open_tickets", {}, "list_open_tickets_p0o9i8u7y6t5"),
+         Call("translate", {"text": "Grüße aus Köln", "to": "en"}, "translate_a1s2d3f4g5h6")),
         "A thinking content block (content-start/delta/end) then three calls: nested arguments in "
         "5-character pieces, a no-argument call (no delta) between them, non-ASCII text. "
         "Hand-written in the recorded event shapes.")
@@ -590,7 +573,7 @@ def _v2_streams() -> list[Scenario]:
     sse = _lines_to_sse(lines)
     out += _stream_forms("v2-stream-text-only", _stream_v2(sse), sse, (),
                          "Recorded text stream (content-start/delta/end, message-end COMPLETE): no call."
-                         + _src("V2_STREAM_TEXT_CHUNKS"), event_lines=lines)
+                         + source_note(SOURCES, "V2_STREAM_TEXT_CHUNKS"), event_lines=lines)
 
     events = _v2_events("e1f2a3b4-c5d6-4e7f-8091-a2b3c4d5e6f7",
                         tool_plan="I will look up the weather in Paris.", calls=())
@@ -615,7 +598,7 @@ def _v2_streams() -> list[Scenario]:
     events = first + answer
     note = ("Event objects of two streams (the recorded call stream, then an answer stream with "
             "citation-start/citation-end events citing the calls' results), concatenated: indexes "
-            "restart at 0 in the second stream." + _src("V2_STREAM_TOKYO_SSE"))
+            "restart at 0 in the second stream." + source_note(SOURCES, "V2_STREAM_TOKYO_SSE"))
     dumped = [e.model_dump(mode="json") for e in events]
     out += [_sc("object", "v2-stream-two-turns-object", events, tokyo, note),
             _sc("dump", "v2-stream-two-turns-dump", dumped, tokyo, note),
@@ -641,15 +624,15 @@ def _v1_scenarios() -> list[Scenario]:
     raw = _DOCS["V1_OPENAPI_TOOLS"]
     out += _model_forms(
         "v1-two-calls", _chat_v1(raw, tools=_TOOLS_V1),
-        (_c("list_support_tickets", {"office": "Berlin"}),
-         _c("get_on_call_rota", {"week": "2024-W47"})),
+        (Call("list_support_tickets", {"office": "Berlin"}),
+         Call("get_on_call_rota", {"week": "2024-W47"})),
         "A /v1/chat answer in the documented 'Tools' shape: tool_calls [{name, parameters}] with NO ids, "
         "finish_reason COMPLETE (v1 has no TOOL_CALL), and chat_history's last CHATBOT entry "
-        "repeating the same two calls: each call must come back ONCE." + _src("V1_OPENAPI_TOOLS"),
+        "repeating the same two calls: each call must come back ONCE." + source_note(SOURCES, "V1_OPENAPI_TOOLS"),
         raw=raw)
 
     raw = _DOCS["V1_MULTISTEP_2"]
-    multistep = (_c("find_my_booking", {"date": "2024/11/18"}), _c("get_platform", {"train": "IC 2315"}))
+    multistep = (Call("find_my_booking", {"date": "2024/11/18"}), Call("get_platform", {"train": "IC 2315"}))
     out += _model_forms(
         "v1-multi-step-response", _chat_v1(raw),
         multistep,
@@ -657,7 +640,7 @@ def _v1_scenarios() -> list[Scenario]:
         "TOOL (tool_results[].call: a copy of the call the client sent back, here with different "
         "parameters: a result, not a call), CHATBOT (get_platform); top-level tool_calls repeats "
         "the last CHATBOT's. The conversation's calls: find_my_booking, get_platform."
-        + _src("V1_MULTISTEP_2"), raw=raw)
+        + source_note(SOURCES, "V1_MULTISTEP_2"), raw=raw)
 
     raw = _DOCS["V1_MULTISTEP_3"]
     out += _model_forms(
@@ -665,21 +648,21 @@ def _v1_scenarios() -> list[Scenario]:
         "The final multi-step answer in the documented v1 shape: no top-level tool_calls; chat_history "
         "holds both calls (CHATBOT entries) and two TOOL entries (the second's call copy with another "
         "parameter key); citations/documents name tools ('get_platform:0:4:0', tool_name) without "
-        "being calls." + _src("V1_MULTISTEP_3"), raw=raw)
+        "being calls." + source_note(SOURCES, "V1_MULTISTEP_3"), raw=raw)
 
     history: list[dict[str, Any]] = [{"role": "USER", "message": "Any open tickets?"},
                {"role": "CHATBOT", "message": "I will list the open tickets.",
                 "tool_calls": [_v1_call("list_open_tickets", {})]}]
     body = _v1_body("0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9", "I will list the open tickets.", history,
                     [_v1_call("list_open_tickets", {})])
-    out += _model_forms("v1-no-argument-call", _chat_v1(body), (_c("list_open_tickets", {}),),
+    out += _model_forms("v1-no-argument-call", _chat_v1(body), (Call("list_open_tickets", {}),),
                         "v1 call of a tool with no parameters: parameters {}. Hand-written in the "
                         "documented shape.", raw=json.dumps(body))
 
     raw = _RECORDED["V1_TEXT"]
     out += _model_forms("v1-text-only", _chat_v1(raw), (),
                         "Recorded v1 plain answer: text + chat_history (USER, CHATBOT), no tool_calls key."
-                        + _src("V1_TEXT"), raw=raw)
+                        + source_note(SOURCES, "V1_TEXT"), raw=raw)
 
     # a consistent multi-step run through the v1 client: each response's chat_history holds the
     # whole conversation so far, so the list repeats earlier calls
@@ -703,7 +686,7 @@ def _v1_scenarios() -> list[Scenario]:
     r3 = _chat_v1(bodies[2], message="", chat_history=r2.chat_history, tools=_TOOLS_V1,
                   tool_results=[{"call": r2.tool_calls[0], "outputs": [{"platform": "12"}]}])
     request = _SERVER.requests[-1]
-    run = (_c("find_my_booking", {"date": "2024/11/25"}), _c("get_platform", {"train": "ICE 578"}))
+    run = (Call("find_my_booking", {"date": "2024/11/25"}), Call("get_platform", {"train": "ICE 578"}))
     out += _model_forms(
         "v1-responses-per-turn", [r1, r2, r3], run,
         "A list of the three v1 responses of one multi-step run (the documented loop: chat_history="
@@ -731,7 +714,7 @@ def _v1_scenarios() -> list[Scenario]:
     nd = _ndjson(_v1_stream_events(body))
     out += _stream_forms(
         "v1-stream-two-calls", _stream_v1(nd), nd,
-        (_c("count_vowels", {"text": "harbour"}), _c("count_vowels", {"text": "meadow"})),
+        (Call("count_vowels", {"text": "harbour"}), Call("count_vowels", {"text": "meadow"})),
         "v1 stream (NDJSON lines, 'application/stream+json'): tool-calls-chunk text pieces, then per "
         "call a tool_call_delta {index, name} and parameter-text pieces; tool-calls-generation "
         "with the whole calls; stream-end whose response repeats them (tool_calls and chat_history). "
@@ -742,7 +725,7 @@ def _v1_scenarios() -> list[Scenario]:
     nd = _RECORDED["V1_STREAM_TEXT_NDJSON"]
     out += _stream_forms("v1-stream-text-only", _stream_v1(nd), nd, (),
                          "Recorded v1 text stream (stream-start, text-generation..., stream-end "
-                         "with the response): no call." + _src("V1_STREAM_TEXT_NDJSON"), wire_form="json")
+                         "with the response): no call." + source_note(SOURCES, "V1_STREAM_TEXT_NDJSON"), wire_form="json")
     return out
 
 

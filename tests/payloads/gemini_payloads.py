@@ -211,9 +211,6 @@ def _forms(
     return out
 
 
-def _c(name: str, arguments: dict[str, Any], cid: str | None = None) -> Call:
-    return Call(name, arguments, cid)
-
 
 # -- scenarios ------------------------------------------------------------------------------
 
@@ -226,13 +223,13 @@ def _responses() -> list[Scenario]:
         _fc("get_weather", {"city": "Paris", "unit": "celsius"}, "fc_7f3a9b2c", signature=SIG),
     ])
     resp = _generate(body)
-    out += _forms("call-with-id", resp, (_c("get_weather", {"city": "Paris", "unit": "celsius"}, "fc_7f3a9b2c"),),
+    out += _forms("call-with-id", resp, (Call("get_weather", {"city": "Paris", "unit": "celsius"}, "fc_7f3a9b2c"),),
                   "A functionCall with an id (and a thoughtSignature on its part) after a text part.",
                   rest=body, variants=True)
 
     body = _response([_fc("get_weather", {"city": "Paris"}, signature=SIG)])
     resp = _generate(body)
-    out += _forms("call-without-id", resp, (_c("get_weather", {"city": "Paris"}),),
+    out += _forms("call-without-id", resp, (Call("get_weather", {"city": "Paris"}),),
                   "A functionCall without id (older models / Vertex): id None.", rest=body)
 
     nested = {"origin": "CDG", "legs": [{"to": "JFK", "date": "2026-03-01"}, {"to": "SFO", "date": None}],
@@ -244,8 +241,8 @@ def _responses() -> list[Scenario]:
     ])
     resp = _generate(body)
     out += _forms("parallel-calls", resp,
-                  (_c("get_weather", {"city": "Paris"}, "fc_par_1"), _c("search_flights", nested, "fc_par_2"),
-                   _c("list_bookings", {}, "fc_par_3")),
+                  (Call("get_weather", {"city": "Paris"}, "fc_par_1"), Call("search_flights", nested, "fc_par_2"),
+                   Call("list_bookings", {}, "fc_par_3")),
                   "Parallel functionCall parts (thoughtSignature only on the first); nested args with a "
                   "null; a call with no args key at all (args None in the SDK) gives {}.", rest=body)
 
@@ -255,7 +252,7 @@ def _responses() -> list[Scenario]:
         _fc("get_forecast", {"city": "Paris", "days": 3}, signature=SIG),
     ])
     resp = _generate(body)
-    out += _forms("thought-text-and-call", resp, (_c("get_forecast", {"city": "Paris", "days": 3}),),
+    out += _forms("thought-text-and-call", resp, (Call("get_forecast", {"city": "Paris", "days": 3}),),
                   "A thought summary part (thought: true), a text part, then a call.", rest=body)
 
     body = _response([_text("It is 18 degrees and sunny in Paris.")])
@@ -270,7 +267,7 @@ def _responses() -> list[Scenario]:
     ])
     resp = _generate(body, config=types.GenerateContentConfig(
         tools=[types.Tool(code_execution=types.ToolCodeExecution())]))
-    exec_call = _c("code_execution", {"code": code, "language": "PYTHON"})
+    exec_call = Call("code_execution", {"code": code, "language": "PYTHON"})
     note = ("Built-in code execution: executableCode (a hosted call: name code_execution, "
             "{code, language}, id None) and codeExecutionResult (a result, not a call).")
     out += _forms("code-execution", resp, (exec_call,), note, rest=body)
@@ -285,8 +282,8 @@ def _responses() -> list[Scenario]:
     resp = _generate(body, config=types.GenerateContentConfig(
         tools=[types.Tool(code_execution=types.ToolCodeExecution())]))
     out += _forms("code-execution-with-id", resp,
-                  (_c("code_execution", {"code": "print(6 * 7)", "language": "PYTHON"}, "exec_01"),
-                   _c("record_answer", {"value": 42}, "fc_rec_1")),
+                  (Call("code_execution", {"code": "print(6 * 7)", "language": "PYTHON"}, "exec_01"),
+                   Call("record_answer", {"value": 42}, "fc_rec_1")),
                   "google-genai 3.x ExecutableCode has an optional `id` (CodeExecutionResult echoes it). "
                   "CHOSEN (SEMANTICS says id None): id = executable_code.id when present, and `id` is "
                   "not an argument. Then a function call.", rest=body)
@@ -295,7 +292,7 @@ def _responses() -> list[Scenario]:
         _candidate([_fc("get_weather", {"city": "Paris"}, "fc_cand_0")], index=0),
         _candidate([_text("Paris is usually mild in spring.")], index=1),
     ])
-    out += _forms("candidates-first-only", _generate(body), (_c("get_weather", {"city": "Paris"}, "fc_cand_0"),),
+    out += _forms("candidates-first-only", _generate(body), (Call("get_weather", {"city": "Paris"}, "fc_cand_0"),),
                   "candidateCount=2: only the first candidate holds a call: reads normally.", rest=body)
 
     body = _response(candidates=[
@@ -322,10 +319,10 @@ def _responses() -> list[Scenario]:
             "a toolCall part (toolType GOOGLE_SEARCH_WEB, args, id) and its toolResponse. SEMANTICS GAP, "
             "CHOSEN: a hosted call named toolType lower-cased, args as arguments, id = toolCall.id.")
     out += _forms("server-side-tool-call", resp,
-                  (_c("google_search_web", {"queries": ["Paris weather today"]}, "tc_search_1"),
-                   _c("convert_units", {"value": 18, "to": "F"}, "fc_conv_1")), note, rest=body)
+                  (Call("google_search_web", {"queries": ["Paris weather today"]}, "tc_search_1"),
+                   Call("convert_units", {"value": 18, "to": "F"}, "fc_conv_1")), note, rest=body)
     out += _forms("server-side-tool-call-hosted-off", resp,
-                  (_c("convert_units", {"value": 18, "to": "F"}, "fc_conv_1"),), note + " hosted_tools=False.",
+                  (Call("convert_units", {"value": 18, "to": "F"}, "fc_conv_1"),), note + " hosted_tools=False.",
                   options=HOSTED_OFF)
     return out
 
@@ -340,8 +337,8 @@ def _streams() -> list[Scenario]:
         _chunk([_text("")], "resp-s1", finish="STOP"),
     ]
     objs = _stream(chunks)
-    expected = (_c("get_weather", {"city": "Paris"}, "fc_s1_a"),
-                _c("get_time", {"timezone": "Europe/Paris"}, "fc_s1_b"))
+    expected = (Call("get_weather", {"city": "Paris"}, "fc_s1_a"),
+                Call("get_time", {"timezone": "Europe/Paris"}, "fc_s1_b"))
     out += _forms("stream-calls-one-chunk", objs, expected,
                   "generate_content_stream chunks: a text chunk, both calls in one chunk, a final chunk "
                   "(empty text, finishReason, usage). rest = the JSON array streamGenerateContent sends "
@@ -356,9 +353,9 @@ def _streams() -> list[Scenario]:
     ]
     objs = _stream(chunks)
     out += _forms("stream-calls-several-chunks", objs,
-                  (_c("search_flights", {"from": "CDG", "to": "JFK"}),
-                   _c("search_hotels", {"city": "New York", "nights": 3, "filters": {"stars": [4, 5]}}),
-                   _c("get_exchange_rate", {"base": "EUR", "quote": "USD"})),
+                  (Call("search_flights", {"from": "CDG", "to": "JFK"}),
+                   Call("search_hotels", {"city": "New York", "nights": 3, "filters": {"stars": [4, 5]}}),
+                   Call("get_exchange_rate", {"base": "EUR", "quote": "USD"})),
                   "Calls arriving one per chunk (each complete; Gemini never splits a call unless "
                   "stream_function_call_arguments is on), text between them, finishReason on the last.",
                   rest=chunks, sse=_SERVER.sse[-1])
@@ -391,8 +388,8 @@ def _streams() -> list[Scenario]:
     )
     objs = _stream(chunks, config=config, vertex=True)
     out += _forms("stream-partial-args", objs,
-                  (_c("get_weather", {"city": "Paris", "days": 3, "hourly": True}, "fc_vx_1"),
-                   _c("get_time", {"options": {"format": "24h"}, "timezone": "Europe/Paris"})),
+                  (Call("get_weather", {"city": "Paris", "days": 3, "hourly": True}, "fc_vx_1"),
+                   Call("get_time", {"options": {"format": "24h"}, "timezone": "Europe/Paris"})),
                   "Vertex AI stream_function_call_arguments: a call opens with {name, id?, willContinue: "
                   "true}, then unnamed functionCall parts carry partialArgs (jsonPath + stringValue pieces "
                   "joined while willContinue, numberValue, boolValue), then an EMPTY functionCall {} "
@@ -413,8 +410,8 @@ def _turns_and_afc() -> list[Scenario]:
         _response([_text("Paris 18C, Lyon 21C, it is 14:05.")], rid="resp-t3"),
     ]
     responses = [_generate(b) for b in bodies]
-    turn_calls = (_c("get_weather", {"city": "Paris"}), _c("get_weather", {"city": "Lyon"}, "fc_t2_a"),
-                  _c("get_time", {"timezone": "Europe/Paris"}, "fc_t2_b"))
+    turn_calls = (Call("get_weather", {"city": "Paris"}), Call("get_weather", {"city": "Lyon"}, "fc_t2_a"),
+                  Call("get_time", {"timezone": "Europe/Paris"}, "fc_t2_b"))
     out += _forms("responses-per-turn", responses, turn_calls,
                   "A list of GenerateContentResponse, one per turn (the last one text only).", rest=bodies)
 
@@ -430,7 +427,7 @@ def _turns_and_afc() -> list[Scenario]:
     _SERVER.queue.append(_response([_fc("get_weather", {"city": "Paris"}, "fc_afc_1")], rid="resp-afc-1"))
     body = _response([_text("It is sunny and 18C in Paris.")], rid="resp-afc-2")
     resp = _generate(body, config=types.GenerateContentConfig(tools=[get_weather]))
-    out += _forms("afc-history", resp, (_c("get_weather", {"city": "Paris"}, "fc_afc_1"),),
+    out += _forms("afc-history", resp, (Call("get_weather", {"city": "Paris"}, "fc_afc_1"),),
                   "Automatic function calling: automatic_function_calling_history = [user, model "
                   "(function_call), user (function_response)]; the final candidate (text) is NOT repeated "
                   "in the history.")
@@ -444,9 +441,9 @@ def _turns_and_afc() -> list[Scenario]:
         tools=[get_weather, get_time],
         automatic_function_calling=types.AutomaticFunctionCallingConfig(maximum_remote_calls=2)))
     out += _forms("afc-history-final-call", resp,
-                  (_c("get_weather", {"city": "Paris"}, "fc_afc_p1"),
-                   _c("get_time", {"timezone": "Europe/Paris"}, "fc_afc_p2"),
-                   _c("get_weather", {"city": "Lyon"}, "fc_afc_p3")),
+                  (Call("get_weather", {"city": "Paris"}, "fc_afc_p1"),
+                   Call("get_time", {"timezone": "Europe/Paris"}, "fc_afc_p2"),
+                   Call("get_weather", {"city": "Lyon"}, "fc_afc_p3")),
                   "AFC ran two parallel calls (in the history), then maximum_remote_calls was reached: the "
                   "final candidate holds a call the SDK did not run. History calls, then the final one.")
 
@@ -457,7 +454,7 @@ def _turns_and_afc() -> list[Scenario]:
     chunks = [_chunk([_text("It is sunny ")], "resp-afc-s2"),
               _chunk([_text("and 18C.")], "resp-afc-s2", finish="STOP")]
     objs = _stream(chunks, config=types.GenerateContentConfig(tools=[get_weather]))
-    out += _forms("afc-stream-chunks", objs, (_c("get_weather", {"city": "Paris"}, "fc_afc_s1"),),
+    out += _forms("afc-stream-chunks", objs, (Call("get_weather", {"city": "Paris"}, "fc_afc_s1"),),
                   "AFC with generate_content_stream: chunk 1 holds the call; chunks 2-3 each carry "
                   "automatic_function_calling_history (the SAME list: user, the model content with that "
                   "call, the function_response). The call must come back once.")
@@ -475,9 +472,9 @@ def _turns_and_afc() -> list[Scenario]:
         chat.send_message("Weather in Paris?")
         chat.send_message("And the time there, and Nice's weather?")
     history = chat.get_history()
-    chat_calls = (_c("get_weather", {"city": "Paris"}, "fc_chat_1"),
-                  _c("get_time", {"timezone": "Europe/Paris"}, "fc_chat_2"),
-                  _c("get_weather", {"city": "Nice"}, "fc_chat_3"))
+    chat_calls = (Call("get_weather", {"city": "Paris"}, "fc_chat_1"),
+                  Call("get_time", {"timezone": "Europe/Paris"}, "fc_chat_2"),
+                  Call("get_weather", {"city": "Nice"}, "fc_chat_3"))
     out += _forms("chat-history", history, chat_calls,
                   "chat.get_history() after two send_message turns with AFC: user, model(call), "
                   "user(function_response), model(text), ... (list of types.Content).")
@@ -502,8 +499,8 @@ def _turns_and_afc() -> list[Scenario]:
             tools=[get_weather, get_time], automatic_function_calling=NO_AFC))
         list(chat.send_message_stream("Weather and time in Paris?"))
     out += _forms("chat-history-stream", chat.get_history(),
-                  (_c("get_weather", {"city": "Paris"}, "fc_cs_1"),
-                   _c("get_time", {"timezone": "Europe/Paris"}, "fc_cs_2")),
+                  (Call("get_weather", {"city": "Paris"}, "fc_cs_1"),
+                   Call("get_time", {"timezone": "Europe/Paris"}, "fc_cs_2")),
                   "chat.send_message_stream (AFC off): get_history() records one model Content per "
                   "streamed chunk (three model contents in a row for one answer).")
     return out
@@ -520,16 +517,16 @@ def _parts_and_contents() -> list[Scenario]:
     content = resp.candidates[0].content
     part = content.parts[1]
     rest_part = body["candidates"][0]["content"]["parts"][1]
-    one = (_c("get_weather", {"city": "Paris", "unit": "celsius"}, "fc_part_1"),)
+    one = (Call("get_weather", {"city": "Paris", "unit": "celsius"}, "fc_part_1"),)
     out += _forms("part-function-call", part, one,
                   "A single types.Part holding function_call (args under function_call.args; "
                   "thought_signature is bytes, base64 in JSON dumps).", rest=rest_part, variants=True)
     out.append(Scenario(PROVIDER, "object", "part-from-function-call",
                         types.Part.from_function_call(name="get_weather", args={"city": "Rome"}),
-                        (_c("get_weather", {"city": "Rome"}),),
+                        (Call("get_weather", {"city": "Rome"}),),
                         note="types.Part.from_function_call(name=, args=): no id."))
     parts = list(content.parts)
-    two = one + (_c("get_time", {}),)
+    two = one + (Call("get_time", {}),)
     out += _forms("parts-list", parts, two, "A list of types.Part (text, call with id, call without args).",
                   rest=body["candidates"][0]["content"]["parts"], variants=True)
     out += _forms("content-model", content, two, "A types.Content with role 'model'.",
@@ -537,7 +534,7 @@ def _parts_and_contents() -> list[Scenario]:
 
     exec_part = types.Part.from_executable_code(code="print(1 + 1)", language=types.Language.PYTHON)
     out += _forms("part-executable-code", exec_part,
-                  (_c("code_execution", {"code": "print(1 + 1)", "language": "PYTHON"}),),
+                  (Call("code_execution", {"code": "print(1 + 1)", "language": "PYTHON"}),),
                   "types.Part.from_executable_code(...): a hosted code_execution call.")
 
     user = types.Content(role="user", parts=[

@@ -41,7 +41,7 @@ from typing import Any
 import httpx
 import ollama
 
-from payloads._scenario import Call, Scenario
+from payloads._scenario import Call, Scenario, source_note
 
 PROVIDER = "ollama"
 MODEL = "qwen3"
@@ -232,13 +232,6 @@ def _stream_forms(base: str, chunks: list[Any], ndjson: str, expected: tuple[Cal
     ]
 
 
-def _c(name: str, arguments: dict[str, Any], cid: str | None = None) -> Call:
-    return Call(name, arguments, cid)
-
-
-def _src(*keys: str) -> str:
-    return " Source: " + "; ".join(SOURCES[k] for k in keys) + "."
-
 
 # -- single responses ---------------------------------------------------------------------
 
@@ -248,28 +241,28 @@ def _basic() -> list[Scenario]:
 
     raw = _RECORDED["TOOL_CALL"]
     out += _model_forms(
-        "one-call", _chat(raw), (_c("get_current_weather", {"city": "Paris"}, "call_gsiiy8py"),),
+        "one-call", _chat(raw), (Call("get_current_weather", {"city": "Paris"}, "call_gsiiy8py"),),
         "Recorded (Ollama 2026, qwen3.6): content '', thinking text, tool_calls [{id, function "
-        "{index 0, name, arguments object}}], done true, done_reason 'stop'." + _src("TOOL_CALL"), raw=raw)
+        "{index 0, name, arguments object}}], done true, done_reason 'stop'." + source_note(SOURCES, "TOOL_CALL"), raw=raw)
 
     raw = _RECORDED["CALLABLE_TOOL_CALL"]
     out += _model_forms(
-        "callable-tool-call", _chat(raw), (_c("add_two_numbers", {"a": 2, "b": 3}, "call_2k7ryu9k"),),
+        "callable-tool-call", _chat(raw), (Call("add_two_numbers", {"a": 2, "b": 3}, "call_2k7ryu9k"),),
         "Recorded call of a tool the SDK built from a Python function (tools=[add_two_numbers]); "
-        "integer arguments." + _src("CALLABLE_TOOL_CALL"), raw=raw)
+        "integer arguments." + source_note(SOURCES, "CALLABLE_TOOL_CALL"), raw=raw)
 
     raw = _DOCS["API_TOOLS_RESPONSE"]
     out += _model_forms(
-        "documented-call-without-id", _chat(raw), (_c("get_weather", {"city": "Tokyo"}),),
+        "documented-call-without-id", _chat(raw), (Call("get_weather", {"city": "Tokyo"}),),
         "Documented non-streaming tool call: no id, no function.index (servers before v0.12.10 "
-        "send no id): no id in any form." + _src("API_TOOLS_RESPONSE"), raw=raw)
+        "send no id): no id in any form." + source_note(SOURCES, "API_TOOLS_RESPONSE"), raw=raw)
 
     raw = _DOCS["API_LEGACY_TOOLS_RESPONSE"]
     out += _model_forms(
         "legacy-call", _chat(raw),
-        (_c("get_current_weather", {"format": "celsius", "location": "Paris, FR"}),),
+        (Call("get_current_weather", {"format": "celsius", "location": "Paris, FR"}),),
         "Documented 2024 (llama3.2) tool call response, the oldest shape: function {name, "
-        "arguments} only." + _src("API_LEGACY_TOOLS_RESPONSE"), raw=raw)
+        "arguments} only." + source_note(SOURCES, "API_LEGACY_TOOLS_RESPONSE"), raw=raw)
 
     calls = [_call("get_temperature", {"city": "New York"}, 0, "call_4nq8v2xa"),
              _call("get_conditions", {"city": "New York"}, 1, "call_k7d3m9pz"),
@@ -278,16 +271,16 @@ def _basic() -> list[Scenario]:
     body = _body(tool_calls=calls, thinking="Two cities, two tools each: four calls.")
     out += _model_forms(
         "parallel-calls", _chat(body),
-        (_c("get_temperature", {"city": "New York"}, "call_4nq8v2xa"),
-         _c("get_conditions", {"city": "New York"}, "call_k7d3m9pz"),
-         _c("get_temperature", {"city": "London"}, "call_w1e5r8ty"),
-         _c("get_conditions", {"city": "London"}, "call_b6h2j0lc")),
+        (Call("get_temperature", {"city": "New York"}, "call_4nq8v2xa"),
+         Call("get_conditions", {"city": "New York"}, "call_k7d3m9pz"),
+         Call("get_temperature", {"city": "London"}, "call_w1e5r8ty"),
+         Call("get_conditions", {"city": "London"}, "call_b6h2j0lc")),
         "Four parallel calls (the docs' parallel example: two tools, two cities) with index 0..3 "
         "and ids. Hand-written in the recorded shape.", raw=json.dumps(body))
 
     body = _body(tool_calls=[_call("list_open_tickets", {}, 0, "call_0z9y8x7w")])
     out += _model_forms(
-        "no-argument-call", _chat(body), (_c("list_open_tickets", {}, "call_0z9y8x7w"),),
+        "no-argument-call", _chat(body), (Call("list_open_tickets", {}, "call_0z9y8x7w"),),
         "A tool with no parameters: arguments {} (the server marshals empty arguments as {}, "
         "api/types.go ToolCallFunctionArguments.MarshalJSON). Hand-written.", raw=json.dumps(body))
 
@@ -296,23 +289,23 @@ def _basic() -> list[Scenario]:
               "limit": 3, "note": "naïve \"café\" ☕"}
     body = _body(tool_calls=[_call("search_hotels", nested, 0, "call_n3s7t1d9")])
     out += _model_forms(
-        "nested-arguments", _chat(body), (_c("search_hotels", nested, "call_n3s7t1d9"),),
+        "nested-arguments", _chat(body), (Call("search_hotels", nested, "call_n3s7t1d9"),),
         "Nested object arguments (array, float, bool, null, non-ASCII). Hand-written.",
         raw=json.dumps(body, ensure_ascii=False))
 
     body = _body(content="Let me check the forecast for you.",
                  tool_calls=[_call("get_forecast", {"city": "Paris", "days": 3}, 0, "call_f4r3c4st")])
     out += _model_forms(
-        "text-plus-call", _chat(body), (_c("get_forecast", {"city": "Paris", "days": 3}, "call_f4r3c4st"),),
+        "text-plus-call", _chat(body), (Call("get_forecast", {"city": "Paris", "days": 3}, "call_f4r3c4st"),),
         "Text content next to a call (a non-streamed response joins the content and the calls of "
         "every chunk). Hand-written.", raw=json.dumps(body))
 
     raw = _RECORDED["TEXT"]
     out += _model_forms("text-only", _chat(raw), (),
-                        "Recorded plain answer (llama3, 2024): no tool_calls key." + _src("TEXT"), raw=raw)
+                        "Recorded plain answer (llama3, 2024): no tool_calls key." + source_note(SOURCES, "TEXT"), raw=raw)
     raw = _RECORDED["THINKING_TEXT"]
     out += _model_forms("thinking-answer", _chat(raw), (),
-                        "Recorded answer with thinking text: no call." + _src("THINKING_TEXT"), raw=raw)
+                        "Recorded answer with thinking text: no call." + source_note(SOURCES, "THINKING_TEXT"), raw=raw)
     return out
 
 
@@ -327,8 +320,8 @@ def _conversations() -> list[Scenario]:
                            {"role": "tool", "tool_name": "get_current_weather", "content": "18°C, sunny"}]
     second = _chat(answer, messages=list(messages))
     sent = _SERVER.requests[-1]["messages"]
-    expected: tuple[Call, ...] = (_c("get_current_weather", {"city": "Paris"}, "call_gsiiy8py"),)
-    note = "The recorded call, a tool result, then an answer." + _src("TOOL_CALL")
+    expected: tuple[Call, ...] = (Call("get_current_weather", {"city": "Paris"}, "call_gsiiy8py"),)
+    note = "The recorded call, a tool result, then an answer." + source_note(SOURCES, "TOOL_CALL")
     out += _model_forms("responses-per-turn", [first, second], expected,
                         "A list of ChatResponse objects, one per turn. " + note,
                         raw=[_RECORDED["TOOL_CALL"], json.dumps(answer)])
@@ -352,18 +345,18 @@ def _conversations() -> list[Scenario]:
              {"role": "tool", "tool_name": "get_temperature", "content": "22°C"},
              {"role": "tool", "tool_name": "get_temperature", "content": "15°C"}]
     out.append(_sc("list", "streamed-conversation-sdk-objects", convo,
-                   (_c("get_temperature", {"city": "New York"}), _c("get_temperature", {"city": "London"})),
+                   (Call("get_temperature", {"city": "New York"}), Call("get_temperature", {"city": "London"})),
                    "The docs' streaming loop: an assistant dict built from the accumulated chunks "
                    "({'thinking', 'content', 'tool_calls': [SDK ToolCall objects]}), then tool results. "
                    "Two calls of the same tool. Source: ollama/ollama:docs/capabilities/tool-calling.mdx "
                    "'Tool calling with streaming'." + _SDK_NOTE))
 
     body = json.loads(_DOCS["TC_PARALLEL_REQUEST"])
-    docs_calls = (_c("get_temperature", {"city": "New York"}), _c("get_conditions", {"city": "New York"}),
-                  _c("get_temperature", {"city": "London"}), _c("get_conditions", {"city": "London"}))
+    docs_calls = (Call("get_temperature", {"city": "New York"}), Call("get_conditions", {"city": "New York"}),
+                  Call("get_temperature", {"city": "London"}), Call("get_conditions", {"city": "London"}))
     note = ("Documented request body (REST): assistant tool_calls [{type 'function', function {index, "
             "name, arguments}}] with no ids, then four {role 'tool', tool_name, content} results."
-            + _src("TC_PARALLEL_REQUEST"))
+            + source_note(SOURCES, "TC_PARALLEL_REQUEST"))
     out.append(_sc("dump", "rest-request-messages", body["messages"], docs_calls, note))
     out.append(_sc("dump", "rest-request-body", body, docs_calls, note + " The whole body (model, messages, stream)."))
     out.append(_sc("json", "rest-request-body-json", json.dumps(body), docs_calls, note + " As JSON text."))
@@ -380,8 +373,8 @@ def _conversations() -> list[Scenario]:
         {"role": "tool", "tool_name": "send_sms", "tool_call_id": "call_sms0s3nd", "content": "sent"},
         {"role": "assistant", "content": "Done: table booked and Sam has been texted."},
     ]
-    expected = (_c("book_table", {"party_size": 2, "time": "20:00"}, "call_b00k1ng2"),
-                _c("send_sms", {"to": "Sam", "body": "Dinner at 8"}, "call_sms0s3nd"))
+    expected = (Call("book_table", {"party_size": 2, "time": "20:00"}, "call_b00k1ng2"),
+                Call("send_sms", {"to": "Sam", "body": "Dinner at 8"}, "call_sms0s3nd"))
     note = ("A REST conversation as a current server round-trips it: assistant calls with id + "
             "function.index (index restarts at 0 per message), tool results with tool_name AND "
             "tool_call_id (api/types.go Message). Hand-written.")
@@ -398,22 +391,22 @@ def _streams() -> list[Scenario]:
 
     nd = _ndjson([json.loads(_DOCS["API_STREAM_TOOL_CHUNK"]), json.loads(_DOCS["API_STREAM_FINAL_CHUNK"])])
     out += _stream_forms(
-        "stream-documented-call", _stream(nd), nd, (_c("get_weather", {"city": "Tokyo"}),),
+        "stream-documented-call", _stream(nd), nd, (Call("get_weather", {"city": "Tokyo"}),),
         "The documented tool stream: one chunk (done false) holding the whole call (no id), then "
         "the done chunk (done_reason 'stop', metrics, no calls)."
-        + _src("API_STREAM_TOOL_CHUNK", "API_STREAM_FINAL_CHUNK"))
+        + source_note(SOURCES, "API_STREAM_TOOL_CHUNK", "API_STREAM_FINAL_CHUNK"))
 
     call = _call("get_current_weather", {"city": "Paris"}, 0, "call_9xk2m4qp")
     nd = _ndjson(_chunks(thinking="The user wants the weather in Paris.", call_chunks=[[call]]))
     out += _stream_forms(
-        "stream-one-call", _stream(nd), nd, (_c("get_current_weather", {"city": "Paris"}, "call_9xk2m4qp"),),
+        "stream-one-call", _stream(nd), nd, (Call("get_current_weather", {"city": "Paris"}, "call_9xk2m4qp"),),
         "Thinking pieces (content ''), then one chunk with the whole call (id, index 0), then the "
         "done chunk. Hand-written in the recorded chunk shape (server/routes.go ChatHandler).")
 
     calls = [_call("get_temperature", {"city": "New York"}, 0, "call_a1b2c3d4"),
              _call("get_temperature", {"city": "London"}, 1, "call_e5f6g7h8")]
-    expected = (_c("get_temperature", {"city": "New York"}, "call_a1b2c3d4"),
-                _c("get_temperature", {"city": "London"}, "call_e5f6g7h8"))
+    expected = (Call("get_temperature", {"city": "New York"}, "call_a1b2c3d4"),
+                Call("get_temperature", {"city": "London"}, "call_e5f6g7h8"))
     nd = _ndjson(_chunks(call_chunks=[[calls[0]], [calls[1]]]))
     out += _stream_forms(
         "stream-two-calls-separate-chunks", _stream(nd), nd, expected,
@@ -427,13 +420,13 @@ def _streams() -> list[Scenario]:
                                                                          "unit": "celsius"}, 0, "call_f1n4lch7")]))
     out += _stream_forms(
         "stream-call-in-final-chunk", _stream(nd), nd,
-        (_c("get_weather", {"location": "Seattle, WA", "unit": "celsius"}, "call_f1n4lch7"),),
+        (Call("get_weather", {"location": "Seattle, WA", "unit": "celsius"}, "call_f1n4lch7"),),
         "The call arrives in the done:true chunk itself (the parser completes it on the last token): "
         "the shape server/routes_generate_test.go 'messages with tools (streaming)' asserts.")
 
     nd = _ndjson(_chunks(call_chunks=[[_call("list_open_tickets", {}, 0, "call_n0args00")]]))
     out += _stream_forms("stream-no-argument-call", _stream(nd), nd,
-                         (_c("list_open_tickets", {}, "call_n0args00"),),
+                         (Call("list_open_tickets", {}, "call_n0args00"),),
                          "A no-parameter call in a stream: arguments {}.")
 
     nested = {"itinerary": [{"city": "Lyon", "nights": 2}, {"city": "Nice", "nights": 3}],
@@ -441,12 +434,12 @@ def _streams() -> list[Scenario]:
     nd = _ndjson(_chunks(thinking="Plan first.", content="I'll plan the trip.",
                          call_chunks=[[_call("plan_trip", nested, 0, "call_pl4ntr1p")]]))
     out += _stream_forms("stream-content-then-call", _stream(nd), nd,
-                         (_c("plan_trip", nested, "call_pl4ntr1p"),),
+                         (Call("plan_trip", nested, "call_pl4ntr1p"),),
                          "Thinking pieces, content pieces, then a call with nested arguments.")
 
     nd = _RECORDED["STREAM_TEXT_NDJSON"]
     out += _stream_forms("stream-text-only", _stream(nd), nd, (),
-                         "Recorded text stream (llama3): no call." + _src("STREAM_TEXT_NDJSON"))
+                         "Recorded text stream (llama3): no call." + source_note(SOURCES, "STREAM_TEXT_NDJSON"))
 
     first = _stream(_ndjson(_chunks(call_chunks=[[calls[0]], [calls[1]]])))
     second = _stream(_ndjson(_chunks(content="22°C in New York, 15°C in London.")))
