@@ -7,6 +7,7 @@ import functools
 import math
 import numbers
 import re
+import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -467,17 +468,7 @@ class Metric(abc.ABC):
 
     def get_params(self) -> dict[str, Any]:
         """The constructor parameters of this instance, by name."""
-        import inspect  # only needed for repr, equality and pickling
-
-        params: dict[str, Any] = {}
-        for parameter in inspect.signature(type(self).__init__).parameters.values():
-            if parameter.name == "self" or parameter.kind in (
-                parameter.VAR_POSITIONAL,
-                parameter.VAR_KEYWORD,
-            ):
-                continue
-            params[parameter.name] = getattr(self, parameter.name)
-        return params
+        return {name: getattr(self, name) for name in _parameter_names(type(self).__init__)}
 
     def shown_params(self) -> dict[str, Any]:
         """:meth:`get_params` as it may be shown anywhere (repr, labels, reports):
@@ -530,6 +521,29 @@ class Metric(abc.ABC):
         # The class called with its parameters: the pickle names only the class
         # (by its public path for built-ins) and functools.partial.
         return (functools.partial(type(self), **self.get_params()), ())
+
+
+#: The parameter names of each constructor, read once: get_params runs on every
+#: repr, comparison and pickle, on every error a metric raises (to scrub its
+#: secrets) and on every judge request, and inspect.signature costs ~30 us.
+_PARAMETERS: weakref.WeakKeyDictionary[Any, tuple[str, ...]] = weakref.WeakKeyDictionary()
+
+
+def _parameter_names(init: Any) -> tuple[str, ...]:
+    try:
+        return _PARAMETERS[init]
+    except (KeyError, TypeError):  # TypeError: a callable that takes no weak reference
+        pass
+    import inspect
+
+    names = tuple(parameter.name for parameter in inspect.signature(init).parameters.values()
+                  if parameter.name != "self" and parameter.kind not in (
+                      parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD))
+    try:
+        _PARAMETERS[init] = names
+    except TypeError:
+        pass
+    return names
 
 
 def _shown(value: Any) -> Any:

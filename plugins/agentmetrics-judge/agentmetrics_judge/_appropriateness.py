@@ -256,9 +256,9 @@ def _endpoint(base_url: str, scrub: Callable[[str], str] | None = None) -> tuple
     import base64
     import urllib.parse
 
-    shown = (scrub or (lambda text: text))(base_url)
     parts = urllib.parse.urlsplit(base_url.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
+        shown = base_url if scrub is None else scrub(base_url)
         raise JudgeConfigurationError(
             f"tool_call_appropriateness: base_url must be an http(s) URL such as "
             f"'https://api.openai.com/v1' or 'http://localhost:11434/v1', got {shown!r}.")
