@@ -212,17 +212,9 @@ def scrub_exception(error: BaseException, variants: tuple[str, ...]) -> BaseExce
         replacement = RuntimeError(f"{type(error).__name__}: {text}")
     if str(replacement) != text:
         replacement = RuntimeError(f"{type(error).__name__}: {text}")
-    replacement.__cause__ = error.__cause__ if not _leaks_chain(error.__cause__, variants) else None
+    # The chain under ``error`` was cut above every link that still leaked: its
+    # cause can stay.
+    replacement.__cause__ = error.__cause__
     replacement.__suppress_context__ = True
     replacement.__traceback__ = error.__traceback__
     return replacement
-
-
-def _leaks_chain(error: BaseException | None, variants: tuple[str, ...]) -> bool:
-    seen: set[int] = set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        if _leaks(error, variants):
-            return True
-        error = error.__cause__ if error.__cause__ is not None else error.__context__
-    return False
