@@ -12,10 +12,10 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Stamps re-run the install when the packaging changes.
-PLUGIN := plugins/agentmetrics-trajectory
-JUDGE := plugins/agentmetrics-judge
-TOOLUSE := plugins/agentmetrics-tooluse
-COMPAT := plugins/agentmetrics-compat
+PLUGIN := plugins/agent-tool-metrics-trajectory
+JUDGE := plugins/agent-tool-metrics-judge
+TOOLUSE := plugins/agent-tool-metrics-tooluse
+COMPAT := plugins/agent-tool-metrics-compat
 
 # The plugin is installed like any third-party package, so the registry, the
 # CLI, the batch evaluator and the pytest marker find it through entry points.
@@ -27,7 +27,7 @@ $(VENV)/.installed-test: pyproject.toml $(PLUGIN)/pyproject.toml $(JUDGE)/pyproj
 	$(BIN)/python -m pip install --quiet -e '.[test]' -e '$(PLUGIN)[test]' -e '$(JUDGE)[test]' -e '$(TOOLUSE)[test]' -e '$(COMPAT)[test]'
 	touch $@ $(VENV)/.installed
 
-# The peer libraries that the compatibility metrics (plugins/agentmetrics-compat)
+# The peer libraries that the compatibility metrics (plugins/agent-tool-metrics-compat)
 # are tested against, in their own environment: their pins conflict with ours.
 PEERS := .venv-peers
 $(PEERS)/.installed: tests/peers/requirements.txt

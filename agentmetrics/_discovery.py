@@ -71,7 +71,9 @@ def scan(path: Sequence[str] | None = None) -> list[EntryPointSpec]:
                 EntryPointSpec(
                     name=name,
                     target=target.strip(),
-                    distribution=distro.name,
+                    # As PEP 503 spells it (``agent-tool-metrics-judge``), whatever
+                    # the metadata directory's spelling (``agent_tool_metrics_judge``).
+                    distribution=normalize_distribution(distro.name),
                     version=distro.version,
                     problem=problem,
                 )

@@ -12,11 +12,11 @@ __all__ = ["require"]
 
 def require(module: str, extra: str) -> Any:
     """``module`` imported, or MissingDependencyError naming the extra that
-    installs it (``pip install 'agentmetrics[extra]'``)."""
+    installs it (``pip install 'agent-tool-metrics[extra]'``)."""
     try:
         return importlib.import_module(module)
     except ImportError as error:
         raise MissingDependencyError(
             f"this needs the optional dependency {module!r}, which is not installed. "
-            f"Fix: pip install 'agentmetrics[{extra}]'."
+            f"Fix: pip install 'agent-tool-metrics[{extra}]'."
         ) from error

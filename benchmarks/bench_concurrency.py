@@ -5,7 +5,7 @@
 
 Everything runs in this process against the real loopback judge server of the
 test suite (tests/judge_server.py: asyncio, HTTP/1.1 keep-alive) with the
-judge plugin (agentmetrics-judge, httpx), so both sides pay real HTTP:
+judge plugin (agent-tool-metrics-judge, httpx), so both sides pay real HTTP:
 
   (a) serial: the plain loop a metric without a runner gets (evaluate with
       concurrency=1: one judge call at a time), on --serial-cases cases;

@@ -68,7 +68,7 @@ CONFIGS: list[tuple[str, str, dict[str, Any], Callable[..., list[float]]]] = [
 
 
 def previous_maximum_matching(compatible: list[list[int]], right_size: int) -> list[int]:
-    """maximum_matching of agentmetrics-trajectory 0.1.0 (Kuhn, recursive), verbatim."""
+    """maximum_matching of agent-tool-metrics-trajectory 0.1.0 (Kuhn, recursive), verbatim."""
     match = [-1] * right_size
 
     def augment(left: int, seen: list[bool]) -> bool:

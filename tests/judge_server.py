@@ -32,7 +32,7 @@ Judging (deterministic)
 -----------------------
 The server reads the last ``user`` message. Its trailing lines
 ``N. {"name": ..., "arguments": ...}`` (numbered from 1, the format
-agentmetrics-judge sends) are the calls. A call is appropriate unless its name
+agent-tool-metrics-judge sends) are the calls. A call is appropriate unless its name
 contains ``delete`` (any case), or the JSON of the rest of its line (its
 arguments) contains ``bad`` (any case). A message with no such lines is judged
 as having no calls (``{"verdicts": []}``).

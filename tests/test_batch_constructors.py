@@ -217,10 +217,10 @@ def test_arrow_backed_dataframes_and_tables_take_the_arrow_path():
 def test_missing_optional_dependencies_say_what_to_install(monkeypatch):
     data = frame()
     monkeypatch.setitem(sys.modules, "pandas", None)
-    with pytest.raises(MissingDependencyError, match=r"pip install 'agentmetrics\[pandas\]'"):
+    with pytest.raises(MissingDependencyError, match=r"pip install 'agent-tool-metrics\[pandas\]'"):
         ToolCallBatch.from_pandas(data)
     monkeypatch.setitem(sys.modules, "pyarrow", None)
-    with pytest.raises(MissingDependencyError, match=r"agentmetrics\[arrow\]"):
+    with pytest.raises(MissingDependencyError, match=r"agent-tool-metrics\[arrow\]"):
         ToolCallBatch.from_arrow(tool_calls=None, expected_tool_calls=None)
 
 

@@ -193,7 +193,7 @@ def test_list_shows_every_metric_with_its_metadata(capsys):
                                 "required", "fields", "description"]
     builtin = next(line for line in lines if line.startswith("tool_selection_accuracy "))
     assert builtin.split(None, 7) == [
-        "tool_selection_accuracy", "ToolSelectionAccuracy", "agentmetrics", "0.1.0", "no",
+        "tool_selection_accuracy", "ToolSelectionAccuracy", "agent-tool-metrics", "0.1.0", "no",
         "tool_calls,", "expected_tool_calls",
         "Intersection over union of tool names called and expected, optionally order-aware."]
     status, out, _ = run(capsys, "list", "--json")
@@ -201,7 +201,7 @@ def test_list_shows_every_metric_with_its_metadata(capsys):
     assert records["tool_selection_accuracy"] == {
         "name": "tool_selection_accuracy", "class": "ToolSelectionAccuracy",
         "target": "agentmetrics.metrics._tool_selection:ToolSelectionAccuracy",
-        "distribution": "agentmetrics", "version": "0.1.0", "requires_llm_judge": False,
+        "distribution": "agent-tool-metrics", "version": "0.1.0", "requires_llm_judge": False,
         "higher_is_better": True, "required_fields": ["tool_calls", "expected_tool_calls"],
         "default_threshold": 0.8, "parameters": {"threshold": 0.8, "order_matters": False},
         "description": "Intersection over union of tool names called and expected, optionally order-aware.",
@@ -214,7 +214,7 @@ def test_describe_a_metric(capsys):
     assert out.splitlines() == [
         "name:               tool_selection_accuracy",
         "class:              ToolSelectionAccuracy (from agentmetrics.metrics._tool_selection)",
-        "distribution:       agentmetrics 0.1.0",
+        "distribution:       agent-tool-metrics 0.1.0",
         "description:        Intersection over union of tool names called and expected, optionally order-aware.",
         "requires LLM judge: no",
         "higher is better:   yes",
@@ -223,7 +223,7 @@ def test_describe_a_metric(capsys):
         "parameters:         threshold=0.8, order_matters=False",
         "status:             ok",
     ]
-    status, out, _ = run(capsys, "describe", "agentmetrics/tool_selection_accuracy", "--json")
+    status, out, _ = run(capsys, "describe", "agent-tool-metrics/tool_selection_accuracy", "--json")
     assert json.loads(out)["parameters"] == {"threshold": 0.8, "order_matters": False}
 
 
@@ -239,9 +239,9 @@ def test_describe_unknown_and_broken_metrics(capsys, tmp_path, monkeypatch):
     refresh()
     status, out, _ = run(capsys, "describe", "broken_cli")
     assert status == 1
-    assert out.splitlines()[2] == "distribution:       broken_cli_plugin 0.2"
+    assert out.splitlines()[2] == "distribution:       broken-cli-plugin 0.2"
     assert out.splitlines()[3].startswith("status:             broken: cannot load metric 'broken_cli' "
-                                          "from distribution broken_cli_plugin 0.2")
+                                          "from distribution broken-cli-plugin 0.2")
     assert "RuntimeError: no config file" in out
     status, out, _ = run(capsys, "list")
     row = next(line for line in out.splitlines() if line.startswith("broken_cli "))

@@ -433,7 +433,7 @@ def test_failures_beyond_what_was_kept_are_refused(tmp_path):
 
 def test_without_dask_the_module_names_the_extra(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "dask", None)
-    with pytest.raises(MissingDependencyError, match=r"agentmetrics\[dask\]"):
+    with pytest.raises(MissingDependencyError, match=r"agent-tool-metrics\[dask\]"):
         amd.evaluate("x.jsonl", TSA)
 
 

@@ -1,7 +1,7 @@
 """Discovery end to end: real distributions built and installed into a fresh
 virtual environment, then used from subprocesses, as a user would.
 
-Installed there: agentmetrics itself, plugins/agentmetrics-trajectory, a plugin
+Installed there: agentmetrics itself, plugins/agent-tool-metrics-trajectory, a plugin
 whose module fails to import, and two distributions that both claim the name
 ``clash_metric``. Nothing from this test process leaks in: the environment has
 no access to the suite's site-packages.
@@ -21,7 +21,7 @@ import pytest
 
 from conftest import REPO
 
-PLUGIN = REPO / "plugins" / "agentmetrics-trajectory"
+PLUGIN = REPO / "plugins" / "agent-tool-metrics-trajectory"
 
 METRIC = '''
 from agentmetrics import Metric
@@ -48,7 +48,7 @@ def throwaway(root: Path, dist: str, entry_points: dict[str, str], modules: dict
         [project]
         name = "{dist}"
         version = "0.3.0"
-        dependencies = ["agentmetrics"]
+        dependencies = ["agent-tool-metrics"]
 
         [project.entry-points."agentmetrics.metrics"]
         """) + lines + textwrap.dedent(f"""
@@ -102,17 +102,17 @@ def test_cli_lists_plugin_metrics_with_distribution_and_version(fresh_env):
     agentmetrics = fresh_env.parent / "agentmetrics"
     records = {r["name"] + "@" + str(r["distribution"]): r
                for r in json.loads(run(agentmetrics, "list", "--json").stdout)}
-    f1 = records["tool_call_f1@agentmetrics_trajectory"]
+    f1 = records["tool_call_f1@agent-tool-metrics-trajectory"]
     assert (f1["class"], f1["version"], f1["error"]) == ("ToolCallF1", "0.1.0", None)
     assert f1["required_fields"] == ["tool_calls", "expected_tool_calls"]
-    assert records["trajectory_match@agentmetrics_trajectory"]["parameters"]["mode"] == "strict"
-    assert "ModuleNotFoundError" in records["broken_demo@broken_demo"]["error"]
-    assert {records["clash_metric@clash_a"]["version"], records["clash_metric@clash_b"]["version"]} == {"0.3.0"}
+    assert records["trajectory_match@agent-tool-metrics-trajectory"]["parameters"]["mode"] == "strict"
+    assert "ModuleNotFoundError" in records["broken_demo@broken-demo"]["error"]
+    assert {records["clash_metric@clash-a"]["version"], records["clash_metric@clash-b"]["version"]} == {"0.3.0"}
     described = run(agentmetrics, "describe", "TrajectoryMatch").stdout
-    assert "distribution:       agentmetrics_trajectory 0.1.0" in described
+    assert "distribution:       agent-tool-metrics-trajectory 0.1.0" in described
     broken = run(agentmetrics, "describe", "broken_demo", check=False)
     assert broken.returncode == 1 and "status:             broken: cannot load metric 'broken_demo' " \
-        "from distribution broken_demo 0.3.0" in broken.stdout
+        "from distribution broken-demo 0.3.0" in broken.stdout
 
 
 def test_python_api_finds_plugins_by_name_and_class_name(fresh_env):
@@ -141,10 +141,10 @@ def test_python_api_finds_plugins_by_name_and_class_name(fresh_env):
     """)
     out = run(fresh_env, "-c", code).stdout
     assert "[0.8, 0.8, 0.8] [1.0, 1.0, 1.0]" in out
-    assert "LOAD: cannot load metric 'broken_demo' from distribution broken_demo 0.3.0" in out
+    assert "LOAD: cannot load metric 'broken_demo' from distribution broken-demo 0.3.0" in out
     assert "CLASH: metric 'clash_metric' is provided by more than one distribution" in out
-    assert "clash_a 0.3.0" in out and "clash_b 0.3.0" in out
-    assert "Fix: ask for 'clash_a/clash_metric' or 'clash_b/clash_metric'" in out
+    assert "clash-a 0.3.0" in out and "clash-b 0.3.0" in out
+    assert "Fix: ask for 'clash-a/clash_metric' or 'clash-b/clash_metric'" in out
     assert "PICK: 0.75" in out
 
 

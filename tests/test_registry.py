@@ -48,7 +48,7 @@ def names():
 
 def test_builtin_is_found_through_its_installed_entry_point():
     (info,) = [i for i in list_metrics() if i.name == "tool_selection_accuracy"]
-    assert info.distribution == "agentmetrics"
+    assert info.distribution == "agent-tool-metrics"
     assert info.version == agentmetrics.__version__
     assert info.target == "agentmetrics.metrics._tool_selection:ToolSelectionAccuracy"
     assert info.class_name == "ToolSelectionAccuracy" and info.error is None
@@ -85,7 +85,7 @@ def test_plugin_is_listed_without_import_and_loaded_alone(site):
          "demo_other": GOOD_METRIC.format(cls="OtherMetric", name="other_metric")},
     )
     refresh()
-    assert ("count_calls", "demo_plugin") in names()
+    assert ("count_calls", "demo-plugin") in names()
     (info,) = [i for i in list_metrics() if i.name == "count_calls"]
     assert (info.version, info.target, info.class_name) == ("1.2.3", "demo_count:CountCalls", "CountCalls")
     assert "demo_count" not in sys.modules and "demo_other" not in sys.modules
@@ -123,24 +123,24 @@ def test_broken_import_is_reported_and_everything_else_keeps_working(site):
     make_distribution(site, "broken_plugin", "0.3", {"broken_metric": "broken_mod:Broken"},
                       {"broken_mod": "import not_a_module_anywhere_xyz\n"})
     refresh()
-    assert ("broken_metric", "broken_plugin") in names()
+    assert ("broken_metric", "broken-plugin") in names()
     with pytest.raises(MetricLoadError) as info:
         get_metric("broken_metric")
     message = str(info.value)
-    assert "broken_plugin 0.3" in message and "ModuleNotFoundError" in message
-    assert "Fix: reinstall or upgrade broken_plugin" in message
+    assert "broken-plugin 0.3" in message and "ModuleNotFoundError" in message
+    assert "Fix: reinstall or upgrade broken-plugin" in message
     assert isinstance(info.value.__cause__, ModuleNotFoundError)
     assert isinstance(info.value, ImportError)
     error = info.value  # the parts of the message, as fields
     assert (error.metric, error.distribution, error.target) == (
-        "broken_metric", "broken_plugin", "broken_mod:Broken")
+        "broken_metric", "broken-plugin", "broken_mod:Broken")
     assert error.problem.startswith("importing it raised ModuleNotFoundError")
     again = __import__("pickle").loads(__import__("pickle").dumps(error))
     assert (str(again), again.metric, again.target) == (message, "broken_metric", error.target)
     (listed,) = [i for i in list_metrics() if i.name == "broken_metric"]
     assert "ModuleNotFoundError" in listed.error
     assert get_metric("tool_selection_accuracy").threshold == 0.8
-    with pytest.raises(ImportError, match="broken_plugin"):
+    with pytest.raises(ImportError, match="broken-plugin"):
         from agentmetrics.metrics import Broken  # noqa: F401
 
 
@@ -178,12 +178,12 @@ def test_one_name_from_two_distributions_is_refused_and_can_be_picked(site):
     make_distribution(site, "dist_a", "1.0", {"dup_metric": "dup_a:Dup"}, {"dup_a": source})
     make_distribution(site, "dist_b", "2.0", {"dup_metric": "dup_b:Dup"}, {"dup_b": source})
     refresh()
-    assert {d for n, d in names() if n == "dup_metric"} == {"dist_a", "dist_b"}
+    assert {d for n, d in names() if n == "dup_metric"} == {"dist-a", "dist-b"}
     with pytest.raises(DuplicateMetricError) as info:
         get_metric("dup_metric")
     message = str(info.value)
-    assert "dist_a 1.0" in message and "dist_b 2.0" in message
-    assert "'dist_a/dup_metric' or 'dist_b/dup_metric'" in message
+    assert "dist-a 1.0" in message and "dist-b 2.0" in message
+    assert "'dist-a/dup_metric' or 'dist-b/dup_metric'" in message
     assert get_metric_class("dist_b/dup_metric").__module__ == "dup_b"
     assert get_metric_class("Dist-A/dup_metric").__module__ == "dup_a"  # spelling normalised
     with pytest.raises(DuplicateMetricError):
@@ -296,9 +296,9 @@ def test_taken_names_need_replace():
     register_metric(get_metric_class("taken"))  # the same class again is fine
     with pytest.raises(DuplicateMetricError, match="already registered in this process"):
         register_metric(_local_metric("taken"))
-    with pytest.raises(DuplicateMetricError, match="already provided by distribution agentmetrics") as info:
+    with pytest.raises(DuplicateMetricError, match="already provided by distribution agent-tool-metrics") as info:
         register_metric(_local_metric("tool_selection_accuracy"))
-    assert info.value.candidates == ("agentmetrics/tool_selection_accuracy",)
+    assert info.value.candidates == ("agent-tool-metrics/tool_selection_accuracy",)
     again = pickle.loads(pickle.dumps(info.value))
     assert (again.metric, again.candidates) == ("tool_selection_accuracy", info.value.candidates)
 
@@ -306,20 +306,20 @@ def test_taken_names_need_replace():
 def test_shadowing_an_installed_metric_takes_naming_it_and_stays_visible():
     # An import-time replace=True in one plugin must not take over another's metric.
     with pytest.raises(DuplicateMetricError,
-                       match=r"pass replace='agentmetrics/tool_selection_accuracy' to shadow"):
+                       match=r"pass replace='agent-tool-metrics/tool_selection_accuracy' to shadow"):
         register_metric(_local_metric("tool_selection_accuracy"), replace=True)
     with pytest.raises(DuplicateMetricError):
         register_metric(_local_metric("tool_selection_accuracy"), replace="other/tool_selection_accuracy")
     shadow = register_metric(_local_metric("tool_selection_accuracy"),
-                             replace="agentmetrics/tool_selection_accuracy")
+                             replace="agent-tool-metrics/tool_selection_accuracy")
     assert get_metric_class("tool_selection_accuracy") is shadow
-    assert get_metric_class("agentmetrics/tool_selection_accuracy") is ToolSelectionAccuracy
+    assert get_metric_class("agent-tool-metrics/tool_selection_accuracy") is ToolSelectionAccuracy
     installed, local = sorted((i for i in list_metrics() if i.name == "tool_selection_accuracy"),
                               key=lambda i: i.distribution is None)
-    assert installed.distribution == "agentmetrics"
+    assert installed.distribution == "agent-tool-metrics"
     assert installed.shadowed_by == f"{shadow.__module__}:{shadow.__qualname__}"
-    assert local.distribution is None and local.shadows == "agentmetrics/tool_selection_accuracy"
-    assert registry.source_of(shadow).endswith(", shadowing agentmetrics/tool_selection_accuracy")
+    assert local.distribution is None and local.shadows == "agent-tool-metrics/tool_selection_accuracy"
+    assert registry.source_of(shadow).endswith(", shadowing agent-tool-metrics/tool_selection_accuracy")
     result = agentmetrics.evaluate([AgentTestCase(tool_calls=[], expected_tool_calls=[])],
                                    "tool_selection_accuracy")
     assert result.sources["tool_selection_accuracy"] == registry.source_of(shadow)

@@ -9,7 +9,7 @@ warnings, log records, the CLI's table/CSV/JSONL/JSON output and its error
 messages, the pytest plugin's JSON report, junitxml and terminal output, and
 the cache file. A pickled metric still carries the key (a worker needs it).
 The real judge metric is swept the same way, over HTTP, in
-plugins/agentmetrics-judge/tests/test_judge_secrets.py.
+plugins/agent-tool-metrics-judge/tests/test_judge_secrets.py.
 """
 
 from __future__ import annotations

@@ -16,10 +16,10 @@ def test_py_typed_marker_ships_with_the_package():
     assert (Path(agentmetrics.__file__).parent / "py.typed").is_file()
 
 
-@pytest.mark.parametrize("package", ["agentmetrics", "plugins/agentmetrics-trajectory/agentmetrics_trajectory",
-                                     "plugins/agentmetrics-judge/agentmetrics_judge",
-                                     "plugins/agentmetrics-tooluse/agentmetrics_tooluse",
-                                     "plugins/agentmetrics-compat/agentmetrics_compat"])
+@pytest.mark.parametrize("package", ["agentmetrics", "plugins/agent-tool-metrics-trajectory/agentmetrics_trajectory",
+                                     "plugins/agent-tool-metrics-judge/agentmetrics_judge",
+                                     "plugins/agent-tool-metrics-tooluse/agentmetrics_tooluse",
+                                     "plugins/agent-tool-metrics-compat/agentmetrics_compat"])
 def test_mypy_strict_passes(package):
     pytest.importorskip("mypy")
     result = subprocess.run(

@@ -25,7 +25,7 @@ __all__ = ["DEFAULT_METRIC", "INTERRUPTED", "build_metric", "non_negative", "par
 
 #: The built-in, named by its distribution: another package that also claims
 #: the name must not make a plain `agentmetrics evaluate` ambiguous.
-DEFAULT_METRIC = "agentmetrics/tool_selection_accuracy"
+DEFAULT_METRIC = "agent-tool-metrics/tool_selection_accuracy"
 #: The exit status after Ctrl-C (128 + SIGINT), once what was scored is written.
 INTERRUPTED = 130
 

@@ -1,6 +1,6 @@
 """The same evaluation on a Dask cluster, out of core, with identical numbers.
 
-Needs the ``dask`` extra (``pip install 'agentmetrics[dask]'``: dask[dataframe]
+Needs the ``dask`` extra (``pip install 'agent-tool-metrics[dask]'``: dask[dataframe]
 and distributed); importing this module imports neither until it is used.
 
 >>> import agentmetrics.dask as amd

@@ -26,7 +26,7 @@ def require_dask() -> Any:
     except ImportError as error:
         raise MissingDependencyError(
             "agentmetrics.dask needs the optional dependencies dask[dataframe] and "
-            "distributed, which are not installed. Fix: pip install 'agentmetrics[dask]'."
+            "distributed, which are not installed. Fix: pip install 'agent-tool-metrics[dask]'."
         ) from error
     return dask
 

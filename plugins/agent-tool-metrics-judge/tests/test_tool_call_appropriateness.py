@@ -179,7 +179,7 @@ def test_the_conformance_kit_passes_against_the_server(server):
 
 def test_found_by_name_through_the_entry_point(server):
     (info,) = [i for i in list_metrics() if i.name == "tool_call_appropriateness"]
-    assert (info.distribution, info.version, info.error) == ("agentmetrics_judge", "0.1.0", None)
+    assert (info.distribution, info.version, info.error) == ("agent-tool-metrics-judge", "0.1.0", None)
     assert info.target == "agentmetrics_judge:ToolCallAppropriateness"
     metric = get_metric("tool_call_appropriateness", model="judge-model", base_url=server.url)
     assert isinstance(metric, ToolCallAppropriateness)

@@ -34,7 +34,7 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
 }
 #: Inappropriate calls named in a reason; the rest are counted.
 _NAMED = 5
-_USER_AGENT = "agentmetrics-judge/0.1.0"
+_USER_AGENT = "agent-tool-metrics-judge/0.1.0"
 
 
 def _from_env(setting: str) -> str | None:
