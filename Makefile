@@ -41,10 +41,9 @@ $(PEERS)/.installed-bench: $(PEERS)/.installed pyproject.toml $(PLUGIN)/pyprojec
 	$(PEERS)/bin/python -m pip install --quiet -e . -e $(PLUGIN) -e $(TOOLUSE) -e $(COMPAT)
 	touch $@
 
+# The bundled tau2-bench runs scored and explained, in at most 100 columns.
 demo: $(VENV)/.installed
-	$(BIN)/agentmetrics list
-	@echo
-	$(BIN)/agentmetrics evaluate
+	@$(BIN)/agentmetrics demo
 
 test: $(VENV)/.installed-test $(PEERS)/.installed
 	$(BIN)/python -m ruff check agentmetrics plugins tests benchmarks docs

@@ -82,7 +82,11 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    """The public names and the module's dunders: not the helpers this module
+    imports for itself (``Any``, ``TYPE_CHECKING``, ``annotations``) nor its
+    submodules, which are reached by their own names."""
+    dunders = {name for name in globals() if name.startswith("__") and name.endswith("__")}
+    return sorted(set(__all__) | dunders)
 
 
 __all__ = [

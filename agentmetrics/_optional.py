@@ -12,7 +12,7 @@ __all__ = ["require"]
 
 def require(module: str, extra: str) -> Any:
     """``module`` imported, or MissingDependencyError naming the extra that
-    installs it (``pip install 'agent-tool-metrics[extra]'``)."""
+    installs it (``pip install 'agent-tool-metrics[<extra>]'``)."""
     try:
         return importlib.import_module(module)
     except ImportError as error:

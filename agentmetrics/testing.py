@@ -47,6 +47,7 @@ class AgentAssertions:
 
     @property
     def _called(self) -> tuple[str, ...]:
+        __tracebackhide__ = True
         names = self.case.tool_names
         if names is None:
             raise InvalidCaseError(
@@ -61,12 +62,14 @@ class AgentAssertions:
 
     def called_tool(self, name: str) -> AgentAssertions:
         """The agent called ``name`` at least once."""
+        __tracebackhide__ = True  # pytest shows the test's line and this message, not our source
         if name not in self._called:
             raise self._fail(f"expected the agent to call {name!r}, but it never did")
         return self
 
     def never_called_tool(self, name: str) -> AgentAssertions:
         """The agent never called ``name``."""
+        __tracebackhide__ = True
         positions = [i + 1 for i, called in enumerate(self._called) if called == name]
         if positions:
             where = ", ".join(f"#{p}" for p in positions)
@@ -77,6 +80,7 @@ class AgentAssertions:
 
     def called_tools(self, *names: str) -> AgentAssertions:
         """The agent called every one of ``names`` (in any order, others allowed)."""
+        __tracebackhide__ = True
         called = set(self._called)
         missing = [name for name in dict.fromkeys(names) if name not in called]
         if missing:
@@ -88,6 +92,7 @@ class AgentAssertions:
 
     def called_exactly(self, *names: str) -> AgentAssertions:
         """The set of tools called is exactly ``names`` (order and repeats aside)."""
+        __tracebackhide__ = True
         called = dict.fromkeys(self._called)
         wanted = dict.fromkeys(names)
         missing = [name for name in wanted if name not in called]
@@ -107,6 +112,7 @@ class AgentAssertions:
     def called_in_order(self, *names: str) -> AgentAssertions:
         """``names`` appear in this order among the first calls of each tool
         (other tools may come between)."""
+        __tracebackhide__ = True
         first_calls = tuple(dict.fromkeys(self._called))
         position = 0
         for index, name in enumerate(names):
@@ -126,6 +132,7 @@ class AgentAssertions:
 
     def called_tool_times(self, name: str, times: int) -> AgentAssertions:
         """The agent called ``name`` exactly ``times`` times."""
+        __tracebackhide__ = True
         count = self._called.count(name)
         if count != times:
             raise self._fail(
@@ -142,6 +149,7 @@ class AgentAssertions:
     ) -> AgentAssertions:
         """The case passes ``metric`` (an instance, a class or a registry name),
         with ``threshold`` and ``params`` overriding its configuration."""
+        __tracebackhide__ = True
         from agentmetrics.registry import resolve_metric
 
         resolved = resolve_metric(metric, threshold, **params)

@@ -94,3 +94,28 @@ def test_misuse_is_an_error_not_a_failed_check():
         assert_that(CASE).meets_metric("tool_selection_acuracy")
     with pytest.raises(ValueError, match="already configured"):
         assert_that(CASE).meets_metric(ToolSelectionAccuracy(), order_matters=True)
+
+
+@pytest.mark.parametrize("check", ["called_tool('CancelOrder')", "never_called_tool('GetOrder')",
+                                   "called_tools('CancelOrder')", "called_exactly('GetOrder')",
+                                   "called_in_order('DeleteOrder', 'GetOrder')",
+                                   "called_tool_times('GetOrder', 1)",
+                                   "meets_metric('tool_selection_accuracy')"])
+def test_a_failing_check_shows_the_test_line_not_the_library_source(pytester, check):
+    """pytest prints the user's line and the message; no frame of agentmetrics.testing
+    (its ``raise self._fail(...)`` lines) stands between them."""
+    pytester.makepyfile(f"""
+        from agentmetrics import AgentTestCase
+        from agentmetrics.testing import assert_that
+
+        def test_agent():
+            case = AgentTestCase(tool_calls=["GetOrder", "DeleteOrder", "GetOrder"],
+                                 expected_tool_calls=["GetOrder", "CancelOrder"])
+            assert_that(case).{check}
+    """)
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert f"assert_that(case).{check}" in out and "AssertionError" in out
+    assert "agentmetrics/testing.py" not in out and "raise self._fail" not in out
+    assert "def " + check.partition("(")[0] not in out

@@ -38,17 +38,21 @@ def test_evaluate_prints_a_row_per_case_and_a_summary(capsys, cases_file):
     status, out, err = run(capsys, "evaluate", str(cases_file))
     assert status == 0 and err == ""
     lines = out.splitlines()
-    rows = [line.split(None, 4) for line in lines[1:4]]
+    rows = [line.split(None, 4) for line in lines[1:3]]
+    assert lines[0].split() == ["case", "metric", "value", "result", "reason"]
     assert rows == [
         ["good", "tool_selection_accuracy", "1.00", "PASS", "All expected tools called: A, B"],
         ["bad", "tool_selection_accuracy", "0.67", "FAIL", "Unexpected tool: C"],
-        ["2", "tool_selection_accuracy", "0.00", "FAIL", "Missing expected tool: A"],
     ]
+    # A row without an id is named by its line in the file, 1-based as in error messages.
+    assert lines[3].split(None, 5) == ["line", "3", "tool_selection_accuracy", "0.00", "FAIL",
+                                       "Missing expected tool: A"]
     assert f"Scored 3 cases from {cases_file}" in out
     summary = out.split("Summary\n")[1].splitlines()
     assert summary[1].split() == [
-        "ToolSelectionAccuracy(threshold=0.8,", "order_matters=False)",
-        "3", "0.556", "0.00", "1.00", "1/3", "33.3%", "6.1%-79.2%", "0", "0.8"]
+        "tool_selection_accuracy", "3", "0.556", "0.00", "1.00", "1/3", "33.3%", "6.1%-79.2%", "0", "0.8"]
+    # Each label, then the configuration it stands for.
+    assert summary[2] == "tool_selection_accuracy:  ToolSelectionAccuracy(threshold=0.8, order_matters=False)"
 
 
 def test_machine_formats_carry_every_row(capsys, cases_file):
@@ -92,7 +96,7 @@ def test_errors_record_keeps_bad_lines_as_rows(capsys, tmp_path):
     assert records[1]["value"] is None and records[1]["error"].startswith(f"{path}:2: not valid JSON")
     assert "requires the test case field 'expected_tool_calls'" in records[2]["error"]
     assert "unknown keys ['tool_call']" in records[3]["error"]
-    assert "errors" in err and " 3 " in err.splitlines()[-1]  # summary counts the three errors
+    assert "errors" in err and " 3 " in err.splitlines()[-2]  # summary counts the three errors
 
 
 def test_provider_payloads_in_lines(capsys, tmp_path):
@@ -113,7 +117,14 @@ def test_several_metrics_with_parameters(capsys, cases_file):
                          "--metric", "tool_selection_accuracy",
                          "--metric", "tool_selection_accuracy:order_matters=true,threshold=0.5")
     assert status == 0
-    bad_rows = [line for line in out.splitlines() if line.startswith("bad ")]
+    # Rows whose reason wraps continue on lines that start blank: join them back.
+    rows: list[str] = []
+    for line in out.split("\n\nScored")[0].splitlines():
+        if line.startswith(" ") and rows:
+            rows[-1] += " " + line.strip()
+        else:
+            rows.append(line)
+    bad_rows = [row for row in rows if row.startswith("bad ")]
     import re
 
     assert [re.search(r" (\d\.\d\d)  (PASS|FAIL) ", row).group(1) for row in bad_rows] == ["0.67", "0.33"]
@@ -189,13 +200,14 @@ def test_parse_metric_spec():
 def test_list_shows_every_metric_with_its_metadata(capsys):
     status, out, _ = run(capsys, "list")
     lines = out.splitlines()
-    assert lines[0].split() == ["name", "class", "distribution", "version", "llm", "judge",
-                                "required", "fields", "description"]
-    builtin = next(line for line in lines if line.startswith("tool_selection_accuracy "))
-    assert builtin.split(None, 7) == [
-        "tool_selection_accuracy", "ToolSelectionAccuracy", "agent-tool-metrics", "0.1.0", "no",
-        "tool_calls,", "expected_tool_calls",
-        "Intersection over union of tool names called and expected, optionally order-aware."]
+    # Grouped by distribution, this library's own first; each metric on its own line
+    # (a long description wraps, indented under itself), within 100 columns.
+    assert lines[0] == "agent-tool-metrics 0.1.0"
+    at = next(i for i, line in enumerate(lines) if line.startswith("  tool_selection_accuracy "))
+    assert lines[at].split(None, 1)[1] + " " + lines[at + 1].strip() == (
+        "Intersection over union of tool names called and expected, optionally order-aware.")
+    assert max(map(len, lines)) <= 100
+    assert lines[-1] == "'agentmetrics list --json' lists everything."
     status, out, _ = run(capsys, "list", "--json")
     records = {record["name"]: record for record in json.loads(out)}
     assert records["tool_selection_accuracy"] == {
@@ -244,8 +256,9 @@ def test_describe_unknown_and_broken_metrics(capsys, tmp_path, monkeypatch):
                                           "from distribution broken-cli-plugin 0.2")
     assert "RuntimeError: no config file" in out
     status, out, _ = run(capsys, "list")
-    row = next(line for line in out.splitlines() if line.startswith("broken_cli "))
-    assert "BROKEN: importing it raised RuntimeError: no config file" in row
+    at = out.index("  broken_cli ")
+    assert "BROKEN: importing it raised RuntimeError: no config file" in " ".join(out[at:].split())
+    assert "broken-cli-plugin 0.2\n  broken_cli " in out  # under its distribution
     assert "tool_selection_accuracy" in out  # the rest still lists
 
 

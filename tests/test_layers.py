@@ -178,3 +178,39 @@ def test_the_cycle_finder_finds_a_cycle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"e"}, "e": set()}
     assert cycles(graph) == [["a", "b", "c"]]
     assert "agentmetrics._kernels._counting" in import_graph()["agentmetrics._kernels"]
+
+
+#: The package root as it stands: its modules, and its subpackages. The root
+#: does not grow: a new capability is a subpackage of its own
+#: (``agentmetrics/capture/``, ``agentmetrics/datasets/``, ...) with its modules
+#: inside, placed in LAYERS above and in docs/architecture.md. Shrinking the
+#: root (moving a module into a subpackage) means deleting its name here.
+ROOT_MODULES = frozenset({
+    "__init__", "__main__", "_aggregate", "_aio", "_arrow_lines", "_cache", "_canonical",
+    "_compare", "_concurrent", "_dataset", "_discovery", "_evaluate", "_exact", "_lines", "_lis",
+    "_memo", "_metric", "_metric_result", "_model", "_optional", "_prefetch", "_progress",
+    "_repeated", "_results", "_secrets", "_sides", "_streaming", "_summary", "_table",
+    "_tool_call_batch", "_types", "_version", "batch", "errors", "functional", "partition",
+    "pytest_plugin", "registry", "testing",
+})
+
+
+def root_modules() -> set[str]:
+    return {path.stem for path in PACKAGE.glob("*.py")}
+
+
+def test_the_package_root_does_not_grow():
+    added = sorted(root_modules() - ROOT_MODULES)
+    assert not added, (
+        f"new modules at the package root: {added}. Expected a new capability in a subpackage "
+        f"of its own (agentmetrics/<capability>/__init__.py with its modules inside), placed "
+        f"in LAYERS in tests/test_layers.py and in docs/architecture.md's table.")
+    gone = sorted(ROOT_MODULES - root_modules())
+    assert not gone, f"modules no longer at the root: {gone}; delete them from ROOT_MODULES"
+
+
+def test_every_subpackage_is_in_the_architecture_page():
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    subpackages = sorted(path.parent.name for path in PACKAGE.glob("*/__init__.py"))
+    missing = [name for name in subpackages if f"`{name}/`" not in page]
+    assert subpackages and not missing, f"docs/architecture.md does not place {missing}"

@@ -54,7 +54,9 @@ def test_the_dask_module_resolves_its_all_too():
 
 
 def test_dir_of_the_package_is_its_all_and_imports_nothing_optional():
-    code = ("import sys, agentmetrics; names = dir(agentmetrics); "
+    code = ("import sys, agentmetrics, agentmetrics.errors; names = dir(agentmetrics); "
+            "extra = [n for n in names if n not in agentmetrics.__all__ and not "
+            "(n.startswith('__') and n.endswith('__'))]; assert not extra, extra; "
             "assert set(agentmetrics.__all__) <= set(names), 'missing from dir()'; "
             "heavy = [m for m in ('numpy', 'pandas', 'pyarrow', 'httpx', 'dask') "
             "if m in sys.modules]; assert not heavy, heavy; print(len(names))")

@@ -1,5 +1,6 @@
 """The ``agentmetrics`` command: ``evaluate`` test cases, ``compare`` two runs,
-``list`` and ``describe`` metrics; one module per command.
+``list`` and ``describe`` metrics, ``demo`` on the bundled runs; one module per
+command.
 
 Exit status: 0 when done (and every pass rate reaches --fail-under), 1 when a
 metric's pass rate is below --fail-under, the candidate of ``compare
@@ -32,8 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"agentmetrics {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    from agentmetrics.cli import _compare, _evaluate, _registry
+    from agentmetrics.cli import _compare, _demo, _evaluate, _registry
 
+    _demo.add_parser(commands)
     _evaluate.add_parser(commands)
     _compare.add_parser(commands)
     _registry.add_parsers(commands)

@@ -20,8 +20,8 @@ from agentmetrics._secrets import (
 from agentmetrics.errors import AgentMetricsError, InvalidMetricError, InvalidParameterError
 from agentmetrics.registry import get_metric
 
-__all__ = ["DEFAULT_METRIC", "INTERRUPTED", "build_metric", "non_negative", "parse_metric_spec",
-           "positive", "print_table", "rate", "seconds", "to_json"]
+__all__ = ["DEFAULT_METRIC", "DEFAULT_WIDTH", "INTERRUPTED", "build_metric", "non_negative",
+           "output_width", "parse_metric_spec", "positive", "print_table", "rate", "seconds", "to_json"]
 
 #: The built-in, named by its distribution: another package that also claims
 #: the name must not make a plain `agentmetrics evaluate` ambiguous.
@@ -94,21 +94,63 @@ def _cell(text: str) -> str:
     return text.translate(_CONTROL)
 
 
+#: Text output fits this many columns when it does not go to a terminal (a
+#: terminal's own width wins): tables wrap their last column to stay inside.
+DEFAULT_WIDTH = 100
+_NARROWEST = 20  # a wrapped last column keeps at least this many characters a line
+
+
+def output_width(out: IO[str]) -> int:
+    """The width text output should fit: the terminal's when ``out`` is one,
+    else DEFAULT_WIDTH (files, pipes and captured output are the same every run)."""
+    isatty = getattr(out, "isatty", None)
+    try:
+        if isatty is not None and isatty():
+            import shutil
+
+            return max(shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns, 40)
+    except (OSError, ValueError):
+        pass
+    return DEFAULT_WIDTH
+
+
 def print_table(rows: list[list[str]], out: IO[str], right: frozenset[int] = frozenset(),
-                 widths: list[int] | None = None) -> list[int]:
+                widths: list[int] | None = None, width: int | None = None) -> list[int]:
     """Print aligned rows; ``widths`` keeps the columns of an earlier part of
-    the same table (a later chunk of rows lines up with the first). Returns the
+    the same table (a later chunk of rows lines up with the first). With
+    ``width``, a last column that would cross it wraps at word boundaries onto
+    lines indented under it (never cut: every word is printed). Returns the
     widths used."""
     rows = [[_cell(cell) for cell in row] for row in rows]
     if widths is None:
         widths = [max(len(row[col]) for row in rows) for col in range(len(rows[0]))]
+        if width is not None and len(widths) > 1:
+            start = sum(widths[:-1]) + 2 * (len(widths) - 1)
+            widths[-1] = min(widths[-1], max(width - start, _NARROWEST))
+    start = sum(widths[:-1]) + 2 * (len(widths) - 1)
+    last = len(widths) - 1
     for row in rows:
         cells = [
-            cell.rjust(width) if col in right else cell.ljust(width)
-            for col, (cell, width) in enumerate(zip(row, widths))
+            cell.rjust(size) if col in right else cell.ljust(size)
+            for col, (cell, size) in enumerate(zip(row[:-1], widths[:-1]))
         ]
-        out.write("  ".join(cells).rstrip() + "\n")
+        tail = row[-1] if row else ""
+        if width is None or len(tail) <= widths[-1] or last in right or not cells:
+            out.write("  ".join([*cells, tail.rjust(widths[-1]) if last in right else tail]).rstrip()
+                      + "\n")
+            continue
+        pieces = _wrap(tail, widths[-1])
+        out.write("  ".join([*cells, pieces[0]]).rstrip() + "\n")
+        out.writelines(" " * start + piece + "\n" for piece in pieces[1:])
     return widths
+
+
+def _wrap(text: str, size: int) -> list[str]:
+    """``text`` in lines of at most ``size`` characters, broken at spaces, a word
+    longer than a line broken inside it; every word is kept."""
+    import textwrap
+
+    return textwrap.wrap(text, size, break_long_words=True, break_on_hyphens=False) or [""]
 
 
 def _finite(value: Any) -> Any:

@@ -7,6 +7,7 @@ import gc
 import os
 import sys
 from fractions import Fraction
+from collections.abc import Callable
 from typing import IO, Any, NamedTuple
 
 from agentmetrics._dataset import example_cases, numbered_cases
@@ -16,6 +17,7 @@ from agentmetrics.cli._common import (
     INTERRUPTED,
     build_metric,
     non_negative,
+    output_width,
     positive,
     print_table,
     rate,
@@ -57,10 +59,15 @@ class _Rows:
     columns: tuple[str, ...] = Row._fields[:8]
     count_columns = Row._fields[8:]
 
-    def __init__(self, out: IO[str], form: str, counts: bool = False) -> None:
+    def __init__(self, out: IO[str], form: str, counts: bool = False,
+                 where: Callable[[int], str] | None = None) -> None:
         self.out = out
         self.form = form
         self.counts = counts
+        # A table row without an id is named by its place, said in words: "line 3"
+        # (1-based, as error messages count lines) or "row 2" (Parquet, 0-based).
+        self.where = where or (lambda row: f"case {row}")
+        self.width = output_width(out)
         self.widths: list[int] | None = None  # the table's columns, set by the first chunk
         if counts:
             self.columns = self.columns + self.count_columns
@@ -112,7 +119,7 @@ class _Rows:
                     error, *counts,
                 ))
         if self.form == "table":
-            table = [[str(r.case if r.id is None else r.id), r.metric,
+            table = [[self.where(r.case) if r.id is None else str(r.id), r.metric,
                       "-" if r.value is None else f"{r.value:.2f}",
                       "ERROR" if r.error else ("PASS" if r.passed else "FAIL"),
                       *(["-" if c is None else str(c) for c in (r.calls, r.expected_calls)]
@@ -123,7 +130,7 @@ class _Rows:
                                  *(["calls", "expected"] if self.counts else []), "reason"])
             if table:
                 self.widths = print_table(table, self.out, right=frozenset({2}),
-                                           widths=self.widths)
+                                           widths=self.widths, width=self.width)
         elif self.form == "csv":
             width = len(self.columns)
             self.csv.writerows(["" if v is None else v for v in r[:width]] for r in records)
@@ -219,7 +226,7 @@ def _print_summary(summaries: list[RunningSummary], out: IO[str]) -> None:
         scored = summary.scored > 0
         bar = _pass_interval(summary)
         table.append([
-            repr(summary.metric),
+            summary.label,
             str(summary.n),
             f"{summary.mean:.3f}" if scored else "-",
             f"{summary.low:.2f}" if scored else "-",
@@ -232,6 +239,9 @@ def _print_summary(summaries: list[RunningSummary], out: IO[str]) -> None:
         ])
     out.write("Summary\n")
     print_table(table, out, right=frozenset(range(1, 10)))
+    # Each label with the configuration it stands for: what a rerun must pass.
+    print_table([[f"{summary.label}:", repr(summary.metric)] for summary in summaries], out,
+                width=output_width(out))
 
 
 
@@ -288,6 +298,15 @@ class _Lines:
         del self.numbers[:rows]
         self.first_row += rows
 
+    def label(self, row: int) -> str:
+        """A row's place in words, for tables: ``line 3`` (1-based) or ``row 2``."""
+        if self.rows:
+            return f"row {row}"
+        index = row - self.first_row
+        if 0 <= index < len(self.numbers):
+            return f"line {self.numbers[index]}"
+        return f"case {row}"
+
     def where(self, row: int) -> str:
         if self.rows:
             return f"{self.source}: row {row}"
@@ -337,7 +356,8 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
     from agentmetrics._progress import Progress
     from agentmetrics._streaming import score_chunks
 
-    rows = _Rows(out, args.format, counts=args.counts)
+    rows = _Rows(out, args.format, counts=args.counts,
+                 where=lines.label if lines is not None else None)
     with Progress(None, enabled=sys.stderr.isatty()) as bar:
 
         def on_chunk(offset: int, result: Any) -> None:

@@ -6,10 +6,12 @@ import argparse
 import json
 from typing import IO, Any
 
-from agentmetrics.cli._common import print_table
+from agentmetrics.cli._common import output_width, print_table
 from agentmetrics.registry import MetricDescription, describe_metric, describe_metrics
 
 __all__ = ["add_parsers"]
+
+_OWN = "agent-tool-metrics"  # the distribution of the built-in metrics
 
 
 def _description_record(described: MetricDescription) -> dict[str, Any]:
@@ -41,31 +43,44 @@ def _yes_no(value: bool | None) -> str:
 
 
 def _list(args: argparse.Namespace, out: IO[str]) -> int:
+    """The metrics grouped by the distribution that provides them, one line each
+    (a long description wraps under itself), to fit the output's width; ``--json``
+    has every field, ``describe NAME`` one metric's parameters and fields."""
     described = describe_metrics()
     if args.json:
         out.write(json.dumps([_description_record(d) for d in described], indent=2) + "\n")
         return 0
-    table = [["name", "class", "distribution", "version", "llm judge", "required fields",
-              "description"]]
+    groups: dict[str, list[list[str]]] = {}
     for entry in described:
         info = entry.info
         if entry.error is not None:
-            description = f"BROKEN: {entry.info.error or entry.error}"
+            text = f"BROKEN: {entry.info.error or entry.error}"
         elif info.shadowed_by:
-            description = f"SHADOWED in this process by {info.shadowed_by}"
+            text = f"SHADOWED in this process by {info.shadowed_by}"
         else:
-            description = entry.description or "-"
-        table.append([
-            info.name,
-            info.class_name,
-            info.distribution or (f"(in process, shadows {info.shadows})" if info.shadows
-                                  else "(registered in process)"),
-            info.version or "-",
-            _yes_no(entry.requires_llm_judge),
-            ", ".join(entry.required_fields) if entry.required_fields is not None else "-",
-            description,
-        ])
-    print_table(table, out)
+            text = entry.description or "-"
+            if info.shadows:
+                text = f"shadows {info.shadows}: {text}"
+            if entry.requires_llm_judge:
+                text = f"[LLM judge] {text}"
+        head = ("registered in this process" if info.distribution is None
+                else f"{info.distribution} {info.version or ''}".rstrip())
+        groups.setdefault(head, []).append(["", info.name, text])
+    if not groups:
+        out.write("No metrics are installed.\n")
+        return 0
+    name_width = max(len(row[1]) for rows in groups.values() for row in rows)
+    text_width = max(len(row[2]) for rows in groups.values() for row in rows)
+    widths = [0, name_width, min(text_width, max(output_width(out) - name_width - 4, 20))]
+    own = f"{_OWN} "
+    # This library's own metrics first, then each plugin's, then this process's.
+    for head in sorted(groups, key=lambda h: (h == "registered in this process",
+                                              not h.startswith(own), h)):
+        out.write(f"{head}\n")
+        print_table(groups[head], out, widths=widths, width=output_width(out))
+    count = sum(len(rows) for rows in groups.values())
+    out.write(f"\n{count} metric{'s' * (count != 1)}. 'agentmetrics describe NAME' shows one's "
+              f"parameters and fields;\n'agentmetrics list --json' lists everything.\n")
     return 0
 
 

@@ -1,0 +1,108 @@
+"""``agentmetrics demo``: the bundled tau2-bench runs scored, explained as it goes.
+
+What ``make demo`` shows a newcomer, in at most 100 columns: what is scored and
+what a pass means, a sample of rows, the summary with its interval, why so few
+runs pass and which tools they miss, and the command that scores their own file.
+Every number is computed from the data; none is written into the text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from typing import IO, Any
+
+from agentmetrics._dataset import example_cases
+from agentmetrics.cli._common import DEFAULT_METRIC, build_metric, output_width, print_table
+
+__all__ = ["add_parser"]
+
+_SAMPLE = 8  # rows shown: the first PASS and FAIL rows of each kind, in file order
+
+
+def _sample(rows: list[tuple[str, float, bool, str]]) -> list[int]:
+    """Indices of a readable sample: passes and failures of different kinds
+    (only extra tools, only missed tools, both), in file order."""
+    def kind(row: tuple[str, float, bool, str]) -> tuple[bool, bool, bool]:
+        return row[2], "Missing" in row[3], "Unexpected" in row[3]
+
+    picked: list[int] = []
+    seen: dict[tuple[bool, bool, bool], int] = {}
+    for index, row in enumerate(rows):  # two of each kind at most, first come first
+        if seen.get(kind(row), 0) < 2 and len(picked) < _SAMPLE:
+            seen[kind(row)] = seen.get(kind(row), 0) + 1
+            picked.append(index)
+    return sorted(picked)
+
+
+def _demo(args: argparse.Namespace, out: IO[str]) -> int:
+    from agentmetrics._evaluate import evaluate
+
+    width = output_width(out)
+    cases = example_cases()
+    metric = build_metric(DEFAULT_METRIC)
+    result = evaluate(cases, metric)
+    (label,) = result.metrics
+    scores = result[label]
+    values, passed = scores.values.tolist(), scores.passed.tolist()
+    reasons = scores.reason_list()
+    ids = [str(case.metadata.get("id", index)) for index, case in enumerate(cases)]
+
+    def say(text: str = "") -> None:
+        out.writelines(line + "\n" for line in textwrap.wrap(text, width) or [""])
+
+    say(f"Scoring {len(cases)} tau2-bench airline runs of one agent (claude-sonnet-4-5) against "
+        f"the tool calls the benchmark expected.")
+    say(f"Metric: {label}, the tools called and the tools expected compared as sets of "
+        f"names (intersection over union, 0 to 1). A run passes at {metric.threshold:g} "
+        f"or more.")
+    say()
+    rows = list(zip(ids, values, passed, reasons))
+    picked = _sample(rows)
+    say(f"{len(picked)} of the {len(cases)} rows ('agentmetrics evaluate' prints them all):")
+    table = [["case", "score", "result", "reason"]]
+    table += [[ids[i], f"{values[i]:.2f}", "PASS" if passed[i] else "FAIL", reasons[i]]
+              for i in picked]
+    print_table(table, out, right=frozenset({1}), width=width)
+    say()
+
+    summary = result.summary()[0]
+    n, wins = summary["n"], summary["passed"]
+    say(f"Summary: {wins} of {n} runs pass ({summary['pass_rate']:.0%}; 95% CI "
+        f"{summary['pass_low']:.0%} to {summary['pass_high']:.0%}, Wilson). Mean score "
+        f"{summary['mean']:.2f} (95% CI {summary['mean_low']:.2f} to {summary['mean_high']:.2f}).")
+    say()
+
+    rewarded = [case.metadata.get("reward") == 1.0 for case in cases]
+    failing = [i for i in range(n) if not passed[i]]
+    extra_only = sum(1 for i in failing if "Unexpected" in reasons[i] and "Missing" not in reasons[i])
+    rewarded_failing = sum(1 for i in failing if rewarded[i])
+    tools = result.per_tool()
+    missed = sorted((row for row in tools if row["missed"]), key=lambda r: (-r["missed"], r["tool"]))
+    extra = sorted((row for row in tools if row["unexpected"]),
+                   key=lambda r: (-r["unexpected"], r["tool"]))
+    top = " and ".join(f"{row['tool']} in {row['unexpected']}" for row in extra[:2])
+    say(f"Why so few pass: tau2-bench rewarded {sum(rewarded)} of these runs, yet {rewarded_failing} "
+        f"of those fail here. Of the {len(failing)} failing runs, {extra_only} called every "
+        f"expected tool and lost points only for extra ones: the expected actions leave out "
+        f"look-ups the agent makes ({top} runs), and intersection over union counts each "
+        f"extra tool against the run.")
+    say()
+    say("Tools most often missed (runs that expected the tool but never called it):")
+    print_table([["", row["tool"], f"missed in {row['missed']} of {row['expected']} run" + "s" * (row["expected"] != 1)]
+                 for row in missed[:5]], out, width=width)
+    say("Tools most often called without being expected:")
+    print_table([["", row["tool"], f"in {row['unexpected']} run" + "s" * (row["unexpected"] != 1)]
+                 for row in extra[:5]], out, width=width)
+    say()
+    say("Score your own runs: a JSONL file, one JSON object per line with the lists tool_calls "
+        "and expected_tool_calls (docs/cli.md):")
+    say("  agentmetrics evaluate my_runs.jsonl")
+    return 0
+
+
+def add_parser(commands: Any) -> None:
+    demo = commands.add_parser(
+        "demo", help="score the bundled tau2-bench airline runs and explain the result"
+    )
+    demo.set_defaults(run=_demo)
