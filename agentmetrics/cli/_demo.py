@@ -96,7 +96,7 @@ def _demo(args: argparse.Namespace, out: IO[str]) -> int:
                  for row in extra[:5]], out, width=width)
     say()
     say("Score your own runs: a JSONL file, one JSON object per line with the lists tool_calls "
-        "and expected_tool_calls (docs/cli.md):")
+        "and expected_tool_calls (agentmetrics evaluate --help):")
     say("  agentmetrics evaluate my_runs.jsonl")
     return 0
 

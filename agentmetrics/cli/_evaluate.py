@@ -471,7 +471,7 @@ def add_parser(commands: Any) -> None:
         choices=("table", "json", "csv", "jsonl", "summary"),
         default="table",
         help="how to print the rows: an aligned table (default), JSON, CSV or JSON lines "
-        "(with csv and jsonl the summary goes to stderr); summary: no rows, the summary alone",
+        "(with json, csv and jsonl the summary goes to stderr); summary: no rows, the summary alone",
     )
     from agentmetrics.formats import FORMATS
 
