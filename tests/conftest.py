@@ -37,6 +37,30 @@ def examples_path() -> Path:
     return Path(agentmetrics.__file__).parent / "examples" / "tau2_airline.jsonl"
 
 
+#: Under xdist, ``make test`` runs ``-n 2 --dist loadscope`` (pyproject.toml's addopts
+#: give the --dist): each module goes whole to one worker, so a module-scoped
+#: fixture (the peers' run, the discovery venv, the dask cluster) is built once,
+#: and the mypy runs in tests/test_typing.py, which share .mypy_cache, run one at
+#: a time. These modules spend most of their time waiting on a subprocess (the
+#: peers' driver, pip, mypy, a cluster, an inner pytest); they are handed out
+#: first, so the other worker's CPU-bound modules run while they wait rather than
+#: after. (xdist_group marks would say this per test, but --dist loadgroup does not
+#: group under pytest 9.2: pytest-xdist issue 1386.)
+FIRST_UNDER_XDIST = (
+    "plugins/agent-tool-metrics-compat/tests/test_against_peers.py",
+    "tests/test_plugin_discovery.py",
+    "tests/test_typing.py",
+    "tests/test_pytest_plugin.py",
+    "tests/test_dask.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    if hasattr(config, "workerinput"):  # an xdist worker; a serial run keeps its order
+        rank = {path: i for i, path in enumerate(FIRST_UNDER_XDIST)}
+        items.sort(key=lambda item: rank.get(item.nodeid.partition("::")[0], len(rank)))
+
+
 def pytest_configure(config):
     # Plots in tests and docs examples draw off-screen.
     import os

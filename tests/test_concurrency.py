@@ -361,7 +361,19 @@ class Interrupting(Counting):
         return value
 
 
-def test_ctrl_c_returns_what_finished_and_the_cache_kept_it(tmp_path):
+@pytest.fixture
+def ctrl_c_handled():
+    """SIGINT handled as in a user's process (KeyboardInterrupt). An xdist worker
+    ignores SIGINT, and an ignored signal makes ``_thread.interrupt_main()`` a
+    no-op (nor does asyncio's runner install its handler over SIG_IGN)."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_returns_what_finished_and_the_cache_kept_it(tmp_path, ctrl_c_handled):
     path = tmp_path / "scores.sqlite"
     with pytest.raises(EvaluationInterrupted) as info:
         evaluate(cases(), [Interrupting(), "tool_selection_accuracy"], concurrency=4, cache=path)

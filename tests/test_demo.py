@@ -91,7 +91,7 @@ def test_make_demo_runs_the_demo_command():
     dry = subprocess.run(["make", "-n", "-W", ".venv/.installed", "demo"], cwd=REPO,
                          capture_output=True, text=True)
     assert dry.returncode == 0, dry.stderr
-    assert dry.stdout.rstrip().splitlines()[-1].endswith("agentmetrics demo")
+    assert any(line.strip().endswith("bin/agentmetrics demo") for line in dry.stdout.splitlines()), dry.stdout
 
 
 def test_text_tables_of_evaluate_and_list_fit_100_columns():

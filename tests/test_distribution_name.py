@@ -90,8 +90,8 @@ def installed_names(line: str) -> list[str]:
             if token.startswith("#"):
                 break
             continue
-        if token.startswith((".", "/", "~")) or "/" in token or "{" in token:
-            continue  # a path (./plugins/..., path/to/clone) or a placeholder
+        if token.startswith((".", "/", "~", "$")) or "/" in token or "{" in token:
+            continue  # a path (./plugins/..., path/to/clone) or a placeholder ($(PLUGIN), $<)
         names.append(requirement_name(token))
     return names
 

@@ -412,11 +412,14 @@ def test_a_dropped_connection_is_transient(server, fault):
 
 
 def test_nobody_listening_is_transient():
-    with socket.socket() as probe:  # a port that was free a moment ago
+    # A port bound and held, never listening: connecting is refused, and no other
+    # process (another xdist worker's server, a dask worker) can take the port
+    # between the bind and the request, as it could once the probe was closed.
+    with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    metric = ToolCallAppropriateness(model="m", base_url=f"http://127.0.0.1:{port}/v1")
-    error = failure(metric, "hello")
+        metric = ToolCallAppropriateness(model="m", base_url=f"http://127.0.0.1:{port}/v1")
+        error = failure(metric, "hello")
     assert isinstance(error, TransientMetricError) and "ConnectError" in str(error)
 
 

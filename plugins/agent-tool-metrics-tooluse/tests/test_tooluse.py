@@ -3,7 +3,7 @@ single and batched, plus the contract kit and the bundled tau2 runs."""
 
 from __future__ import annotations
 
-import itertools
+import functools
 import math
 import pickle
 from collections import Counter
@@ -37,6 +37,26 @@ def ref_pair_score(actual: dict, expected: dict, penalize: bool) -> float:
     return 1.0 if total == 0 else hits / total
 
 
+def ref_best_pairing(a, e, score) -> float:
+    """The best total score over every one-to-one pairing of min(len(a), len(e))
+    calls of ``a`` with calls of ``e``, searched exhaustively: each call of the
+    shorter side takes, in turn, every call of the longer side not yet taken.
+    The search is memoised on (position, calls taken), so it never searches the
+    same rest twice (listing the pairings one by one took 30 s on the tau2 run
+    with 9 and 10 search_direct_flight calls)."""
+    swap = len(a) > len(e)
+    short, long = (e, a) if swap else (a, e)
+
+    @functools.cache
+    def best(i: int, taken: int) -> float:
+        if i == len(short):
+            return 0.0
+        return max((score(long[j], short[i]) if swap else score(short[i], long[j])) + best(i + 1, taken | 1 << j)
+                   for j in range(len(long)) if not taken >> j & 1)
+
+    return best(0, 0)
+
+
 def ref_best_total(calls, wanted, score) -> tuple[float, int]:
     """Brute force over every one-to-one pairing of same-named calls: the best
     total score and how many expected calls it pairs."""
@@ -45,13 +65,8 @@ def ref_best_total(calls, wanted, score) -> tuple[float, int]:
     for name in names:
         a = [c for c in calls if c.name == name]
         e = [c for c in wanted if c.name == name]
-        k = min(len(a), len(e))
-        top = 0.0
-        for chosen in itertools.permutations(range(len(a)), k):
-            for subset in itertools.combinations(range(len(e)), k):
-                top = max(top, sum(score(a[i], e[j]) for i, j in zip(chosen, subset)))
-        total += top
-        count += k
+        total += ref_best_pairing(a, e, score)
+        count += min(len(a), len(e))
     return total, count
 
 
