@@ -298,22 +298,22 @@ class _Lines:
         del self.numbers[:rows]
         self.first_row += rows
 
+    def _line(self, row: int) -> int | None:
+        """The 1-based input line of a row not yet written, if known."""
+        index = row - self.first_row
+        return self.numbers[index] if not self.rows and 0 <= index < len(self.numbers) else None
+
     def label(self, row: int) -> str:
         """A row's place in words, for tables: ``line 3`` (1-based) or ``row 2``."""
-        if self.rows:
-            return f"row {row}"
-        index = row - self.first_row
-        if 0 <= index < len(self.numbers):
-            return f"line {self.numbers[index]}"
-        return f"case {row}"
+        line = self._line(row)
+        return f"row {row}" if self.rows else (f"case {row}" if line is None else f"line {line}")
 
     def where(self, row: int) -> str:
+        """A row's place for messages: ``file:3`` or ``file: row 2``."""
         if self.rows:
             return f"{self.source}: row {row}"
-        index = row - self.first_row
-        if 0 <= index < len(self.numbers):
-            return f"{self.source}:{self.numbers[index]}"
-        return f"case {row}"
+        line = self._line(row)
+        return f"case {row}" if line is None else f"{self.source}:{line}"
 
 
 def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
