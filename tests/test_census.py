@@ -230,3 +230,20 @@ def test_a_stop_reason_saying_tools_in_a_payload_without_calls_fails_the_read(da
     reason = data.draw(st.sampled_from(["tool_calls", "TOOL_CALL", "tool_use", "toolUse", "function_call"]))
     _at(tree, path)[key] = reason
     assert _read(tree) is None, (seed.id, path, key)
+
+
+def test_a_raw_tool_call_beside_a_streamed_legacy_function_call_is_not_lost():
+    """Found by the property above: a merged AIMessageChunk whose calls come from a
+    legacy ``function_call`` marked every ``additional_kwargs.tool_calls`` item as a
+    partial view, so a raw call that no merged call names vanished from the read."""
+    from agentmetrics import formats
+    from agentmetrics.errors import InvalidCaseError
+
+    chunk = {"content": "", "type": "AIMessageChunk", "id": "fake-2", "tool_calls": [],
+             "invalid_tool_calls": [], "tool_call_chunks": [], "chunk_position": "last",
+             "additional_kwargs": {"function_call": {"name": "get_weather", "arguments": "{}"},
+                                   "tool_calls": [{"name": "Refund", "arguments": {"a": 0}}]}}
+    with pytest.raises(InvalidCaseError, match=r"additional_kwargs\.tool_calls\[0\]"):
+        formats.tool_calls_from(chunk, format="langchain")
+    del chunk["additional_kwargs"]["tool_calls"]
+    assert [call.name for call in formats.tool_calls_from(chunk, format="langchain")] == ["get_weather"]

@@ -178,6 +178,7 @@ def _merge(chunks: list[tuple[dict[str, Any], Path]], ledger: Ledger, hosted_too
     call (LangChain would keep it as a nameless fragment)."""
     merged: list[dict[str, Any]] = []  # one per call: name, args, id, index, pieces
     legacy: dict[str, Any] | None = None
+    raw: list[tuple[dict[str, Any], Path]] = []  # additional_kwargs' raw tool-call deltas
     for fields, path in chunks:
         for item, p in _list(fields, "tool_call_chunks", path):
             index = item.get("index")
@@ -214,7 +215,15 @@ def _merge(chunks: list[tuple[dict[str, Any], Path]], ledger: Ledger, hosted_too
         for key in ("tool_calls", "invalid_tool_calls"):
             for item, p in _list(fields, key, path):
                 ledger.mark(p, _id(item.get("id")))
-        for item, p in _list(extras, "tool_calls", path + ("additional_kwargs",)):
+        raw.extend(_list(extras, "tool_calls", path + ("additional_kwargs",)))
+    # The provider's raw deltas are partial views of the merged calls only when they
+    # name one: by its id or its stream index. Any other is left to the census (a
+    # call the merge never saw must fail the read, not vanish from it).
+    ids = {m["id"] for m in merged if m["id"]}
+    indexes = {m["index"] for m in merged if isinstance(m["index"], int)}
+    for item, p in raw:
+        index = item.get("index")
+        if _id(item.get("id")) in ids or (isinstance(index, int) and index in indexes):
             ledger.mark(p, _id(item.get("id")))
     found = [_Found(m["pieces"][0], m["name"], m["args"], m["id"], tuple(m["pieces"][1:]))
              for m in merged]
