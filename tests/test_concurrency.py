@@ -363,9 +363,10 @@ class Interrupting(Counting):
 
 @pytest.fixture
 def ctrl_c_handled():
-    """SIGINT handled as in a user's process (KeyboardInterrupt). An xdist worker
-    ignores SIGINT, and an ignored signal makes ``_thread.interrupt_main()`` a
-    no-op (nor does asyncio's runner install its handler over SIG_IGN)."""
+    """SIGINT handled as in a user's foreground process (KeyboardInterrupt). A
+    pytest started in the background of a non-interactive shell (``&``, nohup)
+    inherits SIGINT ignored, and an ignored signal makes ``_thread.interrupt_main()``
+    a no-op (nor does asyncio's runner install its handler over SIG_IGN)."""
     import signal
 
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
