@@ -57,6 +57,7 @@ __all__ = [
 
 #: Set to 1 to ignore every third-party entry point (built-ins stay).
 DISABLE_AUTOLOAD_ENV = "AGENTMETRICS_DISABLE_PLUGIN_AUTOLOAD"
+#: This library's own distribution, which provides the built-in metrics.
 _OWN_DISTRIBUTION = "agent-tool-metrics"
 # Used only when agentmetrics runs from a source tree without being installed,
 # so that its own entry points cannot be found; tests check it matches pyproject.

@@ -18,14 +18,15 @@ from agentmetrics._secrets import (
     shown_items,
 )
 from agentmetrics.errors import AgentMetricsError, InvalidMetricError, InvalidParameterError
-from agentmetrics.registry import get_metric
+from agentmetrics.registry import _OWN_DISTRIBUTION, get_metric
 
 __all__ = ["DEFAULT_METRIC", "DEFAULT_WIDTH", "INTERRUPTED", "build_metric", "non_negative",
-           "output_width", "parse_metric_spec", "positive", "print_table", "rate", "seconds", "to_json"]
+           "output_width", "parse_metric_spec", "positive", "print_table", "rate", "seconds", "to_json",
+           "wrap"]
 
 #: The built-in, named by its distribution: another package that also claims
 #: the name must not make a plain `agentmetrics evaluate` ambiguous.
-DEFAULT_METRIC = "agent-tool-metrics/tool_selection_accuracy"
+DEFAULT_METRIC = f"{_OWN_DISTRIBUTION}/tool_selection_accuracy"
 #: The exit status after Ctrl-C (128 + SIGINT), once what was scored is written.
 INTERRUPTED = 130
 
@@ -122,12 +123,12 @@ def print_table(rows: list[list[str]], out: IO[str], right: frozenset[int] = fro
     lines indented under it (never cut: every word is printed). Returns the
     widths used."""
     rows = [[_cell(cell) for cell in row] for row in rows]
+    fresh = widths is None
     if widths is None:
         widths = [max(len(row[col]) for row in rows) for col in range(len(rows[0]))]
-        if width is not None and len(widths) > 1:
-            start = sum(widths[:-1]) + 2 * (len(widths) - 1)
-            widths[-1] = min(widths[-1], max(width - start, _NARROWEST))
-    start = sum(widths[:-1]) + 2 * (len(widths) - 1)
+    start = sum(widths[:-1]) + 2 * (len(widths) - 1)  # where the last column begins
+    if fresh and width is not None and len(widths) > 1:
+        widths[-1] = min(widths[-1], max(width - start, _NARROWEST))
     last = len(widths) - 1
     for row in rows:
         cells = [
@@ -139,13 +140,13 @@ def print_table(rows: list[list[str]], out: IO[str], right: frozenset[int] = fro
             out.write("  ".join([*cells, tail.rjust(widths[-1]) if last in right else tail]).rstrip()
                       + "\n")
             continue
-        pieces = _wrap(tail, widths[-1])
+        pieces = wrap(tail, widths[-1])
         out.write("  ".join([*cells, pieces[0]]).rstrip() + "\n")
         out.writelines(" " * start + piece + "\n" for piece in pieces[1:])
     return widths
 
 
-def _wrap(text: str, size: int) -> list[str]:
+def wrap(text: str, size: int) -> list[str]:
     """``text`` in lines of at most ``size`` characters, broken at spaces, a word
     longer than a line broken inside it; every word is kept."""
     import textwrap

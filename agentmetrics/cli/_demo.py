@@ -9,11 +9,10 @@ Every number is computed from the data; none is written into the text.
 from __future__ import annotations
 
 import argparse
-import textwrap
 from typing import IO, Any
 
 from agentmetrics._dataset import example_cases
-from agentmetrics.cli._common import DEFAULT_METRIC, build_metric, output_width, print_table
+from agentmetrics.cli._common import DEFAULT_METRIC, build_metric, output_width, print_table, wrap
 
 __all__ = ["add_parser"]
 
@@ -29,8 +28,9 @@ def _sample(rows: list[tuple[str, float, bool, str]]) -> list[int]:
     picked: list[int] = []
     seen: dict[tuple[bool, bool, bool], int] = {}
     for index, row in enumerate(rows):  # two of each kind at most, first come first
-        if seen.get(kind(row), 0) < 2 and len(picked) < _SAMPLE:
-            seen[kind(row)] = seen.get(kind(row), 0) + 1
+        shown = seen.get(kind(row), 0)
+        if shown < 2 and len(picked) < _SAMPLE:
+            seen[kind(row)] = shown + 1
             picked.append(index)
     return sorted(picked)
 
@@ -49,7 +49,7 @@ def _demo(args: argparse.Namespace, out: IO[str]) -> int:
     ids = [str(case.metadata.get("id", index)) for index, case in enumerate(cases)]
 
     def say(text: str = "") -> None:
-        out.writelines(line + "\n" for line in textwrap.wrap(text, width) or [""])
+        out.writelines(line + "\n" for line in wrap(text, width))
 
     say(f"Scoring {len(cases)} tau2-bench airline runs of one agent (claude-sonnet-4-5) against "
         f"the tool calls the benchmark expected.")
