@@ -17,11 +17,13 @@ from agentmetrics._dataset import example_cases, read_cases
 from agentmetrics._metric import Metric
 from agentmetrics._model import AgentTestCase, EvalScore, ToolCall, UnreadableCase
 from agentmetrics._version import __version__
+from agentmetrics.capture import capture
 from agentmetrics.errors import (
     AgentMetricsError,
     AgentMetricsWarning,
     CacheError,
     CacheWarning,
+    CaptureError,
     DuplicateMetricError,
     InvalidCaseError,
     InvalidMetricError,
@@ -95,6 +97,7 @@ __all__ = [
     "AgentTestCase",
     "CacheError",
     "CacheWarning",
+    "CaptureError",
     "CaseEvaluationError",
     "Comparison",
     "DuplicateMetricError",
@@ -123,6 +126,7 @@ __all__ = [
     "UnreadableCase",
     "__version__",
     "aevaluate",
+    "capture",
     "compare",
     "evaluate",
     "example_cases",

@@ -15,6 +15,7 @@ __all__ = [
     "AgentMetricsWarning",
     "CacheError",
     "CacheWarning",
+    "CaptureError",
     "CaseEvaluationError",
     "DuplicateMetricError",
     "EvaluationInterrupted",
@@ -48,6 +49,13 @@ class CacheError(InvalidParameterError):
 
 class InvalidCaseError(AgentMetricsError, ValueError):
     """A test case, tool call or dataset line is malformed."""
+
+
+class CaptureError(InvalidCaseError):
+    """What :func:`agentmetrics.capture` recorded cannot be read exactly: a
+    model response the readers refuse (the message names the provider, the
+    endpoint and the turn), a stream that was closed before it ended, or no
+    model traffic at all inside the ``with`` block."""
 
 
 class MissingFieldError(AgentMetricsError, ValueError):

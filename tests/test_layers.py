@@ -121,7 +121,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("metrics", ("metrics", "metrics.*", "functional")),
     ("results", ("_summary", "_aggregate", "_repeated", "_results")),
     ("evaluate", ("_cache", "_concurrent", "_evaluate", "_streaming")),
-    ("readers", ("formats", "formats.*", "_dataset", "_arrow_lines", "_sides", "_compare", "partition")),
+    ("readers", ("formats", "formats.*", "_dataset", "_arrow_lines", "_sides", "_compare", "partition",
+                 "capture", "capture.*")),
     ("cli and integrations", ("cli", "cli.*", "pytest_plugin", "dask", "dask.*", "testing", "", "__main__")),
 ]
 

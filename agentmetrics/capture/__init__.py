@@ -1,0 +1,41 @@
+"""Capture the tool calls of a live agent, in process, with no backend::
+
+    import agentmetrics as am
+
+    with am.capture() as run:
+        agent("Cancel order 12345")
+    run.tool_calls                       # every call the model made, in order
+    run.case(expected_tool_calls=["GetOrder", "CancelOrder"])   # an AgentTestCase
+
+Every model response the process receives inside the block (through httpx or
+httpx2, botocore, LangChain, the OpenAI Agents SDK or OpenTelemetry) is
+recorded and read through :mod:`agentmetrics.formats`, with the same promise:
+every call comes back, or :class:`~agentmetrics.errors.CaptureError` says
+which response could not be read. See docs/capture.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentmetrics.capture import _hooks
+from agentmetrics.capture._records import Turn, Usage
+from agentmetrics.capture._run import Capture, Run, capture
+
+__all__ = ["HOOKS", "Capture", "Run", "Turn", "Usage", "capture", "span_processor"]
+
+#: The hooks a capture can use, by name.
+HOOKS: tuple[str, ...] = tuple(_hooks.HOOKS)
+
+
+def span_processor() -> Any:
+    """The OpenTelemetry span processor captures record through, for a
+    ``TracerProvider`` that is not the global one
+    (``provider.add_span_processor(agentmetrics.capture.span_processor())``).
+    Needs ``opentelemetry-sdk``."""
+    from agentmetrics._optional import require
+
+    require("opentelemetry.sdk.trace", "otel")
+    from agentmetrics.capture._otel import processor
+
+    return processor()

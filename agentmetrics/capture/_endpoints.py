@@ -1,0 +1,82 @@
+"""Which requests are model calls: the endpoint paths of the common provider
+APIs, and the format their responses are read as.
+
+Anything else a process sends (a tool's own HTTP calls, an embeddings or a
+files request) is not recorded.
+"""
+
+from __future__ import annotations
+
+from agentmetrics._secrets import mask_urls
+
+__all__ = ["ENDPOINTS", "classify", "endpoint_label", "provider_of"]
+
+#: Path endings of model endpoints (POST), with the format their responses are read as.
+ENDPOINTS: tuple[tuple[str, str], ...] = (
+    ("/chat/completions", "openai_chat"),
+    ("/responses", "openai_responses"),
+    ("/v1/messages", "anthropic"),
+    (":generateContent", "gemini"),
+    (":streamGenerateContent", "gemini"),
+    ("/interactions", "gemini_interactions"),
+    ("/v2/chat", "cohere"),
+    ("/v1/chat", "cohere"),
+    ("/api/chat", "ollama"),
+    ("/converse", "bedrock"),
+    ("/converse-stream", "bedrock"),
+    ("/invoke", "bedrock_invoke"),
+    ("/invoke-with-response-stream", "bedrock_invoke"),
+)
+
+#: Hosts (a suffix of the host name) to the provider that serves them.
+_HOSTS: tuple[tuple[str, str], ...] = (
+    ("api.openai.com", "openai"),
+    ("openai.azure.com", "azure_openai"),
+    ("api.anthropic.com", "anthropic"),
+    ("generativelanguage.googleapis.com", "gemini"),
+    ("aiplatform.googleapis.com", "vertex_ai"),
+    ("api.cohere.com", "cohere"),
+    ("api.cohere.ai", "cohere"),
+    ("api.groq.com", "groq"),
+    ("api.mistral.ai", "mistral"),
+    ("api.deepseek.com", "deepseek"),
+    ("api.together.xyz", "together"),
+    ("api.fireworks.ai", "fireworks"),
+    ("openrouter.ai", "openrouter"),
+    ("api.x.ai", "xai"),
+    ("amazonaws.com", "bedrock"),
+)
+
+#: The provider a format's API belongs to, when the host does not say.
+_BY_FORMAT = {"openai_chat": "openai_compatible", "openai_responses": "openai_compatible",
+              "anthropic": "anthropic", "gemini": "gemini", "gemini_interactions": "gemini",
+              "cohere": "cohere", "ollama": "ollama", "bedrock": "bedrock",
+              "bedrock_invoke": "bedrock"}
+
+
+def classify(method: str, path: str) -> str | None:
+    """The format of a model endpoint's response, or None for any other request."""
+    if method != "POST":
+        return None
+    for ending, format in ENDPOINTS:
+        if path.endswith(ending):
+            # Bedrock's runtime paths are /model/{modelId}/...: an /invoke of another API is not.
+            if format.startswith("bedrock") and "/model/" not in path:
+                return None
+            return format
+    return None
+
+
+def provider_of(host: str, format: str) -> str:
+    host = host.lower()
+    for suffix, provider in _HOSTS:
+        if host == suffix or host.endswith("." + suffix):
+            return provider
+    return _BY_FORMAT.get(format, format)
+
+
+def endpoint_label(scheme: str, host: str, port: int | None, path: str) -> str:
+    """The endpoint as shown: no user information, no query, no fragment."""
+    default = {"http": 80, "https": 443}.get(scheme)
+    where = host if port is None or port == default else f"{host}:{port}"
+    return mask_urls(f"{scheme}://{where}{path}")

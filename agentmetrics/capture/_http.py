@@ -1,0 +1,157 @@
+"""The HTTP hook: ``send`` of httpx's (and httpx2's) ``Client`` and
+``AsyncClient``, which every request of the openai, anthropic, google-genai,
+cohere, ollama, groq and mistralai clients goes through, default-constructed
+clients and custom transports included.
+
+Outside a capture the wrapper costs one context-variable read. Inside one, a
+request to a model endpoint (:mod:`._endpoints`) is recorded: its body, and
+its response as the SDK reads it. A response read whole is taken once read; a
+streamed one is teed, chunk by chunk, as the SDK consumes it, through a byte
+stream that yields the very chunks it receives (the SDK sees the same bytes,
+at the same moments). Nothing is parsed here: reading happens when the run is
+asked for its calls.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator, Iterator
+from types import ModuleType
+from typing import Any
+
+from agentmetrics.capture._endpoints import classify, endpoint_label, provider_of
+from agentmetrics.capture._records import Exchange
+from agentmetrics.capture._state import next_seq, recorders
+
+__all__ = ["install"]
+
+_MARK = "__agentmetrics_capture__"
+
+
+def _exchange(request: Any) -> Exchange | None:
+    url = request.url
+    format = classify(request.method, url.path)
+    if format is None:
+        return None
+    try:
+        body: Any = request.content
+    except Exception:  # a streamed upload: no body to read tool results from
+        body = None
+    return Exchange(next_seq(), "http", provider_of(url.host, format), format,
+                    endpoint_label(url.scheme, url.host, url.port, url.path), body)
+
+
+def _record(exchange: Exchange) -> None:
+    for recorder in recorders():
+        recorder.exchanges.append(exchange)
+
+
+def _took(exchange: Exchange, response: Any) -> bool:
+    """Take a response that is already read; False when it is still a stream."""
+    exchange.status = response.status_code
+    exchange.encoding = response.headers.get("content-encoding")
+    try:
+        content = response.content
+    except Exception:  # ResponseNotRead: a stream the SDK reads later
+        exchange.streamed = True
+        return False
+    exchange.encoding = None  # .content is decoded
+    exchange.add(content)
+    exchange.finish()
+    return True
+
+
+def install(module: ModuleType) -> None:
+    """Wrap ``module.Client.send`` and ``module.AsyncClient.send`` (once)."""
+    client, async_client = module.Client, module.AsyncClient
+    if getattr(client.send, _MARK, False):
+        return
+    sync_stream, async_stream = module.SyncByteStream, module.AsyncByteStream
+
+    class Tee(sync_stream):  # type: ignore[misc, valid-type]
+        """The response's own stream, its chunks also kept in the exchange."""
+
+        __slots__ = ("_exchange", "_inner")
+
+        def __init__(self, inner: Any, exchange: Exchange) -> None:
+            self._inner = inner
+            self._exchange = exchange
+
+        def __iter__(self) -> Iterator[bytes]:
+            exchange = self._exchange
+            try:
+                for chunk in self._inner:
+                    exchange.add(chunk)
+                    yield chunk
+            except GeneratorExit:
+                raise
+            except BaseException as error:
+                exchange.finish("failed", f"{type(error).__name__} while the stream was read")
+                raise
+            exchange.finish()
+
+        def close(self) -> None:
+            try:
+                self._inner.close()
+            finally:
+                self._exchange.finish("closed")
+
+    class AsyncTee(async_stream):  # type: ignore[misc, valid-type]
+        __slots__ = ("_exchange", "_inner")
+
+        def __init__(self, inner: Any, exchange: Exchange) -> None:
+            self._inner = inner
+            self._exchange = exchange
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            exchange = self._exchange
+            try:
+                async for chunk in self._inner:
+                    exchange.add(chunk)
+                    yield chunk
+            except GeneratorExit:
+                raise
+            except BaseException as error:
+                exchange.finish("failed", f"{type(error).__name__} while the stream was read")
+                raise
+            exchange.finish()
+
+        async def aclose(self) -> None:
+            try:
+                await self._inner.aclose()
+            finally:
+                self._exchange.finish("closed")
+
+    original_send = client.send
+    original_async_send = async_client.send
+
+    @functools.wraps(original_send)
+    def send(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
+        if not recorders():
+            return original_send(self, request, *args, **kwargs)
+        exchange = _exchange(request)
+        if exchange is None:
+            return original_send(self, request, *args, **kwargs)
+        response = original_send(self, request, *args, **kwargs)
+        if not _took(exchange, response):
+            response.stream = Tee(response.stream, exchange)
+        _record(exchange)
+        return response
+
+    @functools.wraps(original_async_send)
+    async def async_send(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
+        if not recorders():
+            return await original_async_send(self, request, *args, **kwargs)
+        exchange = _exchange(request)
+        if exchange is None:
+            return await original_async_send(self, request, *args, **kwargs)
+        response = await original_async_send(self, request, *args, **kwargs)
+        if not _took(exchange, response):
+            response.stream = AsyncTee(response.stream, exchange)
+        _record(exchange)
+        return response
+
+    setattr(send, _MARK, True)
+    setattr(async_send, _MARK, True)
+    client.send = send
+    async_client.send = async_send

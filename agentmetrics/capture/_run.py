@@ -1,0 +1,246 @@
+"""``capture()`` and the run it gives: the tool calls of a live agent, read
+from the model responses the process received inside a ``with`` block."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from contextvars import Token
+from types import TracebackType
+from typing import Any, Literal
+
+from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase, _describe
+from agentmetrics.capture import _hooks
+from agentmetrics.capture._records import Turn, Usage
+from agentmetrics.capture._state import ACTIVE, PROCESS, Recorder
+from agentmetrics.errors import CaptureError, InvalidParameterError
+
+__all__ = ["Capture", "Run", "capture"]
+
+_NO_TRAFFIC = (
+    "the capture recorded no model response: nothing inside the `with` block called a "
+    "model endpoint through a client it hooks (httpx and httpx2, which the openai, "
+    "anthropic, google-genai, cohere, ollama, groq and mistralai clients use; botocore for "
+    "Bedrock; LangChain, the OpenAI Agents SDK and OpenTelemetry spans). Fix: call the agent "
+    "inside the block; a call made in a thread started without the context "
+    "(threading.Thread, ThreadPoolExecutor) is not seen: use capture(scope=\"process\") "
+    "or run it with contextvars.copy_context().run; see docs/capture.md for the clients "
+    "that are not hooked (aiohttp, requests)."
+)
+
+
+class Run:
+    """What one :func:`capture` recorded, read on demand.
+
+    ``turns`` lists every model response (readable or not); ``tool_calls``,
+    ``usage`` and :meth:`case` need every response read exactly and raise
+    :class:`~agentmetrics.errors.CaptureError` otherwise."""
+
+    __slots__ = ("_label", "_recorder")
+
+    def __init__(self, recorder: Recorder, label: str = "capture") -> None:
+        self._recorder = recorder
+        self._label = label
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def turns(self) -> tuple[Turn, ...]:
+        """One :class:`Turn` per model response, in the order they were made."""
+        from agentmetrics.capture._reading import read_turns
+
+        recorder = self._recorder
+        return read_turns(list(recorder.exchanges), list(recorder.events))
+
+    @property
+    def errors(self) -> tuple[str, ...]:
+        """Why each unreadable response could not be read (empty: all were read)."""
+        return tuple(self._why(turn) for turn in self.turns if turn.error is not None)
+
+    @staticmethod
+    def _why(turn: Turn) -> str:
+        where = f" from {turn.endpoint}" if turn.endpoint else ""
+        return (f"turn {turn.index}: the {turn.provider} response{where} (read as "
+                f"{turn.format}, via {turn.source}) could not be read: {turn.error}")
+
+    def _checked(self) -> tuple[Turn, ...]:
+        turns = self.turns
+        if not turns:
+            raise CaptureError(_NO_TRAFFIC)
+        failed = [turn for turn in turns if turn.error is not None]
+        if failed:
+            more = f" ({len(failed) - 1} more unreadable)" if len(failed) > 1 else ""
+            raise CaptureError(f"{self._why(failed[0])}{more}. Its calls are unknown, so the "
+                               f"run's calls cannot be given exactly.")
+        return turns
+
+    @property
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        """Every tool call the model made, in order, with outputs where known."""
+        return tuple(call for turn in self._checked() for call in turn.tool_calls)
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        return tuple(call.name for call in self.tool_calls)
+
+    @property
+    def usage(self) -> Usage:
+        """Token usage summed over the turns (``unreported`` counts turns without it)."""
+        total = Usage()
+        for turn in self.turns:
+            total = total + turn.usage
+        return total
+
+    def case(
+        self,
+        input: Any = None,
+        expected_tool_calls: Iterable[Any] | None = None,
+        *,
+        actual_output: Any = None,
+        metadata: Mapping[str, Any] | None = None,
+        expected_turns: Sequence[Iterable[Any] | None] | None = None,
+        errors: Literal["raise", "record"] = "raise",
+    ) -> AgentTestCase | UnreadableCase:
+        """The run as an :class:`~agentmetrics.AgentTestCase`.
+
+        With ``expected_turns`` (one expected-call list per user turn), a
+        multi-turn case: a user turn starts at each request whose last message
+        is the user's own (not tool results sent back); each turn's ``input``
+        is that message. ``errors="record"`` gives an
+        :class:`~agentmetrics.UnreadableCase` (an error row in ``evaluate``)
+        instead of raising when a response could not be read."""
+        if errors not in ("raise", "record"):
+            raise InvalidParameterError(
+                f"errors: expected 'raise' or 'record', got {_describe(errors)}.")
+        try:
+            turns = self._checked()
+            info = {"captured_turns": len(turns), **({} if metadata is None else metadata)}
+            if expected_turns is None:
+                return AgentTestCase(
+                    input=input, actual_output=actual_output,
+                    tool_calls=[call for turn in turns for call in turn.tool_calls],
+                    expected_tool_calls=expected_tool_calls, metadata=info)
+            groups = self._user_turns(turns)
+            if isinstance(expected_turns, (str, bytes)) or len(expected_turns) != len(groups):
+                raise CaptureError(
+                    f"expected_turns: expected one list of calls per user turn "
+                    f"({len(groups)} captured: {[group[0] for group in groups]!r}), got "
+                    f"{_describe(expected_turns)}. Fix: give one entry per user turn, or "
+                    f"leave out expected_turns for a single-turn case.")
+            return AgentTestCase(
+                input=input, actual_output=actual_output, metadata=info,
+                turns=[AgentTestCase(input=text, tool_calls=list(calls),
+                                     expected_tool_calls=expected)
+                       for (text, calls), expected in zip(groups, expected_turns)])
+        except CaptureError as error:
+            if errors == "raise":
+                raise
+            return UnreadableCase(self._label, 0, str(error))
+
+    @staticmethod
+    def _user_turns(turns: Sequence[Turn]) -> list[tuple[Any, list[ToolCall]]]:
+        from agentmetrics.capture._reading import user_text
+
+        groups: list[tuple[Any, list[ToolCall]]] = []
+        for turn in turns:
+            if turn.user_turn or not groups:
+                groups.append((user_text(turn), []))
+            groups[-1][1].extend(turn.tool_calls)
+        return groups
+
+    def save(self, path: str | os.PathLike[str], input: Any = None,
+             expected_tool_calls: Iterable[Any] | None = None, **fields: Any) -> None:
+        """Append the run to a JSONL case file (``agentmetrics evaluate`` reads
+        it): one line, the case's fields, calls with their arguments, ids and
+        outputs. Nothing else is written (no headers, no URLs, no keys)."""
+        from agentmetrics.capture._reading import case_line
+
+        case = self.case(input, expected_tool_calls, **fields)
+        assert isinstance(case, AgentTestCase)
+        line = json.dumps(case_line(case), ensure_ascii=False, default=repr)
+        with open(path, "a", encoding="utf-8") as file:
+            file.write(line + "\n")
+
+    def __len__(self) -> int:
+        return len(self.turns)
+
+    def __repr__(self) -> str:
+        turns = self.turns
+        failed = sum(turn.error is not None for turn in turns)
+        names = [call.name for turn in turns for call in turn.tool_calls]
+        shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+        return (f"<Run: {len(turns)} turn{'s' * (len(turns) != 1)}, {len(names)} tool "
+                f"call{'s' * (len(names) != 1)}{f' ({shown})' if names else ''}"
+                f"{f', {failed} unreadable' if failed else ''}>")
+
+
+class Capture:
+    """The context manager :func:`capture` returns; ``with`` or ``async with``."""
+
+    __slots__ = ("_hooks", "_recorder", "_scope", "_token", "run")
+
+    def __init__(self, scope: str, hooks: tuple[str, ...]) -> None:
+        self._scope = scope
+        self._hooks = hooks
+        self._recorder = Recorder()
+        self._token: Token[tuple[Recorder, ...]] | None = None
+        self.run = Run(self._recorder)
+
+    def __enter__(self) -> Run:
+        if self._token is not None or self._recorder in PROCESS:
+            raise CaptureError("this capture is already open; expected a new capture() for "
+                               "each `with` block. Fix: call capture() again.")
+        _hooks.ensure(self._hooks)
+        if self._scope == "process":
+            PROCESS.append(self._recorder)
+            self._token = ACTIVE.set(ACTIVE.get())
+        else:
+            self._token = ACTIVE.set((*ACTIVE.get(), self._recorder))
+        _hooks.entered()
+        return self.run
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        token, self._token = self._token, None
+        if self._recorder in PROCESS:
+            PROCESS.remove(self._recorder)
+        if token is not None:
+            ACTIVE.reset(token)
+        _hooks.exited()
+
+    async def __aenter__(self) -> Run:
+        return self.__enter__()
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        traceback: TracebackType | None) -> None:
+        self.__exit__(kind, error, traceback)
+
+
+def capture(*, scope: Literal["context", "process"] = "context",
+            hooks: Iterable[str] | None = None) -> Capture:
+    """Record the model responses received inside a ``with`` (or ``async with``)
+    block and read their tool calls::
+
+        with agentmetrics.capture() as run:
+            agent("Cancel order 12345")
+        run.tool_calls      # (ToolCall('GetOrder', ...), ToolCall('CancelOrder', ...))
+
+    ``scope="context"`` (the default) records what this context does: the
+    thread or asyncio task that opened the block and the tasks and threads
+    started from it with a copy of its context, so concurrent captures each
+    see their own. ``scope="process"`` records every exchange of the process
+    while the block is open. ``hooks`` names the hooks to use (default: all of
+    :data:`HOOKS`); each is installed on first use, only for a library that is
+    already imported or when it is imported later. Nothing is sent anywhere and
+    nothing is written unless :meth:`Run.save` is called."""
+    if scope not in ("context", "process"):
+        raise InvalidParameterError(
+            f"scope: expected 'context' or 'process', got {_describe(scope)}.")
+    names = tuple(_hooks.HOOKS) if hooks is None else tuple(hooks)
+    unknown = [name for name in names if name not in _hooks.HOOKS]
+    if unknown or isinstance(hooks, str):
+        raise InvalidParameterError(
+            f"hooks: expected names from {list(_hooks.HOOKS)}, got {_describe(hooks)}. Fix: "
+            f"pass a list of those names, or leave hooks out for all of them.")
+    return Capture(scope, tuple(names))

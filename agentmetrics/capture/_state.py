@@ -1,0 +1,54 @@
+"""Which captures are recording here.
+
+A context variable holds the recorders of the captures open in the current
+context, so threads, asyncio tasks and nested captures each see their own:
+a task or a thread started with a copy of the context (``asyncio`` tasks,
+``asyncio.to_thread``, LangChain's executors) records into the captures open
+where it was started. Captures opened with ``scope="process"`` record every
+exchange of the process, whatever its context.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from contextvars import ContextVar
+from typing import Any
+
+__all__ = ["ACTIVE", "PROCESS", "Recorder", "next_seq", "recorders"]
+
+
+class Recorder:
+    """What one capture records: the exchanges the HTTP and AWS hooks saw, and
+    what the framework hooks reported (model results, tool executions).
+
+    Appends come from any thread (``list.append`` is atomic); readers take a
+    snapshot."""
+
+    __slots__ = ("__weakref__", "events", "exchanges", "lock")
+
+    def __init__(self) -> None:
+        self.exchanges: list[Any] = []
+        self.events: list[Any] = []
+        self.lock = threading.Lock()
+
+
+#: The recorders of the captures open in this context, outermost first.
+ACTIVE: ContextVar[tuple[Recorder, ...]] = ContextVar("agentmetrics_capture", default=())
+#: The recorders of the captures open with ``scope="process"``.
+PROCESS: list[Recorder] = []
+
+_SEQ = itertools.count()
+
+
+def next_seq() -> int:
+    """A number that orders what the hooks saw, across threads."""
+    return next(_SEQ)
+
+
+def recorders() -> tuple[Recorder, ...]:
+    """The recorders an exchange made here belongs to (empty: record nothing)."""
+    here = ACTIVE.get()
+    if PROCESS:
+        return here + tuple(recorder for recorder in PROCESS if recorder not in here)
+    return here
