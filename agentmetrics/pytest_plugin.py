@@ -1,5 +1,5 @@
 """pytest integration: the ``agent_metric`` marker, the ``agent_eval`` fixture,
-a terminal summary, junitxml properties and a JSON report.
+captured runs, a terminal summary, junitxml properties and a JSON report.
 
 Loaded automatically through the ``pytest11`` entry point. Loading it imports
 neither numpy nor any metric plugin and scans no entry points: metrics are
@@ -9,6 +9,11 @@ resolved when a marked test runs.
     def test_refund(agent_eval):
         agent_eval.record_run(tool_calls=run_agent("refund order 7"),
                               expected_tool_calls=["GetOrder", "IssueRefund"])
+
+    @pytest.mark.agent_metric("tool_selection_accuracy", capture=True)
+    def test_cancel(agent_eval):
+        agent("Cancel order 12345")           # a live agent: its calls are captured
+        agent_eval.expect(["GetOrder", "CancelOrder"])
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import pytest
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._metric import Metric
     from agentmetrics._model import AgentTestCase
+    from agentmetrics.capture import Capture, Run
 
 __all__ = ["AgentEval", "agent_eval"]
 
@@ -31,15 +37,21 @@ REPORT_OPTION = "--agentmetrics-report"
 BASELINE_OPTION = "--agentmetrics-baseline"
 GATE_OPTION = "--agentmetrics-fail-on-regression"
 _REPORT_VERSION = 1
+#: Marker keywords that configure the capture, not the metric.
+_CAPTURE_KEYS = frozenset({"capture", "expected_tool_calls"})
 
 
 class AgentEval:
     """The cases a test recorded; every ``agent_metric`` marker scores each one."""
 
-    __slots__ = ("cases",)
+    __slots__ = ("_expected", "_input", "cases", "run")
 
     def __init__(self) -> None:
         self.cases: list[AgentTestCase] = []
+        #: The run a ``capture=True`` marker is capturing (None without one).
+        self.run: Run | None = None
+        self._expected: list[Any] | None = None
+        self._input: Any = None
 
     def record(self, case: AgentTestCase) -> AgentTestCase:
         """Record one AgentTestCase and return it."""
@@ -76,8 +88,67 @@ class AgentEval:
             )
         )
 
+    def capture(self, expected_tool_calls: Iterable[Any] | None = None, *, input: Any = None,
+                **options: Any) -> _RecordedCapture:
+        """A :func:`agentmetrics.capture` whose run is recorded as a case when the
+        ``with`` block ends without an error::
+
+            with agent_eval.capture(expected_tool_calls=["GetOrder"]) as run:
+                agent("Where is order 7?")
+
+        Expected calls may also be stated after the block, with :meth:`expect`."""
+        from agentmetrics.capture import capture
+
+        return _RecordedCapture(self, capture(**options), expected_tool_calls, input)
+
+    def expect(self, expected_tool_calls: Iterable[Any], *, input: Any = None) -> None:
+        """State the calls expected of the captured runs: of the run a
+        ``capture=True`` marker captures, and of every recorded case that has
+        none yet."""
+        import attrs
+
+        self._expected = list(expected_tool_calls)
+        if input is not None:
+            self._input = input
+        self.cases = [attrs.evolve(case, expected_tool_calls=self._expected)
+                      if case.expected_tool_calls is None else case for case in self.cases]
+
     def __len__(self) -> int:
         return len(self.cases)
+
+
+class _RecordedCapture:
+    """``agent_eval.capture()``: a capture that records its run as a case on exit."""
+
+    __slots__ = ("_capture", "_eval", "_expected", "_input")
+
+    def __init__(self, recorder: AgentEval, capture: Capture, expected: Iterable[Any] | None,
+                 input: Any) -> None:
+        self._eval = recorder
+        self._capture = capture
+        self._expected = None if expected is None else list(expected)
+        self._input = input
+
+    def __enter__(self) -> Run:
+        return self._capture.__enter__()
+
+    def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
+        self._capture.__exit__(kind, error, traceback)
+        if kind is None:
+            self._record()
+
+    async def __aenter__(self) -> Run:
+        return self._capture.__enter__()
+
+    async def __aexit__(self, kind: Any, error: Any, traceback: Any) -> None:
+        self.__exit__(kind, error, traceback)
+
+    def _record(self) -> None:
+        from agentmetrics._model import AgentTestCase
+
+        case = self._capture.run.case(self._input, self._expected)
+        assert isinstance(case, AgentTestCase)
+        self._eval.record(case)
 
 
 _RECORDER = pytest.StashKey[AgentEval]()
@@ -125,9 +196,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{MARKER}(metric, threshold=None, **params): score every case the test "
-        f"records with the agent_eval fixture using metric (a Metric class, instance or "
-        f"registry name); the test fails when a case does not pass. Stackable.",
+        f"{MARKER}(metric, threshold=None, capture=False, expected_tool_calls=None, "
+        f"**params): score every case the test records with the agent_eval fixture using "
+        f"metric (a Metric class, instance or registry name); the test fails when a case "
+        f"does not pass. capture=True captures the model calls the test body makes "
+        f"(agentmetrics.capture) and scores them against expected_tool_calls or "
+        f"agent_eval.expect([...]). Stackable.",
     )
     baseline = config.getoption(BASELINE_OPTION)
     if config.getoption(GATE_OPTION) and not baseline:
@@ -147,7 +221,7 @@ def _metric_of(marker: pytest.Mark) -> tuple[Metric, str]:
     from agentmetrics.errors import AgentMetricsError
     from agentmetrics.registry import resolve_metric
 
-    kwargs = dict(marker.kwargs)
+    kwargs = {key: value for key, value in marker.kwargs.items() if key not in _CAPTURE_KEYS}
     args = list(marker.args)
     if "metric" in kwargs:
         args.insert(0, kwargs.pop("metric"))
@@ -248,12 +322,47 @@ def _failure_report(failed: list[dict[str, Any]], total: int) -> str:
     return "\n".join(lines)
 
 
+def _captured_case(item: pytest.Item, markers: list[pytest.Mark], run: Run) -> None:
+    """Record the run a ``capture=True`` marker captured, with its expected calls."""
+    from agentmetrics.errors import CaptureError
+
+    recorder = _recorder(item)
+    stated = [marker.kwargs["expected_tool_calls"] for marker in markers
+              if marker.kwargs.get("expected_tool_calls") is not None]
+    expected = recorder._expected if recorder._expected is not None else (
+        list(stated[0]) if stated else None)
+    if expected is None:
+        pytest.fail(
+            f"@pytest.mark.{MARKER}(..., capture=True) captured the test's agent run, but "
+            f"no expected calls were stated. Fix: call agent_eval.expect([...]) in the test "
+            f"(the agent_eval fixture), or pass expected_tool_calls=[...] to the marker.",
+            pytrace=False)
+    try:
+        case = run.case(recorder._input, expected)
+    except CaptureError as error:
+        problem = str(error)
+    else:
+        recorder.record(case)  # type: ignore[arg-type]
+        return
+    pytest.fail(f"@pytest.mark.{MARKER}(..., capture=True): {problem}", pytrace=False)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
-    outcome = yield  # the test body; its own failure propagates unscored
     # iter_markers gives the decorator nearest the function first; report in
     # the order they are written, top to bottom.
     markers = list(item.iter_markers(MARKER))[::-1]
+    captured = [marker for marker in markers if marker.kwargs.get("capture")]
+    if not captured:
+        outcome = yield  # the test body; its own failure propagates unscored
+    else:
+        from agentmetrics.capture import capture
+
+        recorder = _recorder(item)
+        with capture() as run:
+            recorder.run = run
+            outcome = yield
+        _captured_case(item, captured, run)
     if markers:
         _score_item(item, markers)
     return outcome
