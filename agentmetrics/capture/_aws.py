@@ -42,6 +42,20 @@ def _copy(value: Any) -> Any:
     return value
 
 
+def _body(body: Any) -> Any:
+    """InvokeModel's body: bytes or str as given; a seekable file read, and put back
+    where it was (boto3 accepts either)."""
+    if hasattr(body, "read") and hasattr(body, "seek") and hasattr(body, "tell"):
+        try:
+            position = body.tell()
+            data = body.read()
+            body.seek(position)
+        except (OSError, ValueError):
+            return None
+        return data
+    return body
+
+
 def _exchange(client: Any, operation: str, params: dict[str, Any]) -> Exchange | None:
     meta = client.meta
     if meta.service_model.service_name != "bedrock-runtime" or operation not in _OPERATIONS:
@@ -53,7 +67,7 @@ def _exchange(client: Any, operation: str, params: dict[str, Any]) -> Exchange |
     url = urlsplit(str(meta.endpoint_url))
     label = endpoint_label(url.scheme, url.hostname or "", url.port,
                            f"{url.path.rstrip('/')}/model/{model}/{path}")
-    request = _copy(params) if format == "bedrock" else params.get("body")
+    request = _copy(params) if format == "bedrock" else _body(params.get("body"))
     return Exchange(next_seq(), "botocore", "bedrock", format, label, request,
                     model_hint=model if isinstance(model, str) else None)
 
@@ -118,6 +132,18 @@ def install(module: ModuleType) -> None:
             raise
         exchange.finish()
 
+    original_close = event_stream.close
+
+    @functools.wraps(original_close)
+    def close(self: Any) -> None:
+        try:
+            original_close(self)
+        finally:
+            exchange = getattr(self, _ATTRIBUTE, None)
+            if exchange is not None:
+                exchange.finish("closed")
+
     setattr(make_api_call, _MARK, True)
     base._make_api_call = make_api_call
     event_stream.__iter__ = iterate
+    event_stream.close = close

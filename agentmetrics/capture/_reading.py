@@ -357,6 +357,13 @@ def _request(exchange: Exchange) -> Any:
     return _json(request)
 
 
+def _received(exchange: Exchange) -> str:
+    """How much of a stream arrived: bytes over HTTP, events through botocore."""
+    if exchange.source == "botocore":
+        return f"{len(exchange.chunks)} event{'s' * (len(exchange.chunks) != 1)} received"
+    return f"{sum(len(chunk) for chunk in exchange.chunks)} bytes received"
+
+
 def _read_exchange(exchange: Exchange) -> _Read | None:
     """The exchange as a turn (None: a failed request, not a model response)."""
     from agentmetrics.formats import tool_calls_from
@@ -378,9 +385,8 @@ def _read_exchange(exchange: Exchange) -> _Read | None:
     model = _model(None, request, exchange.model_hint)
     if state == "open":
         error = ("its streamed response was still being read when the calls were asked for "
-                 f"({sum(len(c) for c in exchange.chunks if isinstance(c, bytes))} bytes so "
-                 f"far). Fix: read the stream to its end (or leave the SDK's stream context) "
-                 f"before reading run.tool_calls.")
+                 f"({_received(exchange)} so far). Fix: read the stream to its end (or "
+                 f"leave the SDK's stream context) before reading run.tool_calls.")
     elif state == "failed":
         error = f"reading it failed ({exchange.error}); the response is incomplete."
     else:
@@ -394,9 +400,8 @@ def _read_exchange(exchange: Exchange) -> _Read | None:
                     raise
                 ended = False
             if not ended:
-                received = sum(len(c) for c in exchange.chunks if isinstance(c, bytes))
                 raise ValueError(
-                    f"its stream was closed before it ended ({received} bytes received), so "
+                    f"its stream was closed before it ended ({_received(exchange)}), so "
                     f"the calls it was making may be incomplete. Fix: read the stream to its "
                     f"end inside the capture (iterate it fully, or call .get_final_message() "
                     f"or the SDK's equivalent).")
