@@ -81,6 +81,7 @@ bench: $(VENV)/.installed $(PEERS)/.installed-bench
 	$(BIN)/python benchmarks/bench_statistics.py
 	$(BIN)/python benchmarks/bench_dask.py
 	$(BIN)/python benchmarks/bench_tooluse.py
+	$(BIN)/python benchmarks/bench_capture.py
 	$(PEERS)/bin/python benchmarks/bench_peers.py
 
 clean:

@@ -21,6 +21,9 @@ import subprocess
 import sys
 import types
 
+# Imported here, before any pytester run: pytester's in-process runs drop the
+# modules a run imported, and numpy cannot be imported twice in one process.
+import numpy  # noqa: F401
 import pytest
 
 import docs_console

@@ -20,9 +20,14 @@ import pytest
 import agentmetrics
 from agentmetrics import errors
 
+# `agentmetrics.capture` is the function; the subpackage of the same name is
+# sys.modules' (the attribute of the package root is the function users call).
+capture = sys.modules["agentmetrics.capture"]
+
 PUBLIC_MODULES = [
     "agentmetrics",
     "agentmetrics.batch",
+    "agentmetrics.capture",
     "agentmetrics.cli",
     "agentmetrics.errors",
     "agentmetrics.formats",
@@ -109,6 +114,10 @@ def _public_objects():
         "EvaluationResult": result,
         "MetricResult": result["tool_selection_accuracy"],
         "ToolSelectionAccuracy": agentmetrics.ToolSelectionAccuracy(0.5, order_matters=True),
+        "Turn": capture.Turn(0, "openai", "openai_chat", "https://api.openai.com/v1/chat/completions",
+                             "gpt", (agentmetrics.ToolCall("A"),), capture.Usage(1, 2, 3, turns=1),
+                             0.1, False, "http"),
+        "Usage": capture.Usage(1, 2, 3, turns=1),
     }
 
 

@@ -22,10 +22,16 @@ from agentmetrics.capture import _hooks
 from agentmetrics.capture._records import Turn, Usage
 from agentmetrics.capture._run import Capture, Run, capture
 
-__all__ = ["HOOKS", "Capture", "Run", "Turn", "Usage", "capture", "span_processor"]
+__all__ = ["Capture", "HOOKS", "Run", "Turn", "Usage", "capture", "span_processor"]
 
 #: The hooks a capture can use, by name.
 HOOKS: tuple[str, ...] = tuple(_hooks.HOOKS)
+
+
+# Pickles and reprs name the public path, not the private modules.
+for _public in (Capture, Run, Turn, Usage):
+    _public.__module__ = "agentmetrics.capture"
+del _public
 
 
 def span_processor() -> Any:
@@ -39,3 +45,14 @@ def span_processor() -> Any:
     from agentmetrics.capture._otel import processor
 
     return processor()
+
+
+# ``agentmetrics.capture`` is this function at the package root (``am.capture()``),
+# which hides the subpackage of the same name from attribute access: the names
+# here are made reachable through the function too, so ``agentmetrics.capture.Turn``
+# and ``import agentmetrics.capture as c; c.Run`` work as well as
+# ``from agentmetrics.capture import Turn``.
+for _name in __all__:
+    if _name != "capture":
+        setattr(capture, _name, globals()[_name])
+del _name

@@ -1,0 +1,211 @@
+"""Issue 26: what agentmetrics.capture() costs a live agent, against the same client
+without capture, side by side in one run.
+
+    python benchmarks/bench_capture.py [--requests 400] [--repeats 7]
+
+  (a) loopback: the real openai client against tests/provider_server.py on
+      127.0.0.1 (in a process of its own, so its threads do not share this
+      one's GIL), one chat completion with two tool calls, whole and streamed
+      (SSE, 9 events); microseconds a response with and without capture, in
+      alternating rounds (which goes first alternates too); the overhead is the
+      difference of the medians.
+  (b) in process: the same client over httpx2.MockTransport (no socket, so the
+      hook's cost is not lost in the loopback's noise).
+  (c) memory: bytes the capture keeps per response beyond the response's own
+      bytes (tracemalloc, after N responses, reading not yet asked for).
+  (d) reading, done when the run is asked (not during the agent's run):
+      microseconds a response for run.tool_calls.
+  (e) the hook's own work alone, timed over many calls with no I/O: what the
+      wrapped send adds for a whole response (the request's endpoint checked,
+      the record made and kept) and, streamed, per chunk of the tee.
+
+Goal (issue 26): under 50 us a response, whole and streamed, and no memory
+beyond the recorded response. Medians of --repeats rounds (2 noisy cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import multiprocessing
+import statistics
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+import httpx2  # noqa: E402
+import openai  # noqa: E402
+from provider_replies import Call, openai_chat  # noqa: E402
+from provider_server import ProviderServer, Reply  # noqa: E402
+
+import agentmetrics as am  # noqa: E402
+
+CALLS = [Call("GetOrder", {"order_id": "12345"}, "call_1"),
+         Call("CancelOrder", {"order_id": "12345", "reason": "changed my mind"}, "call_2")]
+MESSAGES = [{"role": "user", "content": "Cancel order 12345"}]
+
+
+def one(client: openai.OpenAI, stream: bool) -> None:
+    if stream:
+        for _ in client.chat.completions.create(model="m", messages=MESSAGES, stream=True):
+            pass
+    else:
+        client.chat.completions.create(model="m", messages=MESSAGES)
+
+
+def timed(client: openai.OpenAI, stream: bool, n: int, captured: bool) -> float:
+    """Microseconds a response over n requests (one capture around all n)."""
+    gc.collect()
+    if captured:
+        with am.capture() as run:
+            start = time.perf_counter()
+            for _ in range(n):
+                one(client, stream)
+            elapsed = time.perf_counter() - start
+        assert len(run.turns) == n
+    else:
+        start = time.perf_counter()
+        for _ in range(n):
+            one(client, stream)
+        elapsed = time.perf_counter() - start
+    return elapsed / n * 1e6
+
+
+def overhead(client: openai.OpenAI, stream: bool, n: int, repeats: int) -> tuple[float, float]:
+    plain: list[float] = []
+    captured: list[float] = []
+    timed(client, stream, 20, False), timed(client, stream, 20, True)  # warm up
+    for round in range(repeats):
+        order = ((False, plain), (True, captured))
+        for with_capture, sink in order if round % 2 == 0 else order[::-1]:
+            sink.append(timed(client, stream, n, with_capture))
+    return statistics.median(plain), statistics.median(captured)
+
+
+class _Repeating(ProviderServer):
+    """Answers every request with the same reply: ``stream`` in the body picks which."""
+
+    def __init__(self, whole: Reply, streamed: Reply) -> None:
+        super().__init__()
+        self._whole, self._streamed = whole, streamed
+
+    def route(self, method: str, path: str, body: bytes) -> Reply:
+        return self._streamed if b'"stream":true' in body.replace(b" ", b"") else self._whole
+
+    def record(self, exchange: Any) -> None:
+        pass
+
+
+def _serve(whole: Reply, streamed: Reply, port: Any, stop: Any) -> None:
+    with _Repeating(whole, streamed) as server:
+        port.value = server.port
+        stop.wait()
+
+
+def report(title: str, plain: float, captured: float) -> None:
+    print(f"  {title:<28} {plain:9.1f} us  {captured:9.1f} us  {captured - plain:+8.1f} us  "
+          f"{captured / plain:5.3f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--requests", type=int, default=400)
+    parser.add_argument("--repeats", type=int, default=9)
+    args = parser.parse_args()
+    n, repeats = args.requests, args.repeats
+    whole, streamed = openai_chat(CALLS), openai_chat(CALLS, stream=True)
+    print(f"capture overhead per response, median of {repeats} rounds of {n} requests")
+    print(f"  {'':<28} {'without':>12}  {'with':>12}  {'overhead':>11}  ratio")
+
+    port, stop = multiprocessing.Value("i", 0), multiprocessing.Event()
+    child = multiprocessing.Process(target=_serve, args=(whole, streamed, port, stop), daemon=True)
+    child.start()
+    while not port.value:
+        time.sleep(0.01)
+    try:
+        with openai.OpenAI(base_url=f"http://127.0.0.1:{port.value}/v1", api_key="sk-bench",
+                           max_retries=0) as c:
+            for stream in (False, True):
+                plain, captured = overhead(c, stream, n, repeats)
+                report(f"(a) loopback, {'streamed' if stream else 'whole'}", plain, captured)
+    finally:
+        stop.set()
+        child.join(5)
+
+    def transport_for(reply: Reply) -> httpx2.MockTransport:
+        def handler(request: httpx2.Request) -> httpx2.Response:
+            if reply.chunks is not None:
+                return httpx2.Response(200, headers={"content-type": "text/event-stream"},
+                                       content=iter(list(reply.chunks)))
+            return httpx2.Response(200, headers={"content-type": "application/json"},
+                                   content=reply.body)
+        return httpx2.MockTransport(handler)
+
+    for stream, reply in ((False, whole), (True, streamed)):
+        http = httpx2.Client(transport=transport_for(reply))
+        with openai.OpenAI(base_url="http://model.test/v1", api_key="sk-bench",
+                           http_client=http, max_retries=0) as c:
+            plain, captured = overhead(c, stream, n, repeats)
+            report(f"(b) in process, {'streamed' if stream else 'whole'}", plain, captured)
+
+    print("(c) memory kept per response (tracemalloc), beyond the response's bytes")
+    for stream, reply in ((False, whole), (True, streamed)):
+        http = httpx2.Client(transport=transport_for(reply))
+        with openai.OpenAI(base_url="http://model.test/v1", api_key="sk-bench",
+                           http_client=http, max_retries=0) as c:
+            one(c, stream)
+            gc.collect()
+            tracemalloc.start()
+            before = tracemalloc.get_traced_memory()[0]
+            with am.capture() as run:
+                for _ in range(n):
+                    one(c, stream)
+            gc.collect()
+            kept = tracemalloc.get_traced_memory()[0] - before
+            tracemalloc.stop()
+            # The transport hands over the reply's own bytes objects, so nothing here
+            # is the response's bytes: what is kept is the capture's own record.
+            print(f"  {'streamed' if stream else 'whole':<10} response {len(reply.sent):6d} "
+                  f"bytes; the capture keeps {kept / n:6.0f} bytes a response beyond them (its "
+                  f"record of the exchange; the request body and response chunks are the "
+                  f"SDK's own bytes objects, kept, not copied)")
+            start = time.perf_counter()
+            calls = run.tool_calls
+            reading = (time.perf_counter() - start) / n * 1e6
+            assert len(calls) == 2 * n
+            print(f"  (d) reading, on demand: {reading:7.1f} us a response")
+    hook_alone(whole)
+
+
+def hook_alone(reply: Reply, n: int = 20000) -> None:
+    from agentmetrics.capture import _http
+    from agentmetrics.capture._records import Exchange
+
+    request = httpx2.Request("POST", "http://model.test/v1/chat/completions",
+                             content=b'{"model": "m", "messages": []}')
+    response = httpx2.Response(200, content=reply.sent)
+    response.read()
+    with am.capture():
+        start = time.perf_counter()
+        for _ in range(n):
+            exchange = _http._exchange(request)
+            assert exchange is not None and _http._took(exchange, response)
+            _http._record(exchange)
+        whole = (time.perf_counter() - start) / n * 1e6
+    exchange = Exchange(0, "http", "p", "openai_chat", "e", b"")
+    chunk = b"data: {}\n\n"
+    start = time.perf_counter()
+    for _ in range(n):
+        exchange.add(chunk)
+    per_chunk = (time.perf_counter() - start) / n * 1e6
+    print(f"  (e) the hook alone: {whole:5.1f} us a response, {per_chunk:5.2f} us a streamed "
+          f"chunk")
+
+
+if __name__ == "__main__":
+    main()
