@@ -451,3 +451,110 @@ def test_the_marker_and_the_fixture_capture_and_score(pytester, server):
     result.stdout.fnmatch_lines(["*no expected calls were stated. Fix: call agent_eval.expect*"])
     result.stdout.fnmatch_lines(["*capture=True): the capture recorded no model response*"])
     assert "Traceback" not in result.stdout.str()
+
+
+# -- fuzz: the capture's own readers ------------------------------------------------
+
+from provider_replies import (  # noqa: E402
+    anthropic,
+    bedrock_converse,
+    cohere,
+    encode_event,
+    gemini,
+    ollama,
+)
+
+from agentmetrics.capture import _reading  # noqa: E402
+from agentmetrics.capture._records import Exchange  # noqa: E402
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["role", "content", "messages", "input", "contents", "parts", "type",
+                         "tool_call_id", "usage", "input_tokens", "output_tokens", "model",
+                         "functionResponse", "toolResult", "text", "name", "id", "x"]),
+        inner, max_size=5),
+    max_leaves=25)
+FORMATS = ["openai_chat", "openai_responses", "anthropic", "gemini", "bedrock", "cohere",
+           "ollama", "bedrock_invoke", "gemini_interactions"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON, st.sampled_from(FORMATS))
+def test_request_and_usage_readers_never_crash(tree, format):
+    results = _reading._results(format, tree)
+    assert all(len(result) == 3 for result in results)
+    starts, _ = _reading._user_input(format, tree)
+    assert isinstance(starts, bool)
+    usage = _reading._usage(tree)
+    assert usage.turns == 1 and min(usage.input_tokens, usage.output_tokens) >= 0
+    _reading._model(tree, tree, None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200))
+def test_the_event_stream_decoder_refuses_or_reads(data):
+    try:
+        events = _reading._event_stream(data)
+    except (ValueError, UnicodeDecodeError):
+        return
+    assert all(isinstance(event, dict) and len(event) == 1 for event in events)
+
+
+def test_the_event_stream_decoder_reads_what_the_encoder_wrote_and_checks_its_crcs():
+    message = encode_event(b'{"a": 1}', {":event-type": "messageStop", ":message-type": "event",
+                                          ":content-type": "application/json"})
+    assert _reading._event_stream(message * 2) == [{"messageStop": {"a": 1}}] * 2
+    damaged = message[:-1] + bytes([message[-1] ^ 1])
+    with pytest.raises(ValueError, match="fails its CRC"):
+        _reading._event_stream(damaged)
+    with pytest.raises(ValueError, match="ends inside a message"):
+        _reading._event_stream(message[:10])
+
+
+STREAMS = {
+    "openai_chat": openai_chat([GET, CANCEL], stream=True),
+    "openai_responses": openai_responses([GET, CANCEL], stream=True),
+    "anthropic": anthropic([GET, CANCEL], stream=True),
+    "gemini": gemini([GET, CANCEL], stream=True),
+    "cohere": cohere([GET, CANCEL], stream=True),
+    "ollama": ollama([GET, CANCEL], stream=True),
+    "bedrock": bedrock_converse([GET, CANCEL], stream=True),
+}
+
+
+def _read(format: str, data: bytes, state: str) -> Any:
+    exchange = Exchange(0, "http", "p", format, "http://model.test/x", b"{}")
+    exchange.streamed = True
+    exchange.status = 200
+    exchange.add(data)
+    exchange.finish(state)
+    return _reading._read_exchange(exchange)
+
+
+@pytest.mark.parametrize("format", sorted(STREAMS))
+def test_a_stream_cut_anywhere_is_refused_or_read_whole(format):
+    """Never fewer calls without an error: every prefix of a real stream, closed
+    there, gives an error or every call the whole stream holds."""
+    sent = STREAMS[format].sent
+    whole = _read(format, sent, "complete").turn
+    assert whole.error is None and names(whole.tool_calls) == ["GetOrder", "CancelOrder"]
+    cuts = sorted({*range(0, len(sent), 7), *(len(b"".join(STREAMS[format].chunks[:i]))
+                                             for i in range(len(STREAMS[format].chunks)))})
+    refused = 0
+    for cut in cuts:
+        turn = _read(format, sent[:cut], "closed").turn
+        if turn.error is None:
+            assert turn.tool_calls == whole.tool_calls, (format, cut)
+        else:
+            refused += 1
+    assert refused >= len(cuts) - 3  # only cuts at or after the last event can be read
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300), st.sampled_from(sorted(STREAMS)),
+       st.sampled_from(["complete", "closed", "failed"]))
+def test_any_body_gives_a_turn_or_an_error_never_an_exception(data, format, state):
+    read = _read(format, data, state)
+    assert read is not None
+    assert read.turn.error is not None or state != "failed"

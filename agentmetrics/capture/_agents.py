@@ -33,18 +33,19 @@ def install(module: ModuleType) -> None:
             pass
 
         def on_span_start(self, span: Any) -> None:
-            found = recorders()
+            found = recorders("openai_agents")
             if not found:
                 return
             data = span.span_data
-            if getattr(data, "type", None) == "agent":
-                self._agents[span.span_id] = data.name
-            self._spans[span.span_id] = (found, self._agents.get(span.parent_id))
+            agent = data.name if getattr(data, "type", None) == "agent" else self._agents.get(
+                span.parent_id)
+            if agent is not None:  # every span under an agent's knows it ("turn" spans between)
+                self._agents[span.span_id] = agent
+            self._spans[span.span_id] = (found, agent)
 
         def on_span_end(self, span: Any) -> None:
             found, agent = self._spans.pop(span.span_id, ((), None))
-            self._agents.pop(span.span_id, None) if getattr(
-                span.span_data, "type", None) == "agent" else None
+            self._agents.pop(span.span_id, None)
             if not found:
                 return
             data = span.span_data
@@ -62,8 +63,13 @@ def install(module: ModuleType) -> None:
                                    getattr(usage, "total_tokens", None))))
             elif kind == "generation" and data.output is not None:
                 usage = data.usage if isinstance(data.usage, dict) else {}
+                output = list(data.output)
+                # A streamed Chat Completions generation holds the SDK's Response, as a dict.
+                responses = bool(output) and all(
+                    isinstance(item, dict) and item.get("object") == "response" for item in output)
                 record(found, model_event(
-                    "openai_agents", list(data.output), "openai_chat", model=data.model,
+                    "openai_agents", output, "openai_responses" if responses else "openai_chat",
+                    model=data.model,
                     agent=agent, usage=usage_of(usage.get("input_tokens"),
                                                 usage.get("output_tokens"))))
 

@@ -89,7 +89,7 @@ def install(module: ModuleType) -> None:
 
     @functools.wraps(original_call)
     def make_api_call(self: Any, operation_name: str, api_params: Any) -> Any:
-        if not recorders():
+        if not recorders("botocore"):
             return original_call(self, operation_name, api_params)
         exchange = _exchange(self, operation_name, api_params)
         if exchange is None:
@@ -110,7 +110,7 @@ def install(module: ModuleType) -> None:
             exchange.add({key: _copy(value) for key, value in result.items()
                           if key != "ResponseMetadata"})
             exchange.finish()
-        for recorder in recorders():
+        for recorder in recorders("botocore"):
             recorder.exchanges.append(exchange)
         return result
 

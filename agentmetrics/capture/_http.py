@@ -42,7 +42,7 @@ def _exchange(request: Any) -> Exchange | None:
 
 
 def _record(exchange: Exchange) -> None:
-    for recorder in recorders():
+    for recorder in recorders("httpx"):
         recorder.exchanges.append(exchange)
 
 
@@ -127,7 +127,7 @@ def install(module: ModuleType) -> None:
 
     @functools.wraps(original_send)
     def send(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
-        if not recorders():
+        if not recorders("httpx"):
             return original_send(self, request, *args, **kwargs)
         exchange = _exchange(request)
         if exchange is None:
@@ -140,7 +140,7 @@ def install(module: ModuleType) -> None:
 
     @functools.wraps(original_async_send)
     async def async_send(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
-        if not recorders():
+        if not recorders("httpx"):
             return await original_async_send(self, request, *args, **kwargs)
         exchange = _exchange(request)
         if exchange is None:

@@ -38,7 +38,7 @@ def install(module: ModuleType) -> None:
             self._runs: dict[Any, tuple[tuple[Recorder, ...], Any, Any]] = {}
 
         def _start(self, run_id: Any, metadata: Any, extra: Any = None) -> None:
-            found = recorders()
+            found = recorders("langchain")
             if found:
                 self._runs[run_id] = (found, metadata, extra)
 
@@ -93,7 +93,7 @@ def install(module: ModuleType) -> None:
 
     _HANDLER = Handler()
     module.register_configure_hook(_VAR, True)
-    if recorders():
+    if recorders("langchain"):
         _VAR.set(_HANDLER)
 
 
@@ -102,4 +102,4 @@ def entered() -> None:
 
 
 def exited() -> None:
-    _VAR.set(_HANDLER if recorders() else None)
+    _VAR.set(_HANDLER if recorders("langchain") else None)

@@ -40,7 +40,7 @@ def install(module: ModuleType) -> None:
             self._spans: dict[int, tuple[Recorder, ...]] = {}
 
         def on_start(self, span: Any, parent_context: Any = None) -> None:
-            found = recorders()
+            found = recorders("otel")
             if found:
                 self._spans[span.context.span_id] = found
 

@@ -198,6 +198,9 @@ def _usage(tree: Any) -> Usage:
     field winning (a stream repeats and completes them as it goes)."""
     found: dict[str, int] = {}
 
+    def count(value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
     def visit(node: Any, key: str | None, depth: int) -> None:
         if depth > 6:
             return
@@ -208,16 +211,16 @@ def _usage(tree: Any) -> Usage:
         if not isinstance(node, dict) or key == "billed_units":
             return
         for inp, out, total, extra_in, extra_out in _USAGE_KEYS:
-            if isinstance(node.get(inp), int) or isinstance(node.get(out), int):
+            if count(node.get(inp)) or count(node.get(out)):
                 for name, field in ((inp, "in"), (out, "out"), (total, "total")):
                     value = node.get(name) if name else None
-                    if isinstance(value, int) and not isinstance(value, bool):
+                    if count(value):
                         found[field] = value
                 for name in extra_in:
-                    if isinstance(node.get(name), int):
+                    if count(node.get(name)):
                         found[f"in:{name}"] = node[name]
                 for name in extra_out:
-                    if isinstance(node.get(name), int):
+                    if count(node.get(name)):
                         found[f"out:{name}"] = node[name]
                 break
         for child_key, child in node.items():
@@ -486,9 +489,21 @@ def read_turns(exchanges: Sequence[Exchange], events: Sequence[Any]) -> tuple[Tu
     pool = [(call, False) for read in reads for call in read.turn.tool_calls]
     owner = [position for position, read in enumerate(reads) for _ in read.turn.tool_calls]
     agents: dict[int, str] = {}
+    wire = len(reads)  # the turns the wire saw; framework-only turns are appended after them
+    answered: set[int] = set()
     for event in sorted(models, key=lambda item: item.seq):
-        claimed = _claim(event.calls, pool) if reads else None
-        if claimed is not None and (event.calls or reads):
+        if not event.calls and wire and event.error is None:
+            # A result without calls (a text answer): the latest wire turn without calls
+            # before it is the same response.
+            before = [position for position in range(wire) if reads[position].seq < event.seq
+                      and not reads[position].turn.tool_calls and position not in answered]
+            if before:
+                answered.add(before[-1])
+                if event.agent:
+                    agents.setdefault(before[-1], event.agent)
+                continue
+        claimed = _claim(event.calls, pool) if wire and event.calls else None
+        if claimed is not None:
             for index in claimed:
                 pool[index] = (pool[index][0], True)
                 if event.agent:

@@ -183,7 +183,7 @@ class Capture:
     def __init__(self, scope: str, hooks: tuple[str, ...]) -> None:
         self._scope = scope
         self._hooks = hooks
-        self._recorder = Recorder()
+        self._recorder = Recorder(None if set(hooks) >= set(_hooks.HOOKS) else frozenset(hooks))
         self._token: Token[tuple[Recorder, ...]] | None = None
         self.run = Run(self._recorder)
 

@@ -25,9 +25,11 @@ class Recorder:
     Appends come from any thread (``list.append`` is atomic); readers take a
     snapshot."""
 
-    __slots__ = ("__weakref__", "events", "exchanges", "lock")
+    __slots__ = ("__weakref__", "events", "exchanges", "hooks", "lock")
 
-    def __init__(self) -> None:
+    def __init__(self, hooks: frozenset[str] | None = None) -> None:
+        #: The hooks this capture records from (None: all of them).
+        self.hooks = hooks
         self.exchanges: list[Any] = []
         self.events: list[Any] = []
         self.lock = threading.Lock()
@@ -46,9 +48,11 @@ def next_seq() -> int:
     return next(_SEQ)
 
 
-def recorders() -> tuple[Recorder, ...]:
-    """The recorders an exchange made here belongs to (empty: record nothing)."""
+def recorders(hook: str | None = None) -> tuple[Recorder, ...]:
+    """The recorders what ``hook`` saw here belongs to (empty: record nothing)."""
     here = ACTIVE.get()
     if PROCESS:
-        return here + tuple(recorder for recorder in PROCESS if recorder not in here)
-    return here
+        here = here + tuple(recorder for recorder in PROCESS if recorder not in here)
+    if hook is None or not here:
+        return here
+    return tuple(recorder for recorder in here if recorder.hooks is None or hook in recorder.hooks)
