@@ -372,7 +372,7 @@ def test_parameters_are_checked():
         am.capture(hooks=["requests"])
     with pytest.raises(am.InvalidParameterError, match="hooks: expected names from"):
         am.capture(hooks="httpx")
-    assert HOOKS == ("httpx", "botocore", "langchain", "openai_agents", "otel")
+    assert HOOKS == ("httpx", "aiohttp", "botocore", "langchain", "openai_agents", "otel")
     opened = am.capture()
     with opened, pytest.raises(CaptureError, match="already open"), opened:
         pass
@@ -558,3 +558,53 @@ def test_any_body_gives_a_turn_or_an_error_never_an_exception(data, format, stat
     read = _read(format, data, state)
     assert read is not None
     assert read.turn.error is not None or state != "failed"
+
+
+# -- aiohttp ------------------------------------------------------------------------
+
+
+def _aiohttp_run(server: ProviderServer, consume: Any) -> tuple[Run, Any]:
+    import aiohttp
+
+    async def main() -> tuple[Run, Any]:
+        async with aiohttp.ClientSession() as session, am.capture() as run:
+            got = await consume(session, server.url + "/v1/chat/completions")
+        return run, got
+
+    return asyncio.run(main())
+
+
+def test_aiohttp_streams_are_recorded_as_they_arrive_and_reach_the_caller_unchanged(server):
+    reply = openai_chat([GET, CANCEL], stream=True)
+    server.add(reply, openai_chat([GET]), Reply(body=b'{"data": []}'))
+
+    async def consume(session: Any, url: str) -> bytes:
+        async with session.post(url, json={"model": "m", "messages": [
+                {"role": "user", "content": "Cancel order 12345"}]}) as response:
+            got = b"".join([chunk async for chunk in response.content.iter_any()])
+        async with session.post(url, data=b'{"model": "m"}') as response:
+            await response.json()
+        async with session.post(url.replace("chat/completions", "embeddings"), json={}) as r:
+            await r.read()  # not a model endpoint: not recorded
+        return got
+
+    run, got = _aiohttp_run(server, consume)
+    assert got == reply.sent
+    assert [turn.source for turn in run.turns] == ["aiohttp", "aiohttp"]
+    assert [turn.streamed for turn in run.turns] == [True, False]
+    assert names(run.tool_calls) == ["GetOrder", "CancelOrder", "GetOrder"]
+    assert run.turns[0].user_input == "Cancel order 12345"
+
+
+def test_aiohttp_a_response_released_before_its_end_is_refused(server):
+    reply = openai_chat([GET, CANCEL], stream=True)
+    reply.delay = 0.05  # the rest is still on its way when the caller stops
+    server.add(reply)
+
+    async def consume(session: Any, url: str) -> None:
+        async with session.post(url, json={"model": "m"}) as response:
+            await response.content.readline()
+
+    run, _ = _aiohttp_run(server, consume)
+    with pytest.raises(CaptureError, match="closed before it ended"):
+        run.tool_calls  # noqa: B018

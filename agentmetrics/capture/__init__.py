@@ -8,7 +8,7 @@
     run.case(expected_tool_calls=["GetOrder", "CancelOrder"])   # an AgentTestCase
 
 Every model response the process receives inside the block (through httpx or
-httpx2, botocore, LangChain, the OpenAI Agents SDK or OpenTelemetry) is
+httpx2, aiohttp, botocore, LangChain, the OpenAI Agents SDK or OpenTelemetry) is
 recorded and read through :mod:`agentmetrics.formats`, with the same promise:
 every call comes back, or :class:`~agentmetrics.errors.CaptureError` says
 which response could not be read. See docs/capture.md.

@@ -21,6 +21,7 @@ __all__ = ["HOOKS", "ensure", "entered", "exited"]
 #: package) that installs it.
 HOOKS: dict[str, tuple[tuple[str, str], ...]] = {
     "httpx": (("httpx", "_http"), ("httpx2", "_http")),
+    "aiohttp": (("aiohttp.client", "_aiohttp"),),
     "botocore": (("botocore.client", "_aws"),),
     "langchain": (("langchain_core.tracers.context", "_langchain"),),
     "openai_agents": (("agents.tracing", "_agents"),),

@@ -213,9 +213,8 @@ def _usage(tree: Any) -> Usage:
         for inp, out, total, extra_in, extra_out in _USAGE_KEYS:
             if count(node.get(inp)) or count(node.get(out)):
                 for name, field in ((inp, "in"), (out, "out"), (total, "total")):
-                    value = node.get(name) if name else None
-                    if count(value):
-                        found[field] = value
+                    if name and count(node.get(name)):
+                        found[field] = node[name]
                 for name in extra_in:
                     if count(node.get(name)):
                         found[f"in:{name}"] = node[name]

@@ -138,7 +138,7 @@ class Turn:
     ``tool_calls`` are the calls the model made in it, in order, with the
     outputs the next request sent back (or that a framework saw executed);
     ``latency`` is seconds from the request to the response's last byte;
-    ``source`` the hook that saw it (``"http"``, ``"botocore"``,
+    ``source`` the hook that saw it (``"http"``, ``"aiohttp"``, ``"botocore"``,
     ``"langchain"``, ``"openai_agents"``, ``"otel"``); ``agent`` the agent that
     made it, where a framework named one. ``error`` says why the response could
     not be read (its calls are then empty and not to be trusted: reading

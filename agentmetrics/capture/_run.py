@@ -21,12 +21,12 @@ __all__ = ["Capture", "Run", "capture"]
 _NO_TRAFFIC = (
     "the capture recorded no model response: nothing inside the `with` block called a "
     "model endpoint through a client it hooks (httpx and httpx2, which the openai, "
-    "anthropic, google-genai, cohere, ollama, groq and mistralai clients use; botocore for "
-    "Bedrock; LangChain, the OpenAI Agents SDK and OpenTelemetry spans). Fix: call the agent "
+    "anthropic, google-genai, cohere, ollama, groq and mistralai clients use; aiohttp; "
+    "botocore for Bedrock; LangChain, the OpenAI Agents SDK and OpenTelemetry spans). Fix: call the agent "
     "inside the block; a call made in a thread started without the context "
     "(threading.Thread, ThreadPoolExecutor) is not seen: use capture(scope=\"process\") "
     "or run it with contextvars.copy_context().run; see docs/capture.md for the clients "
-    "that are not hooked (aiohttp, requests)."
+    "that are not hooked (requests, aiobotocore, websockets)."
 )
 
 
