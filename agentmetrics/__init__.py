@@ -17,7 +17,6 @@ from agentmetrics._dataset import example_cases, read_cases
 from agentmetrics._metric import Metric
 from agentmetrics._model import AgentTestCase, EvalScore, ToolCall, UnreadableCase
 from agentmetrics._version import __version__
-from agentmetrics.capture import capture
 from agentmetrics.errors import (
     AgentMetricsError,
     AgentMetricsWarning,
@@ -51,6 +50,7 @@ from agentmetrics.registry import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics.capture import capture
     from agentmetrics._tool_call_batch import ToolCallBatch
     from agentmetrics._compare import Comparison, compare
     from agentmetrics._evaluate import aevaluate, evaluate
@@ -73,6 +73,13 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "capture":
+        # The subpackage, which is callable: `agentmetrics.capture()` opens a capture,
+        # `agentmetrics.capture.Turn` is its class. Imported on first use: it is not
+        # needed to score cases.
+        import importlib
+
+        return importlib.import_module("agentmetrics.capture")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'agentmetrics' has no attribute {name!r}")

@@ -18,11 +18,8 @@ from pathlib import Path
 import pytest
 
 import agentmetrics
+import agentmetrics.capture as capture  # the subpackage, which is callable
 from agentmetrics import errors
-
-# `agentmetrics.capture` is the function; the subpackage of the same name is
-# sys.modules' (the attribute of the package root is the function users call).
-capture = sys.modules["agentmetrics.capture"]
 
 PUBLIC_MODULES = [
     "agentmetrics",

@@ -16,7 +16,10 @@ which response could not be read. See docs/capture.md.
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+import types
+from collections.abc import Iterable
+from typing import Any, Literal
 
 from agentmetrics.capture import _hooks
 from agentmetrics.capture._records import Turn, Usage
@@ -47,12 +50,15 @@ def span_processor() -> Any:
     return processor()
 
 
-# ``agentmetrics.capture`` is this function at the package root (``am.capture()``),
-# which hides the subpackage of the same name from attribute access: the names
-# here are made reachable through the function too, so ``agentmetrics.capture.Turn``
-# and ``import agentmetrics.capture as c; c.Run`` work as well as
-# ``from agentmetrics.capture import Turn``.
-for _name in __all__:
-    if _name != "capture":
-        setattr(capture, _name, globals()[_name])
-del _name
+
+class _CallableModule(types.ModuleType):
+    """This package, callable: ``agentmetrics.capture()`` is :func:`capture`, so the
+    package and the function it is named after are one object at the package root
+    (``agentmetrics.capture.Turn`` and ``import agentmetrics.capture as c`` work too)."""
+
+    def __call__(self, *, scope: Literal["context", "process"] = "context",
+                 hooks: Iterable[str] | None = None) -> Capture:
+        return capture(scope=scope, hooks=hooks)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -7,13 +7,14 @@ agentmetrics installs nothing and imports none of these libraries.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.machinery
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from importlib.machinery import ModuleSpec
 
 __all__ = ["HOOKS", "ensure", "entered", "exited"]
 
@@ -46,15 +47,16 @@ def _install(module_name: str, helper: str, module: ModuleType) -> None:
         _INSTALLED.add(module_name)
 
 
-class _Loader(importlib.abc.Loader):
-    """The module's own loader, then the hook."""
+class _Loader:
+    """The module's own loader, then the hook (a loader: ``create_module`` and
+    ``exec_module``; importlib.abc, which would say so, costs 15 ms to import)."""
 
     def __init__(self, loader: Any, name: str, helper: str) -> None:
         self._loader = loader
         self._name = name
         self._helper = helper
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
         create: Callable[..., ModuleType | None] | None = getattr(
             self._loader, "create_module", None)
         return None if create is None else create(spec)
@@ -70,11 +72,11 @@ class _Loader(importlib.abc.Loader):
         return getattr(self._loader, name)
 
 
-class _Finder(importlib.abc.MetaPathFinder):
-    """Finds nothing itself: wraps the loader of a watched module."""
+class _Finder:
+    """Finds nothing itself: wraps the loader of a watched module (a meta path finder)."""
 
     def find_spec(self, fullname: str, path: Sequence[str] | None,
-                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+                  target: ModuleType | None = None) -> ModuleSpec | None:
         helper = _WATCHED.get(fullname)
         if helper is None:
             return None
@@ -84,7 +86,7 @@ class _Finder(importlib.abc.MetaPathFinder):
             spec = finder.find_spec(fullname, path, target)
             if spec is not None:
                 if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                    spec.loader = _Loader(spec.loader, fullname, helper)
+                    spec.loader = _Loader(spec.loader, fullname, helper)  # type: ignore[assignment]
                 return spec
         return None
 

@@ -3,7 +3,6 @@ from the model responses the process received inside a ``with`` block."""
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from contextvars import Token
@@ -154,6 +153,8 @@ class Run:
         """Append the run to a JSONL case file (``agentmetrics evaluate`` reads
         it): one line, the case's fields, calls with their arguments, ids and
         outputs. Nothing else is written (no headers, no URLs, no keys)."""
+        import json
+
         from agentmetrics.capture._reading import case_line
 
         case = self.case(input, expected_tool_calls, **fields)
