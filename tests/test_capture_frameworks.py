@@ -792,3 +792,135 @@ def test_streamed_response_is_teed_unchanged(server: ProviderServer) -> None:
         received = b"".join(response.iter_bytes())
     assert received == reply.sent
     assert triples(run.tool_calls) == SCRIPTED[:1]
+
+
+# --------------------------------------------------------------------------- OpenTelemetry: OpenInference, Traceloop
+
+#: The OTEL agent (chat completions, execute_tool spans by hand) under another instrumentation of the openai client;
+#: INSTRUMENT is replaced by the code that sets it up (one per process: both patch openai).
+OTEL_OTHER = """
+    import json, os
+    INSTRUMENT
+    import openai
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    import agentmetrics as am
+    import test_capture_frameworks as t
+    from provider_server import ProviderServer
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)
+    OpenAIInstrumentor().instrument()
+    tracer = trace.get_tracer("orders.framework")
+    TOOLS = [{"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+             for name in ("GetOrder", "CancelOrder")]
+
+    def agent(client):
+        messages = [{"role": "user", "content": "Cancel order 12345"}]
+        for _ in range(3):
+            reply = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=TOOLS)
+            message = reply.choices[0].message
+            if not message.tool_calls:
+                return message.content
+            messages.append(message.model_dump(exclude_none=True))
+            for call in message.tool_calls:
+                with tracer.start_as_current_span(f"execute_tool {call.function.name}") as span:
+                    result = t.CANCELLED if call.function.name == "CancelOrder" else json.dumps(t.ORDER_RECORD)
+                    span.set_attributes({"gen_ai.operation.name": "execute_tool",
+                                         "gen_ai.tool.name": call.function.name,
+                                         "gen_ai.tool.call.id": call.id,
+                                         "gen_ai.tool.call.result": result,
+                                         "gen_ai.agent.name": "orders"})
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+
+    out = {}
+    with ProviderServer() as server, openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test",
+                                                   max_retries=0) as client:
+        for key, hooks in (("otel", ["otel"]), ("all", None)):
+            t.script_orders(server)
+            exporter.clear()
+            with am.capture(hooks=hooks) as run:
+                out[f"{key}-answer"] = agent(client)
+            out[key] = t.turn_rows(run)
+            out[f"{key}-usage"] = [[turn.usage.input_tokens, turn.usage.output_tokens, turn.usage.unreported]
+                                   for turn in run.turns]
+            out[f"{key}-models"] = [[turn.model, turn.provider] for turn in run.turns]
+            out[f"{key}-spans"] = [span.name for span in exporter.get_finished_spans()]
+        out["sent"] = t.tool_results_sent(server)
+        out["errors"] = server.errors
+    print(json.dumps(out))
+"""
+
+#: How each instrumentation is set up. Both record the calls' names, arguments (as JSON text) and ids by default;
+#: the content settings are pinned to those defaults so that the environment cannot turn content capture off.
+OTEL_INSTRUMENTATIONS = {
+    # openinference-instrumentation-openai 0.1.66: llm.output_messages.0.message.tool_calls.N.tool_call.{id,
+    # function.name,function.arguments} on a "ChatCompletion" span (openinference.span.kind LLM); the
+    # OPENINFERENCE_HIDE_OUTPUTS / OPENINFERENCE_HIDE_OUTPUT_MESSAGES settings (default false) would drop them.
+    "openinference": """
+        for name in ("OPENINFERENCE_HIDE_OUTPUTS", "OPENINFERENCE_HIDE_OUTPUT_MESSAGES"):
+            os.environ[name] = "false"
+        from openinference.instrumentation.openai import OpenAIInstrumentor
+    """,
+    # Traceloop's opentelemetry-instrumentation-openai 0.62.4: gen_ai.output.messages JSON (tool_call parts with
+    # id, name, arguments) on an "openai.chat" span; TRACELOOP_TRACE_CONTENT (default true) must not be false.
+    "traceloop": """
+        os.environ["TRACELOOP_TRACE_CONTENT"] = "true"
+        from opentelemetry.instrumentation.openai import OpenAIInstrumentor
+    """,
+}
+MODEL_SPAN = {"openinference": "ChatCompletion", "traceloop": "openai.chat"}
+
+
+@pytest.fixture(scope="module", params=sorted(OTEL_INSTRUMENTATIONS))
+def otel_other(request: pytest.FixtureRequest) -> tuple[str, Any]:
+    """The OTEL_OTHER agent under one instrumentation, in its own process (see OTEL_INSTRUMENTATIONS)."""
+    setup = textwrap.indent(textwrap.dedent(OTEL_INSTRUMENTATIONS[request.param]).strip(), " " * 4)
+    return request.param, in_subprocess(OTEL_OTHER.replace("    INSTRUMENT", setup, 1))
+
+
+def test_other_instrumentation_hook_alone(otel_other: tuple[str, Any]) -> None:
+    """capture(hooks=["otel"]) under OpenInference / Traceloop: 3 turns from the model spans alone, with the
+    scripted calls (names, arguments, ids) and the outputs of the execute_tool spans."""
+    name, out = otel_other
+    assert out["errors"] == [] and out["otel-answer"] == ANSWER
+    assert out["otel-spans"].count(MODEL_SPAN[name]) == 3  # the instrumentation really ran
+    turns = out["otel"]
+    assert len(turns) == 3
+    assert [turn["source"] for turn in turns] == ["otel"] * 3
+    assert [turn["error"] for turn in turns] == [None] * 3
+    assert [[(n, args, call_id) for n, args, call_id, _ in turn["calls"]] for turn in turns] == \
+        [[tuple(SCRIPTED[0])], [tuple(SCRIPTED[1])], []]
+    assert [call[3] for turn in turns for call in turn["calls"]] == [out["sent"][GET.id], out["sent"][CANCEL.id]]
+    # The usage and model the spans carry (the scripted replies: 82 in, 17 out).
+    assert out["otel-usage"] == [[82, 17, 0]] * 3
+    assert [model for model, _ in out["otel-models"]] == ["gpt-4o-mini-2024-07-18"] * 3
+
+
+def test_other_instrumentation_and_wire_not_duplicated(otel_other: tuple[str, Any]) -> None:
+    """All hooks under OpenInference / Traceloop: the spans only enrich the wire turns (matched by call id)."""
+    name, out = otel_other
+    assert out["all-answer"] == ANSWER
+    assert out["all-spans"].count(MODEL_SPAN[name]) == 3
+    turns = out["all"]
+    assert len(turns) == 3
+    assert [turn["source"] for turn in turns] == ["http"] * 3
+    assert [turn["error"] for turn in turns] == [None] * 3
+    assert [[(n, args, call_id) for n, args, call_id, _ in turn["calls"]] for turn in turns] == \
+        [[tuple(SCRIPTED[0])], [tuple(SCRIPTED[1])], []]
+    assert [call[3] for turn in turns for call in turn["calls"]] == [out["sent"][GET.id], out["sent"][CANCEL.id]]
+    assert out["all-usage"] == [[82, 17, 0]] * 3
+
+
+# OpenInference sets llm.provider only when the host tells it (not on a loopback or
+# self-hosted base_url), but always llm.system: the hook reads both.
+@pytest.mark.parametrize("otel_other", ["traceloop", "openinference"], indirect=True)
+def test_other_instrumentation_provider(otel_other: tuple[str, Any]) -> None:
+    """The provider of an otel-only turn is the API the span names (gen_ai.provider.name for Traceloop,
+    llm.system for OpenInference: both "openai"), never the hook's own name."""
+    _, out = otel_other
+    assert [provider for _, provider in out["otel-models"]] == ["openai"] * 3
