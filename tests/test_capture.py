@@ -456,6 +456,17 @@ def test_the_marker_and_the_fixture_capture_and_score(pytester, server):
     assert "Traceback" not in result.stdout.str()
 
 
+def test_the_marker_captures_on_xdist_workers(pytester, server):
+    """Each worker is a process of its own: its captures see its own tests' calls."""
+    server.add(openai_chat([GET, CANCEL], match="[[good]]"), openai_chat([GET], match="[[bad]]"),
+               openai_chat([GET], match="[[fixture]]"), openai_chat([GET], match="[[noexp]]"))
+    pytester.makepyfile(test_agent=AGENT_TESTS.format(url=server.url))
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider",
+                                           "-n", "2")
+    result.assert_outcomes(passed=2, failed=3)
+    result.stdout.fnmatch_lines(["*Missing expected tool: CancelOrder*"])
+
+
 # -- fuzz: the capture's own readers ------------------------------------------------
 
 from provider_replies import (  # noqa: E402
@@ -611,3 +622,54 @@ def test_aiohttp_a_response_released_before_its_end_is_refused(server):
     run, _ = _aiohttp_run(server, consume)
     with pytest.raises(CaptureError, match="closed before it ended"):
         run.tool_calls  # noqa: B018
+
+
+# -- more clients on httpx: groq and mistralai ----------------------------------------
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+def test_groq_client(server, stream):
+    groq = pytest.importorskip("groq")
+    server.add(openai_chat([GET, CANCEL], stream=stream, model="llama-3.3-70b-versatile"))
+    with groq.Groq(base_url=server.url, api_key=SECRET, max_retries=0) as client, \
+            am.capture() as run:
+        got = client.chat.completions.create(model="llama-3.3-70b-versatile", stream=stream,
+                                             messages=[{"role": "user", "content": "Cancel"}])
+        if stream:
+            list(got)
+    assert server.exchanges[-1].path == "/openai/v1/chat/completions"
+    assert names(run.tool_calls) == ["GetOrder", "CancelOrder"]
+    assert run.turns[0].model == "llama-3.3-70b-versatile"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+def test_mistralai_client(server, stream):
+    mistralai = pytest.importorskip("mistralai.client")  # mistralai 2+: the client lives here
+    if stream:
+        # Mistral streams each call whole, in one delta (not its arguments piece by piece).
+        calls = [{"id": call.id, "function": {"name": call.name, "arguments": call.arguments_json},
+                  "index": index} for index, call in enumerate([GET, CANCEL])]
+        head = {"id": "cmpl-1", "object": "chat.completion.chunk", "created": 1750000000,
+                "model": "mistral-large-latest"}
+        events = [
+            {**head, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""},
+                                  "finish_reason": None}]},
+            {**head, "choices": [{"index": 0, "delta": {"tool_calls": calls},
+                                  "finish_reason": "tool_calls"}],
+             "usage": {"prompt_tokens": 90, "completion_tokens": 30, "total_tokens": 120}},
+        ]
+        server.add(Reply(chunks=[f"data: {json.dumps(event)}\n\n".encode() for event in events]
+                         + [b"data: [DONE]\n\n"], content_type="text/event-stream"))
+    else:
+        server.add(openai_chat([GET, CANCEL], model="mistral-large-latest"))
+    messages = [{"role": "user", "content": "Cancel order 12345"}]
+    with mistralai.Mistral(api_key=SECRET, server_url=server.url) as client, \
+            am.capture() as run:
+        if stream:
+            for _ in client.chat.stream(model="mistral-large-latest", messages=messages):
+                pass
+        else:
+            client.chat.complete(model="mistral-large-latest", messages=messages)
+    assert server.exchanges[-1].path == "/v1/chat/completions"
+    assert run.tool_calls == (ToolCall("GetOrder", GET.arguments, id="call_get"),
+                              ToolCall("CancelOrder", CANCEL.arguments, id="call_cancel"))
