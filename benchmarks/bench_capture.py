@@ -1,16 +1,18 @@
 """Issue 26: what agentmetrics.capture() costs a live agent, against the same client
 without capture, side by side in one run.
 
-    python benchmarks/bench_capture.py [--requests 400] [--repeats 7]
+    python benchmarks/bench_capture.py [--requests 3000]
 
   (a) loopback: the real openai client against tests/provider_server.py on
       127.0.0.1 (in a process of its own, so its threads do not share this
       one's GIL), one chat completion with two tool calls, whole and streamed
-      (SSE, 9 events); microseconds a response with and without capture, in
-      alternating rounds (which goes first alternates too); the overhead is the
-      difference of the medians.
+      (SSE, 9 events); microseconds a response with and without capture,
+      request by request (which goes first alternates); the overhead is the
+      median of the paired differences.
   (b) in process: the same client over httpx2.MockTransport (no socket, so the
-      hook's cost is not lost in the loopback's noise).
+      hook's cost is not lost in the loopback's noise); then again with the
+      cyclic garbage collector off in both arms, which shows what of the
+      difference is the collector's (its timing shifts with what is kept).
   (c) memory: bytes the capture keeps per response beyond the response's own
       bytes (tracemalloc, after N responses, reading not yet asked for).
   (d) reading, done when the run is asked (not during the agent's run):
@@ -20,12 +22,13 @@ without capture, side by side in one run.
       the record made and kept) and, streamed, per chunk of the tee.
 
 Goal (issue 26): under 50 us a response, whole and streamed, and no memory
-beyond the recorded response. Medians of --repeats rounds (2 noisy cores).
+beyond the recorded response. Medians (2 noisy cores).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextvars
 import gc
 import multiprocessing
 import statistics
@@ -58,33 +61,31 @@ def one(client: openai.OpenAI, stream: bool) -> None:
         client.chat.completions.create(model="m", messages=MESSAGES)
 
 
-def timed(client: openai.OpenAI, stream: bool, n: int, captured: bool) -> float:
-    """Microseconds a response over n requests (one capture around all n)."""
-    gc.collect()
-    if captured:
-        with am.capture() as run:
+def paired(client: openai.OpenAI, stream: bool, n: int) -> tuple[float, float, float]:
+    """Microseconds a response without and with capture, and the median of the
+    per-request differences: request by request, alternating which goes first,
+    one in a context with no capture open and the next in one where a capture
+    is open (the same context switch for both), so drift and noise hit both."""
+    plain_context, captured_context = contextvars.copy_context(), contextvars.copy_context()
+    opened = am.capture()
+    run = captured_context.run(opened.__enter__)
+    plain, captured, differences = [], [], []
+    for context in (plain_context, captured_context):  # warm up
+        for _ in range(10):
+            context.run(one, client, stream)
+    for index in range(n):
+        took = {}
+        order = ((plain_context, "plain"), (captured_context, "captured"))
+        for context, label in order if index % 2 == 0 else order[::-1]:
             start = time.perf_counter()
-            for _ in range(n):
-                one(client, stream)
-            elapsed = time.perf_counter() - start
-        assert len(run.turns) == n
-    else:
-        start = time.perf_counter()
-        for _ in range(n):
-            one(client, stream)
-        elapsed = time.perf_counter() - start
-    return elapsed / n * 1e6
-
-
-def overhead(client: openai.OpenAI, stream: bool, n: int, repeats: int) -> tuple[float, float]:
-    plain: list[float] = []
-    captured: list[float] = []
-    timed(client, stream, 20, False), timed(client, stream, 20, True)  # warm up
-    for round in range(repeats):
-        order = ((False, plain), (True, captured))
-        for with_capture, sink in order if round % 2 == 0 else order[::-1]:
-            sink.append(timed(client, stream, n, with_capture))
-    return statistics.median(plain), statistics.median(captured)
+            context.run(one, client, stream)
+            took[label] = (time.perf_counter() - start) * 1e6
+        plain.append(took["plain"])
+        captured.append(took["captured"])
+        differences.append(took["captured"] - took["plain"])
+    captured_context.run(opened.__exit__, None, None, None)
+    assert len(run.turns) == n + 10
+    return statistics.median(plain), statistics.median(captured), statistics.median(differences)
 
 
 class _Repeating(ProviderServer):
@@ -107,20 +108,20 @@ def _serve(whole: Reply, streamed: Reply, port: Any, stop: Any) -> None:
         stop.wait()
 
 
-def report(title: str, plain: float, captured: float) -> None:
-    print(f"  {title:<28} {plain:9.1f} us  {captured:9.1f} us  {captured - plain:+8.1f} us  "
+def report(title: str, plain: float, captured: float, difference: float) -> None:
+    print(f"  {title:<34} {plain:9.1f} us  {captured:9.1f} us  {difference:+8.1f} us  "
           f"{captured / plain:5.3f}x")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--requests", type=int, default=400)
-    parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--requests", type=int, default=3000)
     args = parser.parse_args()
-    n, repeats = args.requests, args.repeats
+    n = args.requests
     whole, streamed = openai_chat(CALLS), openai_chat(CALLS, stream=True)
-    print(f"capture overhead per response, median of {repeats} rounds of {n} requests")
-    print(f"  {'':<28} {'without':>12}  {'with':>12}  {'overhead':>11}  ratio")
+    print(f"capture overhead per response: medians over {n} requests, each paired with one "
+          f"without capture")
+    print(f"  {'':<34} {'without':>12}  {'with':>12}  {'overhead':>11}  ratio")
 
     port, stop = multiprocessing.Value("i", 0), multiprocessing.Event()
     child = multiprocessing.Process(target=_serve, args=(whole, streamed, port, stop), daemon=True)
@@ -131,8 +132,8 @@ def main() -> None:
         with openai.OpenAI(base_url=f"http://127.0.0.1:{port.value}/v1", api_key="sk-bench",
                            max_retries=0) as c:
             for stream in (False, True):
-                plain, captured = overhead(c, stream, n, repeats)
-                report(f"(a) loopback, {'streamed' if stream else 'whole'}", plain, captured)
+                report(f"(a) loopback, {'streamed' if stream else 'whole'}",
+                       *paired(c, stream, n))
     finally:
         stop.set()
         child.join(5)
@@ -146,14 +147,22 @@ def main() -> None:
                                    content=reply.body)
         return httpx2.MockTransport(handler)
 
-    for stream, reply in ((False, whole), (True, streamed)):
-        http = httpx2.Client(transport=transport_for(reply))
-        with openai.OpenAI(base_url="http://model.test/v1", api_key="sk-bench",
-                           http_client=http, max_retries=0) as c:
-            plain, captured = overhead(c, stream, n, repeats)
-            report(f"(b) in process, {'streamed' if stream else 'whole'}", plain, captured)
+    for collector in (True, False):
+        for stream, reply in ((False, whole), (True, streamed)):
+            http = httpx2.Client(transport=transport_for(reply))
+            with openai.OpenAI(base_url="http://model.test/v1", api_key="sk-bench",
+                               http_client=http, max_retries=0) as c:
+                if not collector:
+                    gc.disable()
+                try:
+                    measured = paired(c, stream, n)
+                finally:
+                    gc.enable()
+                title = f"(b) in process, {'streamed' if stream else 'whole'}"
+                report(title if collector else f"{title}, gc off", *measured)
 
     print("(c) memory kept per response (tracemalloc), beyond the response's bytes")
+    n = min(n, 500)
     for stream, reply in ((False, whole), (True, streamed)):
         http = httpx2.Client(transport=transport_for(reply))
         with openai.OpenAI(base_url="http://model.test/v1", api_key="sk-bench",
@@ -186,22 +195,26 @@ def hook_alone(reply: Reply, n: int = 20000) -> None:
     from agentmetrics.capture import _http
     from agentmetrics.capture._records import Exchange
 
-    request = httpx2.Request("POST", "http://model.test/v1/chat/completions",
-                             content=b'{"model": "m", "messages": []}')
-    response = httpx2.Response(200, content=reply.sent)
-    response.read()
-    with am.capture():
+    # Fresh request and response objects, as each call has (their URL is parsed
+    # on first use, which a reused object would have cached).
+    requests = [httpx2.Request("POST", "http://127.0.0.1:8000/v1/chat/completions",
+                               content=b'{"model": "m", "messages": []}') for _ in range(n)]
+    responses = [httpx2.Response(200, content=reply.sent) for _ in range(n)]
+    for response in responses:
+        response.read()
+    with am.capture() as run:
         start = time.perf_counter()
-        for _ in range(n):
+        for request, response in zip(requests, responses):
             exchange = _http._exchange(request)
             assert exchange is not None and _http._took(exchange, response)
-            _http._record(exchange)
         whole = (time.perf_counter() - start) / n * 1e6
+    assert run is not None
     exchange = Exchange(0, "http", "p", "openai_chat", "e", b"")
     chunk = b"data: {}\n\n"
+    keep = exchange.chunks.append
     start = time.perf_counter()
     for _ in range(n):
-        exchange.add(chunk)
+        keep(chunk)
     per_chunk = (time.perf_counter() - start) / n * 1e6
     print(f"  (e) the hook alone: {whole:5.1f} us a response, {per_chunk:5.2f} us a streamed "
           f"chunk")

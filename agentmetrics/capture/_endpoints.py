@@ -54,11 +54,23 @@ _BY_FORMAT = {"openai_chat": "openai_compatible", "openai_responses": "openai_co
               "bedrock_invoke": "bedrock"}
 
 
+#: The endings above by the path's last segment (after its last ``/``; for
+#: Gemini's ``models/x:generateContent``, the part after the colon): one lookup
+#: rejects most requests.
+_BY_TAIL: dict[str, tuple[tuple[str, str], ...]] = {}
+for _ending, _format in ENDPOINTS:
+    _tail = _ending.rpartition(":")[2] if ":" in _ending else _ending.rpartition("/")[2]
+    _BY_TAIL[_tail] = (*_BY_TAIL.get(_tail, ()), (_ending, _format))
+del _ending, _format, _tail
+
+
 def classify(method: str, path: str) -> str | None:
     """The format of a model endpoint's response, or None for any other request."""
     if method != "POST":
         return None
-    for ending, format in ENDPOINTS:
+    tail = path[path.rfind("/") + 1:]
+    colon = tail.rfind(":")
+    for ending, format in _BY_TAIL.get(tail[colon + 1:] if colon >= 0 else tail, ()):
         if path.endswith(ending):
             # Bedrock's runtime paths are /model/{modelId}/...: an /invoke of another API is not.
             if format.startswith("bedrock") and "/model/" not in path:

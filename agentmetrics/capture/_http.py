@@ -15,11 +15,12 @@ asked for its calls.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import AsyncIterator, Iterator
 from types import ModuleType
 from typing import Any
 
-from agentmetrics.capture._endpoints import classify, endpoint_label, provider_of
+from agentmetrics.capture._endpoints import classify
 from agentmetrics.capture._records import Exchange
 from agentmetrics.capture._state import next_seq, recorders
 
@@ -28,7 +29,27 @@ __all__ = ["install"]
 _MARK = "__agentmetrics_capture__"
 
 
+class _End:
+    """An iterator of nothing, chained after a stream: reaching it means the stream
+    was read to its end."""
+
+    __slots__ = ("_exchange",)
+
+    def __init__(self, exchange: Exchange) -> None:
+        self._exchange = exchange
+
+    def __iter__(self) -> _End:
+        return self
+
+    def __next__(self) -> bytes:
+        self._exchange.finish()
+        raise StopIteration
+
+
 def _exchange(request: Any) -> Exchange | None:
+    """The record of a request to a model endpoint (None for any other request).
+    Only what must be taken now is: the URL object and the body; the provider
+    and the endpoint's label are worked out when the run is read."""
     url = request.url
     format = classify(request.method, url.path)
     if format is None:
@@ -37,26 +58,17 @@ def _exchange(request: Any) -> Exchange | None:
         body: Any = request.content
     except Exception:  # a streamed upload: no body to read tool results from
         body = None
-    return Exchange(next_seq(), "http", provider_of(url.host, format), format,
-                    endpoint_label(url.scheme, url.host, url.port, url.path), body)
-
-
-def _record(exchange: Exchange) -> None:
-    for recorder in recorders("httpx"):
-        recorder.exchanges.append(exchange)
+    return Exchange(next_seq(), "http", None, format, None, body, url=url)
 
 
 def _took(exchange: Exchange, response: Any) -> bool:
     """Take a response that is already read; False when it is still a stream."""
     exchange.status = response.status_code
-    exchange.encoding = response.headers.get("content-encoding")
-    try:
-        content = response.content
-    except Exception:  # ResponseNotRead: a stream the SDK reads later
+    if not response.is_stream_consumed:  # a stream the SDK reads later
         exchange.streamed = True
+        exchange.encoding = response.headers.get("content-encoding")
         return False
-    exchange.encoding = None  # .content is decoded
-    exchange.add(content)
+    exchange.chunks.append(response.content)  # decoded, as the SDK has it
     exchange.finish()
     return True
 
@@ -69,7 +81,11 @@ def install(module: ModuleType) -> None:
     sync_stream, async_stream = module.SyncByteStream, module.AsyncByteStream
 
     class Tee(sync_stream):  # type: ignore[misc, valid-type]
-        """The response's own stream, its chunks also kept in the exchange."""
+        """The response's own stream, its chunks also kept in the exchange.
+
+        The iterator it gives is all C (``map`` over ``dict.setdefault``, which
+        stores a chunk and hands it on): no Python frame runs per chunk. The
+        one Python call, :class:`_End`, runs once, when the stream is exhausted."""
 
         __slots__ = ("_exchange", "_inner")
 
@@ -78,17 +94,10 @@ def install(module: ModuleType) -> None:
             self._exchange = exchange
 
         def __iter__(self) -> Iterator[bytes]:
-            exchange = self._exchange
-            try:
-                for chunk in self._inner:
-                    exchange.add(chunk)
-                    yield chunk
-            except GeneratorExit:
-                raise
-            except BaseException as error:
-                exchange.finish("failed", f"{type(error).__name__} while the stream was read")
-                raise
-            exchange.finish()
+            store: dict[int, bytes] = {}
+            self._exchange.chunks = store
+            return map(store.setdefault, itertools.count(),
+                       itertools.chain(self._inner, _End(self._exchange)))
 
         def close(self) -> None:
             try:
@@ -105,9 +114,10 @@ def install(module: ModuleType) -> None:
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             exchange = self._exchange
+            keep = exchange.chunks.append
             try:
                 async for chunk in self._inner:
-                    exchange.add(chunk)
+                    keep(chunk)
                     yield chunk
             except GeneratorExit:
                 raise
@@ -127,7 +137,8 @@ def install(module: ModuleType) -> None:
 
     @functools.wraps(original_send)
     def send(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
-        if not recorders("httpx"):
+        found = recorders("httpx")
+        if not found:
             return original_send(self, request, *args, **kwargs)
         exchange = _exchange(request)
         if exchange is None:
@@ -135,12 +146,14 @@ def install(module: ModuleType) -> None:
         response = original_send(self, request, *args, **kwargs)
         if not _took(exchange, response):
             response.stream = Tee(response.stream, exchange)
-        _record(exchange)
+        for recorder in found:
+            recorder.exchanges.append(exchange)
         return response
 
     @functools.wraps(original_async_send)
     async def async_send(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
-        if not recorders("httpx"):
+        found = recorders("httpx")
+        if not found:
             return await original_async_send(self, request, *args, **kwargs)
         exchange = _exchange(request)
         if exchange is None:
@@ -148,7 +161,8 @@ def install(module: ModuleType) -> None:
         response = await original_async_send(self, request, *args, **kwargs)
         if not _took(exchange, response):
             response.stream = AsyncTee(response.stream, exchange)
-        _record(exchange)
+        for recorder in found:
+            recorder.exchanges.append(exchange)
         return response
 
     setattr(send, _MARK, True)

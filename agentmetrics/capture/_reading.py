@@ -122,7 +122,7 @@ def _json(value: Any) -> Any:
 def _payload(exchange: Exchange) -> tuple[Any, str | None]:
     """The response as readers take it, and the format to read it as (None: detect)."""
     format: str | None = exchange.format
-    chunks = exchange.chunks
+    chunks = exchange.received()
     if exchange.source == "botocore":
         if format == "bedrock":
             return (list(chunks) if exchange.streamed else chunks[0]), format
@@ -361,9 +361,10 @@ def _request(exchange: Exchange) -> Any:
 
 def _received(exchange: Exchange) -> str:
     """How much of a stream arrived: bytes over HTTP, events through botocore."""
+    chunks = exchange.received()
     if exchange.source == "botocore":
-        return f"{len(exchange.chunks)} event{'s' * (len(exchange.chunks) != 1)} received"
-    return f"{sum(len(chunk) for chunk in exchange.chunks)} bytes received"
+        return f"{len(chunks)} event{'s' * (len(chunks) != 1)} received"
+    return f"{sum(len(chunk) for chunk in chunks)} bytes received"
 
 
 def _read_exchange(exchange: Exchange) -> _Read | None:
@@ -412,8 +413,9 @@ def _read_exchange(exchange: Exchange) -> _Read | None:
             model = _model(tree, request, exchange.model_hint)
         except (AgentMetricsError, ValueError, ImportError) as failure:
             error = str(failure)
-    turn = Turn(index=0, provider=exchange.provider, format=exchange.format,
-                endpoint=exchange.endpoint, model=model, tool_calls=calls, usage=usage,
+    provider, endpoint = exchange.label()
+    turn = Turn(index=0, provider=provider, format=exchange.format,
+                endpoint=endpoint, model=model, tool_calls=calls, usage=usage,
                 latency=latency, streamed=exchange.streamed, source=exchange.source,
                 user_turn=user_turn, user_input=user_input if user_turn else None, error=error)
     read = _Read(turn, results, exchange.seq)

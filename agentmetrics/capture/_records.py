@@ -16,6 +16,9 @@ __all__ = ["Exchange", "ModelEvent", "ToolEvent", "Turn", "Usage"]
 class Exchange:
     """One request to a model endpoint and its response, as the hooks saw it.
 
+    ``provider`` and ``endpoint`` may be None with ``url`` set: :meth:`label`
+    works them out when the run is read.
+
     Mutable while the response is being read: a streamed body grows chunk by
     chunk as the SDK consumes it (``state`` is ``"open"`` until the stream
     ends, then ``"complete"``; ``"closed"`` when it was closed before its end;
@@ -28,7 +31,6 @@ class Exchange:
         "ended",
         "endpoint",
         "error",
-        "first_byte",
         "format",
         "model_hint",
         "provider",
@@ -39,38 +41,58 @@ class Exchange:
         "state",
         "status",
         "streamed",
+        "url",
     )
 
-    def __init__(self, seq: int, source: str, provider: str, format: str, endpoint: str,
-                 request: Any, *, model_hint: str | None = None) -> None:
+    def __init__(self, seq: int, source: str, provider: str | None, format: str,
+                 endpoint: str | None, request: Any, *, model_hint: str | None = None,
+                 url: Any = None) -> None:
         self.seq = seq
         self.source = source
         self.provider = provider
         self.format = format
         self.endpoint = endpoint
+        #: The request's URL object (httpx), when ``provider`` and ``endpoint`` are
+        #: left to be worked out at read time, off the agent's path.
+        self.url = url
         self.request = request
         self.model_hint = model_hint
         self.status: int | None = None
         self.encoding: str | None = None
-        self.chunks: list[Any] = []
+        #: What arrived: a list, or (a teed httpx stream) a dict of the chunks in order.
+        self.chunks: Any = []
         self.streamed = False
         self.started = time.perf_counter()
-        self.first_byte: float | None = None
         self.ended: float | None = None
         self.state = "open"
         self.error: str | None = None
         self._read: Any = None
 
+    def label(self) -> tuple[str, str]:
+        """``(provider, endpoint)``, worked out from ``url`` the first time."""
+        if self.provider is None or self.endpoint is None:
+            from agentmetrics.capture._endpoints import endpoint_label, provider_of
+
+            url = self.url
+            self.provider = provider_of(url.host, self.format)
+            self.endpoint = endpoint_label(url.scheme, url.host, url.port, url.path)
+        return self.provider, self.endpoint
+
     def add(self, chunk: Any) -> None:
-        if self.first_byte is None:
-            self.first_byte = time.perf_counter()
         self.chunks.append(chunk)
+
+    def received(self) -> list[Any]:
+        """The chunks (bytes, or events through botocore) that arrived, in order."""
+        chunks = self.chunks
+        return list(chunks.values()) if isinstance(chunks, dict) else list(chunks)
 
     def finish(self, state: str = "complete", error: str | None = None) -> None:
         if self.state == "open":
+            self.ended = time.perf_counter()
             self.state = state
             self.error = error
-            self.ended = time.perf_counter()
+            if isinstance(self.chunks, dict):  # the tee's store, as a list: less to keep
+                self.chunks = list(self.chunks.values())
 
 
 @attrs.frozen(slots=True)
