@@ -521,21 +521,13 @@ def test_agents_sdk_hook_alone_agent_name(agents_only: Any) -> None:
 
 # --------------------------------------------------------------------------- OpenTelemetry
 
-OTEL = """
-    import json, os, sys, types
+#: The openai-v2 instrumentation's set-up, for OTEL_AGENT (below): its content
+#: capture settings, and the two names openai-v2 2.4b0 needs that util-genai
+#: 1.3b0 renamed (see tests/payloads/otel_payloads.py).
+OPENAI_V2 = """
     os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "span_only"
     os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = "gen_ai_latest_experimental"
-    import openai
-    from opentelemetry import trace
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-    import agentmetrics as am
-    import test_capture_frameworks as t
-    from provider_replies import openai_chat
-    from provider_server import ProviderServer
-
-    # openai-v2 2.4b0 needs two names util-genai 1.3b0 renamed (see tests/payloads/otel_payloads.py).
+    import sys, types
     import opentelemetry.util.genai as util_genai
     from opentelemetry.util.genai import _instruments
     from opentelemetry.util.genai.handler import TelemetryHandler
@@ -546,53 +538,12 @@ OTEL = """
     if not hasattr(TelemetryHandler, "start_inference"):
         TelemetryHandler.start_inference = TelemetryHandler.inference
     from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
-
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    trace.set_tracer_provider(provider)
-    OpenAIInstrumentor().instrument()
-    tracer = trace.get_tracer("orders.framework")
-    TOOLS = [{"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
-             for name in ("GetOrder", "CancelOrder")]
-
-    def agent(client):
-        messages = [{"role": "user", "content": "Cancel order 12345"}]
-        for _ in range(3):
-            reply = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=TOOLS)
-            message = reply.choices[0].message
-            if not message.tool_calls:
-                return message.content
-            messages.append(message.model_dump(exclude_none=True))
-            for call in message.tool_calls:
-                with tracer.start_as_current_span(f"execute_tool {call.function.name}") as span:
-                    result = t.CANCELLED if call.function.name == "CancelOrder" else json.dumps(t.ORDER_RECORD)
-                    span.set_attributes({"gen_ai.operation.name": "execute_tool",
-                                         "gen_ai.tool.name": call.function.name,
-                                         "gen_ai.tool.call.id": call.id,
-                                         "gen_ai.tool.call.result": result,
-                                         "gen_ai.agent.name": "orders"})
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
-
-    out = {}
-    with ProviderServer() as server, openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test",
-                                                   max_retries=0) as client:
-        for key, hooks in (("otel", ["otel"]), ("all", None)):
-            t.script_orders(server)
-            exporter.clear()
-            with am.capture(hooks=hooks) as run:
-                out[f"{key}-answer"] = agent(client)
-            out[key] = t.turn_rows(run)
-            out[f"{key}-spans"] = [span.name for span in exporter.get_finished_spans()]
-        out["sent"] = t.tool_results_sent(server)
-        out["errors"] = server.errors
-    print(json.dumps(out))
 """
 
 
 @pytest.fixture(scope="module")
 def otel_run() -> Any:
-    return in_subprocess(OTEL)
+    return in_subprocess(otel_agent(OPENAI_V2))
 
 
 def test_otel_hook_alone(otel_run: Any) -> None:
@@ -796,9 +747,9 @@ def test_streamed_response_is_teed_unchanged(server: ProviderServer) -> None:
 
 # --------------------------------------------------------------------------- OpenTelemetry: OpenInference, Traceloop
 
-#: The OTEL agent (chat completions, execute_tool spans by hand) under another instrumentation of the openai client;
-#: INSTRUMENT is replaced by the code that sets it up (one per process: both patch openai).
-OTEL_OTHER = """
+#: A chat-completions agent with execute_tool spans made by hand, under one instrumentation of the openai client;
+#: INSTRUMENT is replaced by the code that sets it up (one per process: each patches openai).
+OTEL_AGENT = """
     import json, os
     INSTRUMENT
     import openai
@@ -876,11 +827,15 @@ OTEL_INSTRUMENTATIONS = {
 MODEL_SPAN = {"openinference": "ChatCompletion", "traceloop": "openai.chat"}
 
 
+def otel_agent(setup: str) -> str:
+    """OTEL_AGENT with an instrumentation's set-up in place of INSTRUMENT."""
+    return OTEL_AGENT.replace("    INSTRUMENT", textwrap.indent(textwrap.dedent(setup).strip(), " " * 4), 1)
+
+
 @pytest.fixture(scope="module", params=sorted(OTEL_INSTRUMENTATIONS))
 def otel_other(request: pytest.FixtureRequest) -> tuple[str, Any]:
-    """The OTEL_OTHER agent under one instrumentation, in its own process (see OTEL_INSTRUMENTATIONS)."""
-    setup = textwrap.indent(textwrap.dedent(OTEL_INSTRUMENTATIONS[request.param]).strip(), " " * 4)
-    return request.param, in_subprocess(OTEL_OTHER.replace("    INSTRUMENT", setup, 1))
+    """The OTEL_AGENT agent under one instrumentation, in its own process (see OTEL_INSTRUMENTATIONS)."""
+    return request.param, in_subprocess(otel_agent(OTEL_INSTRUMENTATIONS[request.param]))
 
 
 def test_other_instrumentation_hook_alone(otel_other: tuple[str, Any]) -> None:
