@@ -66,3 +66,16 @@ def pytest_configure(config):
     import os
 
     os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+@pytest.fixture
+def server():
+    """A loopback provider server (tests/provider_server.py) for the test, stopped
+    after it; the test fails if the server saw an error or a scripted reply went
+    unused."""
+    from provider_server import ProviderServer
+
+    with ProviderServer() as running:
+        yield running
+        assert running.errors == []
+        assert running.pending == []

@@ -33,13 +33,6 @@ CANCEL = Call("CancelOrder", {"order_id": "12345", "reason": "changed my mind"},
 
 
 @pytest.fixture
-def server() -> Iterator[ProviderServer]:
-    with ProviderServer() as running:
-        yield running
-        assert running.errors == []
-
-
-@pytest.fixture
 def client(server: ProviderServer) -> Iterator[openai.OpenAI]:
     with openai.OpenAI(base_url=server.url + "/v1", api_key=SECRET, max_retries=0) as made:
         yield made

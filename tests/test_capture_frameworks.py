@@ -48,14 +48,6 @@ ORDER_RECORD = {"order_id": ORDER, "status": "shipped", "items": ["kettle"]}
 CANCELLED = f"order {ORDER} cancelled (arrived late)"
 
 
-@pytest.fixture
-def server() -> Iterator[ProviderServer]:
-    with ProviderServer() as running:
-        yield running
-        assert running.errors == []
-        assert running.pending == []
-
-
 def triples(calls: Any) -> list[tuple[str, Any, Any]]:
     return [(call.name, call.arguments, call.id) for call in calls]
 

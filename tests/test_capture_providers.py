@@ -588,14 +588,6 @@ def expected(calls: list[Call], provider: Provider) -> list[tuple[str, dict[str,
 
 
 @pytest.fixture
-def server() -> Iterator[ProviderServer]:
-    with ProviderServer() as running:
-        yield running
-        assert running.errors == []
-        assert running.pending == []
-
-
-@pytest.fixture
 def sync_client(request: pytest.FixtureRequest, server: ProviderServer) -> Iterator[Any]:
     provider: Provider = request.node.callspec.params["provider"]
     client = provider.client(server)

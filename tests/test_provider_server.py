@@ -6,10 +6,8 @@ import asyncio
 import http.client
 import json
 import threading
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from provider_replies import (
     Call,
     anthropic,
@@ -33,13 +31,6 @@ CALLS = [
 EXPECTED = [(c.name, c.arguments, c.id) for c in CALLS]
 TOOL_PARAMS: dict[str, Any] = {"type": "object", "properties": {}}
 Triples = list[tuple[str, dict[str, Any], str]]
-
-
-@pytest.fixture
-def server() -> Iterator[ProviderServer]:
-    with ProviderServer() as running:
-        yield running
-        assert running.errors == []
 
 
 def only_exchange(server: ProviderServer, path_end: str) -> Exchange:
