@@ -175,10 +175,11 @@ def test_outputs_are_paired_from_the_results_the_next_request_sent(server, clien
     assert [len(turn.tool_calls) for turn in run.turns] == [1, 1, 0]
     assert [turn.user_turn for turn in run.turns] == [True, False, False]
     assert [call.output for call in run.tool_calls] == [json.dumps(outputs[0]), outputs[1]]
-    case = run.case(input="Cancel order 12345", expected_tool_calls=["GetOrder", "CancelOrder"])
+    case = run.case(input="Cancel order 12345", expected_tool_calls=["GetOrder", "CancelOrder"],
+                    id="cancel-1", metadata={"agent": "v2"})
     assert isinstance(case, AgentTestCase)
     assert case.tool_names == ("GetOrder", "CancelOrder")
-    assert case.metadata == {"captured_turns": 3}
+    assert case.metadata == {"captured_turns": 3, "agent": "v2", "id": "cancel-1"}
     assert am.ToolSelectionAccuracy(order_matters=True).evaluate(case).value == 1.0
     assert run.usage.turns == 3 and run.usage.input_tokens == 3 * 82
 
@@ -245,8 +246,9 @@ def test_no_traffic_is_an_error_not_zero_calls():
     assert run.turns == ()
     with pytest.raises(CaptureError, match="recorded no model response"):
         run.tool_calls  # noqa: B018
-    recorded = run.case(errors="record")
+    recorded = run.case(errors="record", id="cancel-7")
     assert isinstance(recorded, UnreadableCase) and "no model response" in recorded.message
+    assert recorded.id == "cancel-7"
     (row,) = am.evaluate([recorded], am.ToolSelectionAccuracy(), errors="record").to_dicts()
     assert "no model response" in row["tool_selection_accuracy_error"]
 

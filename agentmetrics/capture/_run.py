@@ -98,10 +98,16 @@ class Run:
         *,
         actual_output: Any = None,
         metadata: Mapping[str, Any] | None = None,
+        id: Any = None,
         expected_turns: Sequence[Iterable[Any] | None] | None = None,
         errors: Literal["raise", "record"] = "raise",
     ) -> AgentTestCase | UnreadableCase:
         """The run as an :class:`~agentmetrics.AgentTestCase`.
+
+        The case's fields are given here (``input``, ``expected_tool_calls``,
+        ``actual_output``, ``metadata``); its calls are the run's. ``id`` goes
+        into ``metadata["id"]``, as a case file's ``id`` does, so reports name
+        the case; ``metadata["captured_turns"]`` counts the model responses.
 
         With ``expected_turns`` (one expected-call list per user turn), a
         multi-turn case: a user turn starts at each request whose last message
@@ -114,7 +120,8 @@ class Run:
                 f"errors: expected 'raise' or 'record', got {_describe(errors)}.")
         try:
             turns = self._checked()
-            info = {"captured_turns": len(turns), **({} if metadata is None else metadata)}
+            info = {"captured_turns": len(turns), **({} if metadata is None else metadata),
+                    **({} if id is None else {"id": id})}
             if expected_turns is None:
                 return AgentTestCase(
                     input=input, actual_output=actual_output,
@@ -135,7 +142,7 @@ class Run:
         except CaptureError as error:
             if errors == "raise":
                 raise
-            return UnreadableCase(self._label, 0, str(error))
+            return UnreadableCase(self._label, 0, str(error), id=id)
 
     @staticmethod
     def _user_turns(turns: Sequence[Turn]) -> list[tuple[Any, list[ToolCall]]]:
