@@ -12,6 +12,7 @@ import asyncio
 import gzip
 import json
 import pickle
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -668,3 +669,46 @@ def test_mistralai_client(server, stream):
     assert server.exchanges[-1].path == "/v1/chat/completions"
     assert run.tool_calls == (ToolCall("GetOrder", GET.arguments, id="call_get"),
                               ToolCall("CancelOrder", CANCEL.arguments, id="call_cancel"))
+
+
+# -- the span processor, for a TracerProvider of your own -----------------------------
+
+
+def test_span_processor_on_a_provider_of_your_own():
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from agentmetrics.capture import span_processor
+
+    provider = TracerProvider()  # not the global one
+    provider.add_span_processor(span_processor())
+    tracer = provider.get_tracer("my.agent")
+    output = [{"role": "assistant", "parts": [
+        {"type": "tool_call", "id": "call_1", "name": "GetOrder",
+         "arguments": {"order_id": "12345"}}], "finish_reason": "tool_call"}]
+    with am.capture(hooks=["otel"]) as run:
+        with tracer.start_as_current_span("chat gpt-4o-mini") as span:
+            span.set_attributes({"gen_ai.operation.name": "chat",
+                                 "gen_ai.provider.name": "openai",
+                                 "gen_ai.request.model": "gpt-4o-mini",
+                                 "gen_ai.usage.input_tokens": 12, "gen_ai.usage.output_tokens": 3,
+                                 "gen_ai.output.messages": json.dumps(output)})
+        with tracer.start_as_current_span("execute_tool GetOrder") as span:
+            span.set_attributes({"gen_ai.operation.name": "execute_tool",
+                                 "gen_ai.tool.name": "GetOrder", "gen_ai.tool.call.id": "call_1",
+                                 "gen_ai.tool.call.result": "shipped"})
+    with tracer.start_as_current_span("chat gpt-4o-mini"):
+        pass  # outside the capture: not recorded
+    (turn,) = run.turns
+    assert (turn.source, turn.provider, turn.model, turn.usage.total_tokens) == (
+        "otel", "openai", "gpt-4o-mini", 15)
+    assert run.tool_calls == (ToolCall("GetOrder", {"order_id": "12345"}, id="call_1",
+                                       output="shipped"),)
+    provider.shutdown()
+
+
+def test_span_processor_without_opentelemetry_names_the_extra(monkeypatch):
+    from agentmetrics.capture import span_processor
+
+    monkeypatch.setitem(sys.modules, "opentelemetry.sdk.trace", None)
+    with pytest.raises(am.MissingDependencyError, match=r"agent-tool-metrics\[otel\]"):
+        span_processor()
