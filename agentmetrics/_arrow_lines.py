@@ -1,11 +1,12 @@
 """JSONL of tool-name lists read straight into Arrow columns (needs pyarrow).
 
 Lines of the shape ``{"tool_calls": [names], "expected_tool_calls": [names],
-"id": "..."}`` (any order, ``id`` optional, a string or null) are parsed by
+"id": "..."}`` (any order, ``id`` optional, a string, a 64-bit integer or null:
+one or the other in a group of lines) are parsed by
 pyarrow's JSON reader many thousands at a time, with an explicit schema, into
 ``list<string>`` columns, and encoded by :meth:`ToolCallBatch.from_arrow`: no
 Python object per line. Every other line (calls given as objects, a provider
-``response``, extra keys, an integer id, a null list, an empty name, bytes
+``response``, extra keys, an id of another type, a null list, an empty name, bytes
 that are not UTF-8, malformed JSON) goes through the line-by-line reader,
 which is the reference: the rows, errors and line numbers are the ones it
 gives for the whole file.
@@ -23,6 +24,7 @@ it for the rest.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -84,10 +86,14 @@ class _Reader:
         self.pa = pa
         self.json = require("pyarrow.json", "arrow")
         names = pa.list_(pa.string())
-        self.parse_options = self.json.ParseOptions(
-            explicit_schema=pa.schema([("tool_calls", names), ("expected_tool_calls", names),
-                                       ("id", pa.string())]),
-            unexpected_field_behavior="error")
+        # Ids are strings or integers (64-bit): a group is parsed with the kind the
+        # last group had, and again with the other when pyarrow says an id was of it.
+        self.id_schemas = [
+            self.json.ParseOptions(
+                explicit_schema=pa.schema([("tool_calls", names), ("expected_tool_calls", names),
+                                           ("id", id_type)]),
+                unexpected_field_behavior="error")
+            for id_type in (pa.string(), pa.int64())]
         self.fast_lines = 0
         self.slow_lines = 0
 
@@ -99,13 +105,24 @@ class _Reader:
                 data.decode("utf-8")
             except UnicodeDecodeError:
                 return None
-        try:
-            table = self.json.read_json(
-                io.BytesIO(data), parse_options=self.parse_options,
-                read_options=self.json.ReadOptions(use_threads=False,
-                                                   block_size=max(len(data) + 1, 1 << 20)))
-        except Exception:
+        read_options = self.json.ReadOptions(use_threads=False,
+                                             block_size=max(len(data) + 1, 1 << 20))
+        table = None
+        for attempt, options in enumerate(self.id_schemas):
+            try:
+                table = self.json.read_json(io.BytesIO(data), parse_options=options,
+                                            read_options=read_options)
+                break
+            except Exception as error:
+                # Another try only for an id of the other kind (a float, a big or a
+                # mixed id fails both: the line reader's).
+                if attempt or not re.search(r"Column\(/id\) changed from (string|number) to "
+                                            r"(number|string)", str(error)):
+                    return None
+        if table is None:
             return None
+        if attempt:  # the file's ids are of the other kind: try that one first from now on
+            self.id_schemas.reverse()
         if table.num_rows != len(lines):
             return None
         calls, expected = table.column("tool_calls"), table.column("expected_tool_calls")

@@ -1,9 +1,10 @@
 """`agentmetrics evaluate` on a large JSONL file: throughput and peak memory.
 
     python benchmarks/bench_cli.py [--lines 1000000] [--repeats 3]
-        [--baseline REF] [--payload-lines 100000]
+        [--baseline REF] [--payload-lines 100000] [--integer-ids]
 
-Writes a seeded JSONL file (0 to 8 calls a side, 2,000 tool names), then times,
+Writes a seeded JSONL file (0 to 8 calls a side, 2,000 tool names; string ids,
+or integer ones with --integer-ids), then times,
 in fresh processes, side by side:
   - floor: `json.loads` on every line (no scoring, no output);
   - `agentmetrics evaluate FILE --format FORMAT` for each output format, stdout
@@ -45,13 +46,13 @@ with open(sys.argv[1], encoding="utf-8") as handle:
 """
 
 
-def write_file(path: Path, lines: int, seed: int = 0) -> None:
+def write_file(path: Path, lines: int, seed: int = 0, *, integer_ids: bool = False) -> None:
     rng = random.Random(seed)
     names = [f"tool_{i:04d}" for i in range(2000)]
     with path.open("w", encoding="utf-8") as handle:
         for index in range(lines):
             record = {
-                "id": f"case-{index}",
+                "id": index if integer_ids else f"case-{index}",
                 "tool_calls": [rng.choice(names) for _ in range(rng.randint(0, 8))],
                 "expected_tool_calls": [rng.choice(names) for _ in range(rng.randint(0, 8))],
             }
@@ -175,12 +176,14 @@ def main() -> None:
                         help="also time each format with --reader lines (every line parsed by "
                         "the line reader, as before the Arrow reader of name lists)")
     parser.add_argument("--payload-lines", type=int, default=100_000)
+    parser.add_argument("--integer-ids", action="store_true",
+                        help="the file's ids are integers (0, 1, ...) instead of strings")
     args = parser.parse_args()
 
     folder = Path(tempfile.mkdtemp())
     big, half = folder / "cases.jsonl", folder / "half.jsonl"
-    write_file(big, args.lines)
-    write_file(half, args.lines // 2)
+    write_file(big, args.lines, integer_ids=args.integer_ids)
+    write_file(half, args.lines // 2, integer_ids=args.integer_ids)
     size_mb = big.stat().st_size / 2**20
     cli = [sys.executable, "-m", "agentmetrics", "evaluate"]
     commands = {"floor: json.loads per line": [sys.executable, "-c", FLOOR, str(big)]}

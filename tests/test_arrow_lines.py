@@ -145,6 +145,22 @@ def test_the_fuzz_can_tell_the_readers_apart(capsys, tmp_path, arrow_everywhere)
     assert arrow_everywhere["lines"] == 40
 
 
+@pytest.mark.parametrize("ids", ["integers", "mixed"])
+def test_integer_ids_are_read_by_arrow_too(capsys, tmp_path, arrow_everywhere, ids):
+    # Integer ids (up to 64 bits) take the Arrow path; a group mixing string and
+    # integer ids is split until each part has one kind; the rows are the line reader's.
+    def identifier(i: int) -> object:
+        return i * 7 - 100 if ids == "integers" or i < 20 else f"c{i}"
+
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps({"id": identifier(i), "tool_calls": ["A", "B"][: i % 3],
+                                        "expected_tool_calls": ["B"]}) + "\n" for i in range(40)))
+    arrow, reference = both_readers(capsys, path, "--format", "jsonl")
+    assert arrow == reference and arrow[0] == 0
+    assert json.loads(arrow[1].splitlines()[0])["id"] == -100
+    assert arrow_everywhere["lines"] == 40
+
+
 def test_bad_lines_cost_only_their_neighbourhood(capsys, tmp_path, monkeypatch):
     # Default group sizes: a file of 10,000 good lines with three bad ones is
     # read almost entirely by Arrow, and its rows are the line reader's.
