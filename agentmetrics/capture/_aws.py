@@ -17,6 +17,7 @@ import io
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
+from urllib.parse import urlsplit
 
 from agentmetrics.capture._endpoints import endpoint_label
 from agentmetrics.capture._records import Exchange
@@ -62,8 +63,6 @@ def _exchange(client: Any, operation: str, params: dict[str, Any]) -> Exchange |
         return None
     path, format = _OPERATIONS[operation]
     model = params.get("modelId") if isinstance(params, dict) else None
-    from urllib.parse import urlsplit
-
     url = urlsplit(str(meta.endpoint_url))
     label = endpoint_label(url.scheme, url.hostname or "", url.port,
                            f"{url.path.rstrip('/')}/model/{model}/{path}")
@@ -89,7 +88,8 @@ def install(module: ModuleType) -> None:
 
     @functools.wraps(original_call)
     def make_api_call(self: Any, operation_name: str, api_params: Any) -> Any:
-        if not recorders("botocore"):
+        found = recorders("botocore")
+        if not found:
             return original_call(self, operation_name, api_params)
         exchange = _exchange(self, operation_name, api_params)
         if exchange is None:
@@ -110,7 +110,7 @@ def install(module: ModuleType) -> None:
             exchange.add({key: _copy(value) for key, value in result.items()
                           if key != "ResponseMetadata"})
             exchange.finish()
-        for recorder in recorders("botocore"):
+        for recorder in found:
             recorder.exchanges.append(exchange)
         return result
 

@@ -30,7 +30,8 @@ HOOKS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 _LOCK = threading.RLock()
-_INSTALLED: set[str] = set()
+#: The modules hooked so far, with the helper module that hooked each.
+_INSTALLED: dict[str, str] = {}
 _WATCHED: dict[str, str] = {}
 _ENABLED: set[str] = set()
 
@@ -44,7 +45,7 @@ def _install(module_name: str, helper: str, module: ModuleType) -> None:
         if module_name in _INSTALLED:
             return
         _installer(helper).install(module)
-        _INSTALLED.add(module_name)
+        _INSTALLED[module_name] = helper
 
 
 class _Loader:
@@ -112,8 +113,7 @@ def ensure(names: Sequence[str]) -> None:
 
 
 def _each(action: str) -> None:
-    for module_name in list(_INSTALLED):
-        helper = next(h for hooks in HOOKS.values() for m, h in hooks if m == module_name)
+    for helper in set(_INSTALLED.values()):
         function = getattr(_installer(helper), action, None)
         if function is not None:
             function()

@@ -23,7 +23,7 @@ from agentmetrics._model import ToolCall
 from agentmetrics.capture._records import Exchange, ModelEvent, ToolEvent, Turn, Usage
 from agentmetrics.errors import AgentMetricsError
 
-__all__ = ["case_line", "read_turns", "user_text"]
+__all__ = ["case_line", "read_turns"]
 
 #: Formats whose request bodies are read for tool results and user turns.
 _CHAT_LIKE = ("openai_chat", "cohere", "ollama")
@@ -524,11 +524,6 @@ def read_turns(exchanges: Sequence[Exchange], events: Sequence[Any]) -> tuple[Tu
         user_turn = turn.user_turn or index == 0
         out.append(attrs.evolve(turn, index=index, user_turn=user_turn))
     return tuple(out)
-
-
-def user_text(turn: Turn) -> Any:
-    """The user's message that started ``turn``'s user turn (None when unknown)."""
-    return turn.user_input
 
 
 def _call_record(call: ToolCall) -> dict[str, Any]:

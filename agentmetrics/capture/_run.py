@@ -146,12 +146,10 @@ class Run:
 
     @staticmethod
     def _user_turns(turns: Sequence[Turn]) -> list[tuple[Any, list[ToolCall]]]:
-        from agentmetrics.capture._reading import user_text
-
         groups: list[tuple[Any, list[ToolCall]]] = []
         for turn in turns:
             if turn.user_turn or not groups:
-                groups.append((user_text(turn), []))
+                groups.append((turn.user_input, []))
             groups[-1][1].extend(turn.tool_calls)
         return groups
 
