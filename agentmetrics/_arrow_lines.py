@@ -34,7 +34,8 @@ import numpy as np
 from agentmetrics._optional import require
 from agentmetrics._tool_call_batch import ToolCallBatch
 from agentmetrics._dataset import case_of_line
-from agentmetrics._lines import _BOMS, decode_line
+from agentmetrics._columnar import Reader, paused_gc
+from agentmetrics._lines import _BOMS, LineError, decode_line, parse_json_line
 from agentmetrics._types import ErrorsMode
 
 __all__ = ["Chunk", "name_list_chunks", "readable_as_arrow"]
@@ -48,6 +49,8 @@ SMALL_GROUP = 16
 SWITCH_TO_LINES = True
 SWITCH_AFTER = 1024
 _WHITESPACE = b" \t\r\n"
+#: Lines the line path parses and reads at a time (see _Reader.line_group).
+PARSE_LINES = 512
 
 
 @attrs.frozen(slots=True, eq=False)
@@ -138,12 +141,30 @@ class _Reader:
         return None if batch.invalid else batch
 
     def line_group(self, lines: list[bytes], numbers: list[int]) -> ToolCallBatch:
-        cases: list[Any] = []  # AgentTestCase or UnreadableCase
-        for raw, number in zip(lines, numbers):
-            case = case_of_line(decode_line(number, raw), self.label, self.errors, self.options)
+        """Lines pyarrow does not take (calls as objects, say): parsed with the
+        line reader's JSON parser and read column by column
+        (:class:`agentmetrics._columnar.Reader`), a few hundred at a time while
+        they are in the processor's cache; a line that is not plain is read by
+        the line reader itself, which says what is wrong."""
+
+        def reference(row: int, record: Any) -> Any:
+            case = case_of_line(decode_line(numbers[row], lines[row]), self.label, self.errors,
+                                self.options)
             assert case is not None  # blank lines were dropped before
-            cases.append(case)
-        return ToolCallBatch.from_cases(cases, errors="record")
+            return case
+
+        reader = Reader(reference, keep_records=False)
+        with paused_gc():  # until the records are gone: nothing for a collection to find
+            for start in range(0, len(lines), PARSE_LINES):
+                group = lines[start:start + PARSE_LINES]
+                records = _parsed(group)
+                if records is None:  # not UTF-8 or not JSON somewhere: line by line
+                    for offset in range(len(group)):
+                        reader.add_case(reference(start + offset, None))
+                else:
+                    reader.add(records)
+                records = None
+            return ToolCallBatch.from_ingested(reader.result(), keep_cases=False)
 
     def batch(self, lines: list[bytes], numbers: list[int], objects: list[bool]) -> ToolCallBatch:
         """The cases of these non-blank lines; ``objects`` tells the lines
@@ -180,6 +201,24 @@ class _Reader:
                 return
         self.slow_lines += stop - start
         pieces.append(self.line_group(lines[start:stop], numbers[start:stop]))
+
+
+def _parsed(lines: list[bytes]) -> list[Any] | None:
+    """Each line's JSON value, as the line reader parses it; None when any line
+    is not UTF-8 or not JSON (the line reader then says which and why)."""
+    try:
+        text = b"\n".join(lines).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    texts = text.split("\n")
+    if len(texts) != len(lines):  # pragma: no cover - a newline byte is a newline
+        return None
+    if "\r" in text:
+        texts = [line[:-1] if line.endswith("\r") else line for line in texts]
+    try:
+        return list(map(parse_json_line, texts))
+    except LineError:
+        return None
 
 
 def _all_braced(body: bytes, lines: int) -> bool:

@@ -15,7 +15,7 @@ from agentmetrics._aio import run_sync
 from agentmetrics._tool_call_batch import ToolCallBatch
 from agentmetrics._concurrent import MetricRun, RunSettings, needs_runner, score_concurrently
 from agentmetrics._metric import Metric, metric_labels
-from agentmetrics._model import AgentTestCase, _describe
+from agentmetrics._model import AgentTestCase, UnreadableCase, _describe
 from agentmetrics._progress import AUTO_PROGRESS_MIN_CASES, Progress
 from agentmetrics._metric_result import MetricResult, check_result, metric_failure, note_metric_bug
 from agentmetrics._results import EvaluationResult
@@ -81,7 +81,13 @@ def _to_batch(cases: Any, errors: ErrorsMode, progress: Progress) -> ToolCallBat
             f"cases: expected a list or iterable of AgentTestCase, a ToolCallBatch or a "
             f"pandas DataFrame, got {_describe(cases)}. Fix: wrap a single case in a list."
         )
-    return ToolCallBatch.from_cases(cases, errors=errors, on_progress=progress.update)
+    kept = cases if isinstance(cases, (list, tuple)) else list(cases)
+    if not set(map(type, kept)) <= {AgentTestCase, UnreadableCase}:
+        # Mappings of case fields (records), alone or among cases.
+        batch = ToolCallBatch.from_records(kept, errors=errors)
+        progress.update(len(kept))
+        return batch
+    return ToolCallBatch.from_cases(kept, errors=errors, on_progress=progress.update)
 
 
 def _failed(metric: Metric, batch: ToolCallBatch, message: str) -> MetricResult:

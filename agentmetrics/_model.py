@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
+from itertools import chain, repeat
+from operator import itemgetter, methodcaller
 from typing import Any
 
 import attrs
@@ -12,7 +15,10 @@ import attrs
 from agentmetrics._memo import memo
 from agentmetrics.errors import InvalidCaseError
 
-__all__ = ["CASE_FIELDS", "AgentTestCase", "EvalScore", "ToolCall", "ToolCallLike", "UnreadableCase"]
+__all__ = [
+    "CASE_FIELDS", "AgentTestCase", "EvalScore", "ToolCall", "ToolCallLike", "UnreadableCase",
+    "call_columns", "calls_from_columns", "calls_from_mappings", "cases_from_fields",
+]
 
 
 def _describe(value: object) -> str:
@@ -120,6 +126,90 @@ _MAPPING_KEYS = frozenset({"name", "arguments", "id", "output", "raw_arguments"}
 _NAME_CALLS, _call_for_name = memo(ToolCall, limit=65_536)
 
 
+_NONE = type(None)
+_GET_ARGUMENTS = methodcaller("get", "arguments")
+_GET_ID = methodcaller("get", "id")
+_GET_OUTPUT = methodcaller("get", "output")
+_GET_RAW = methodcaller("get", "raw_arguments")
+_GET_NAME = itemgetter("name")
+_new = object.__new__
+
+
+def _slot_setters(cls: type) -> dict[str, Any]:
+    """Each field's slot descriptor ``__set__``: fills a field of an object made
+    with ``object.__new__``, bypassing ``__init__`` (and the frozen ``__setattr__``)."""
+    return {field.name: cls.__dict__[field.name].__set__ for field in attrs.fields(cls)}
+
+
+def _fill(cls: type, columns: Mapping[str, Iterable[Any]], n: int) -> list[Any]:
+    """``n`` new ``cls`` objects, field ``f`` of object ``i`` set to ``columns[f][i]``:
+    one C-level loop a field, no bytecode per object. The values must be the
+    ones the converters and validators would give: the callers check them first."""
+    made: list[Any] = list(map(_new, repeat(cls, n)))
+    setters = _SETTERS[cls]  # type: ignore[index]
+    for field, values in columns.items():
+        deque(map(setters[field], made, values), maxlen=0)
+    return made
+
+
+def call_columns(items: list[Any]) -> dict[str, list[Any]] | None:
+    """The fields of a list of plain dicts (``{"name": ..., "arguments": {...}, ...}``)
+    as columns, every value checked at once as ``ToolCall`` checks it (arguments
+    not yet copied); or None when any item is not exactly such a dict or holds
+    a value ``ToolCall`` refuses or would convert (a str subclass), so that the
+    caller takes the call-by-call path, which says what and where."""
+    if not items:
+        return {"name": [], "arguments": [], "id": [], "raw_arguments": [], "output": []}
+    if set(map(type, items)) != {dict}:
+        return None
+    keys = set().union(*items)
+    if not keys <= _MAPPING_KEYS:
+        return None
+    try:
+        names = list(map(_GET_NAME, items))
+    except KeyError:
+        return None
+    if set(map(type, names)) != {str} or "" in names:
+        return None
+    n = len(items)
+    columns: dict[str, list[Any]] = {"name": names}
+    if "arguments" in keys:
+        arguments = list(map(_GET_ARGUMENTS, items))
+        kinds = set(map(type, arguments))
+        if not kinds <= {dict, _NONE}:
+            return None
+        if _NONE in kinds:
+            arguments = [{} if value is None else value for value in arguments]
+        if not set(map(type, chain.from_iterable(arguments))) <= {str}:
+            return None
+        columns["arguments"] = arguments
+    else:
+        columns["arguments"] = [{}] * n  # copied when the calls are built
+    for field, getter in (("id", _GET_ID), ("raw_arguments", _GET_RAW), ("output", _GET_OUTPUT)):
+        if field not in keys:
+            columns[field] = [None] * n
+            continue
+        values = list(map(getter, items))
+        if field != "output" and not set(map(type, values)) <= {str, _NONE}:
+            return None
+        columns[field] = values
+    return columns
+
+
+def calls_from_columns(columns: Mapping[str, list[Any]]) -> list[ToolCall]:
+    """ToolCalls from :func:`call_columns`' checked columns, each arguments dict
+    copied, built without a Python ``__init__`` call each."""
+    filled = {**columns, "arguments": map(dict, columns["arguments"])}
+    return _fill(ToolCall, filled, len(columns["name"]))
+
+
+def calls_from_mappings(items: list[Any]) -> list[ToolCall] | None:
+    """``[ToolCall(**item) for item in items]`` for plain dicts, checked at once;
+    None when the call-by-call path must say what is wrong (see :func:`call_columns`)."""
+    columns = call_columns(items)
+    return None if columns is None else calls_from_columns(columns)
+
+
 def _to_tool_call(item: object, field: str, index: int) -> ToolCall:
     kind = type(item)  # exact types first: ABC isinstance checks are slow
     if kind is ToolCall:
@@ -181,11 +271,16 @@ def _to_call_tuple(value: object, field: str) -> tuple[ToolCall, ...] | None:
             f"made, got a {type(value).__name__}, which has no order. Fix: pass a list."
         )
     if type(value) is list or type(value) is tuple:
-        if all(type(item) is str for item in value):  # names: the common case
+        kinds = set(map(type, value))
+        if kinds <= {str}:  # names: the common case
             try:
                 return tuple(map(_call_for_name, value))
             except InvalidCaseError:
                 pass  # an empty name: the loop below says which position
+        elif kinds == {dict}:  # {"name": ..., "arguments": ...} objects, checked at once
+            calls = calls_from_mappings(value if type(value) is list else list(value))
+            if calls is not None:
+                return tuple(calls)
     return tuple(_to_tool_call(item, field, index) for index, item in enumerate(value))
 
 
@@ -321,6 +416,19 @@ class UnreadableCase:
     line: int
     message: str
     id: Any = attrs.field(default=None, kw_only=True)
+
+
+_SETTERS = {cls: _slot_setters(cls) for cls in (ToolCall, AgentTestCase)}
+
+
+def cases_from_fields(columns: Mapping[str, Iterable[Any]], n: int) -> list[AgentTestCase]:
+    """``n`` AgentTestCases from one column of values per field, built without
+    an ``__init__`` call each. Every value must already be what the field's
+    converter gives (tuples of ToolCall or None, a fresh metadata dict, turns
+    None): the columnar readers check their input before they come here."""
+    filled = {"input": repeat(None), "actual_output": repeat(None), "turns": repeat(None),
+              **columns}
+    return _fill(AgentTestCase, filled, n)
 
 
 # Pickles and reprs name the public path, not this private module.

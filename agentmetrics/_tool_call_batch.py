@@ -12,13 +12,14 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import chain, pairwise, repeat
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 import attrs
 import numpy as np
 import numpy.typing as npt
 
+from agentmetrics._columnar import BadName, Ingested, Vocabulary
 from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase, _describe, _is_not_given
 from agentmetrics._optional import require
 from agentmetrics._types import ErrorsMode, check_errors_mode
@@ -77,42 +78,51 @@ def _row_names(row: object, field: str) -> list[str]:
     return names
 
 
-class _BadName(Exception):
-    """A name that cannot be a tool name: leave the fast path."""
+_GET_NAME = itemgetter("name")
 
 
-class _Vocabulary(dict[Any, int]):
-    """name -> id; an unseen name gets the next id (first-seen order).
-
-    Lookups of known names run at C speed; only a new name runs Python code.
-    """
-
-    def __missing__(self, name: Any) -> int:
-        if type(name) is not str or not name:
-            raise _BadName
-        self[name] = new_id = len(self)
-        return new_id
+def _plain_names(items: list[Any]) -> list[Any] | None:
+    """The names of a side's items, read at C speed where every item is a name
+    or a plain ``{"name": ...}`` dict (the encoder then checks each name);
+    None sends the caller to the row-by-row path, which says what is wrong."""
+    kinds = set(map(type, items))
+    if kinds <= {str}:
+        return items
+    try:
+        if kinds == {dict}:
+            return list(map(_GET_NAME, items))
+        if kinds <= {str, dict, ToolCall}:
+            return [item if type(item) is str else item.name if type(item) is ToolCall
+                    else item["name"] for item in items]
+    except KeyError:
+        return None
+    return None
 
 
 class _Encoder:
     """Builds one shared vocabulary while encoding the rows of both sides."""
 
     def __init__(self) -> None:
-        self.index = _Vocabulary()
+        self.index = Vocabulary()
 
     def encode(
         self, rows: Sequence[Any], field: str, errors: ErrorsMode, invalid: dict[int, str]
     ) -> tuple[IdArray, IntArray, BoolArray]:
         n = len(rows)
         kinds = set(map(type, rows))
-        if kinds <= {list, tuple, type(None)}:  # the common cases, at C speed
+        if kinds <= {list, tuple, np.ndarray, type(None)}:  # the common cases, at C speed
+            if np.ndarray in kinds and any(row.ndim != 1 for row in rows
+                                           if type(row) is np.ndarray):
+                return self._encode_slowly(rows, field, errors, invalid)
             given = np.ones(n, dtype=bool)
             present = rows
             if type(None) in kinds:
                 given = np.fromiter((row is not None for row in rows), dtype=bool, count=n)
                 present = [() if row is None else row for row in rows]
             lengths = np.fromiter(map(len, present), dtype=np.int64, count=n)
-            encoded = self.encode_names(chain.from_iterable(present), lengths, given)
+            items = list(chain.from_iterable(present))
+            names = _plain_names(items)
+            encoded = None if names is None else self.encode_names(names, lengths, given)
             if encoded is not None:
                 return encoded
             # The slow path gets the rows as given: a None row stays "not given".
@@ -128,7 +138,7 @@ class _Encoder:
             ids = np.fromiter(
                 map(self.index.__getitem__, names), dtype=np.int32, count=int(lengths.sum())
             )
-        except (_BadName, TypeError):
+        except (BadName, TypeError):
             return None
         return ids, _offsets_from_lengths(lengths), given
 
@@ -262,6 +272,63 @@ class ToolCallBatch:
         has_ids = case_ids.count(None) < len(case_ids)
         batch = cls._encode(called, expected, errors, invalid, tuple(case_ids) if has_ids else None)
         return attrs.evolve(batch, cases=tuple(kept))
+
+    @classmethod
+    def from_records(
+        cls,
+        records: Iterable[Mapping[str, Any] | AgentTestCase],
+        *,
+        errors: ErrorsMode = "raise",
+        input_format: str | None = None,
+        hosted_tools: bool = True,
+    ) -> ToolCallBatch:
+        """Encode mappings of case fields: the keys a JSONL line has
+        (``tool_calls``, ``expected_tool_calls``, ``id``, ``input``,
+        ``actual_output``, ``metadata``, ``turns``, or ``response`` with
+        ``format``), read as :func:`agentmetrics.read_cases` reads a line.
+
+        Records of the plain shape are read column by column, with no object
+        per case; their AgentTestCases are built all at once when a metric
+        first reads them (``batch.cases``). AgentTestCase items pass as they
+        are. A record that cannot be read raises InvalidCaseError naming
+        ``record N`` and the field, or, with ``errors="record"``, becomes a
+        row that every metric reports. ``input_format`` and ``hosted_tools``
+        are :func:`agentmetrics.read_cases`' for ``response`` payloads.
+        """
+        check_errors_mode(errors)
+        from agentmetrics._columnar import ingest
+
+        if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):
+            raise InvalidCaseError(
+                f"from_records: expected a list or iterable of mappings, got {_describe(records)}. "
+                f"Fix: wrap a single record in a list.")
+        if input_format is not None:
+            from agentmetrics.formats import FORMATS
+
+            if input_format not in FORMATS:
+                raise InvalidCaseError(
+                    f"input_format: unknown format {input_format!r}; expected one of "
+                    f"{', '.join(FORMATS)}.")
+        read = ingest(list(records), errors=errors,
+                      options={"input_format": input_format, "hosted_tools": hosted_tools})
+        return cls.from_ingested(read)
+
+    @classmethod
+    def from_ingested(cls, read: Ingested, *, keep_cases: bool = True) -> ToolCallBatch:
+        """The batch of what :func:`agentmetrics._columnar.ingest` read (with its
+        cases, built when first read, unless ``keep_cases`` is False)."""
+        sides = []
+        for side in (read.called, read.expected):
+            n = len(side.lengths)
+            sides.append((np.frombuffer(side.ids, dtype=np.int32).copy() if side.ids else
+                          np.zeros(0, dtype=np.int32),
+                          _offsets_from_lengths(np.fromiter(side.lengths, dtype=np.int64, count=n)),
+                          np.fromiter(side.given, dtype=bool, count=n)))
+        has_ids = read.case_ids.count(None) < len(read.case_ids)
+        return cls._assemble(read.vocabulary, sides[0], sides[1],
+                             tuple(read.case_ids) if has_ids else None,
+                             read.cases if keep_cases else None,  # type: ignore[arg-type]
+                             invalid=read.invalid)
 
     @classmethod
     def _from_valid_cases(

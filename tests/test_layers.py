@@ -114,14 +114,15 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("errors", "_types", "_version", "_optional", "_exact", "_lis", "_aio",
                     "_lines", "_discovery", "_progress", "_prefetch", "_memo", "_secrets")),
-    ("model", ("_model", "_tool_call_batch", "_metric_result", "_canonical")),
+    ("model", ("_model", "formats", "formats.*", "_columnar", "_columnar.*", "_tool_call_batch",
+               "_metric_result", "_canonical")),
     ("metric contract", ("_metric",)),
     ("registry", ("registry",)),
     ("kernels and batch", ("_kernels", "_kernels.*", "batch", "stats", "stats.*", "_table")),
     ("metrics", ("metrics", "metrics.*", "functional")),
     ("results", ("_summary", "_aggregate", "_repeated", "_results")),
     ("evaluate", ("_cache", "_concurrent", "_evaluate", "_streaming")),
-    ("readers", ("formats", "formats.*", "_dataset", "_arrow_lines", "_sides", "_compare", "partition",
+    ("readers", ("_dataset", "_arrow_lines", "_sides", "_compare", "partition",
                  "capture", "capture.*")),
     ("cli and integrations", ("cli", "cli.*", "pytest_plugin", "dask", "dask.*", "testing", "", "__main__")),
 ]
@@ -161,7 +162,7 @@ def test_the_layer_check_finds_an_upward_import():
     graph = {"agentmetrics._metric": {"agentmetrics._results"}, "agentmetrics._results": {"agentmetrics._metric"}}
     assert upward_imports(graph) == [
         "agentmetrics._metric (metric contract) imports agentmetrics._results (results)"]
-    assert layer_of("agentmetrics.formats._otel") == layer_of("agentmetrics._dataset")
+    assert layer_of("agentmetrics.formats._otel") == layer_of("agentmetrics._columnar._ingest")
     assert layer_of("agentmetrics.newmodule") is None
 
 

@@ -1,0 +1,20 @@
+"""Cases as columns: records and DataFrame cells read into tool-id columns
+without an object per case, and cases built in bulk when a metric needs them.
+:func:`case_from_record` is the reference reading of one record; the columnar
+reading (:func:`ingest`) takes only what it takes and gives what it gives."""
+
+from agentmetrics._columnar._ingest import (
+    BadName,
+    Ingested,
+    LazyCases,
+    Reader,
+    Side,
+    Vocabulary,
+    cases_from_records,
+    ingest,
+    paused_gc,
+)
+from agentmetrics._columnar._records import LINE_KEYS, case_from_record
+
+__all__ = ["LINE_KEYS", "BadName", "Ingested", "LazyCases", "Reader", "Side", "Vocabulary",
+           "case_from_record", "cases_from_records", "ingest", "paused_gc"]

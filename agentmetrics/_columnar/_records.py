@@ -1,0 +1,102 @@
+"""One record (a decoded JSONL line, a mapping in ``evaluate``) as an AgentTestCase.
+
+This is the reference reading of a record: the columnar paths beside it
+(:mod:`agentmetrics._columnar._ingest`) take only records this reads, and
+give what it gives.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentmetrics._model import CASE_FIELDS, AgentTestCase
+from agentmetrics.errors import InvalidCaseError
+
+__all__ = ["LINE_KEYS", "case_from_record"]
+
+#: The keys a JSONL line may have. ``tool_calls`` and ``expected_tool_calls``
+#: hold names or ``{"name": ..., "arguments": {...}}`` objects; instead of
+#: ``tool_calls``, ``response`` may hold a provider payload (an OpenAI,
+#: Anthropic, Gemini, LangChain or OpenTelemetry shape) whose calls are read
+#: with :func:`agentmetrics.formats.tool_calls_from`, ``format`` naming its
+#: format when detection is not wanted.
+LINE_KEYS = CASE_FIELDS | {"id", "response", "format"}
+
+
+def case_from_record(
+    record: object, *, input_format: str | None = None, hosted_tools: bool = True
+) -> AgentTestCase:
+    """Build an AgentTestCase from one decoded JSONL object.
+
+    ``id`` goes into ``metadata["id"]``. Unknown keys are refused rather than
+    ignored, since a misspelt ``expected_tool_call`` would silently score as
+    "not given". ``input_format`` is the format of ``response`` payloads on
+    lines that do not name one in ``format``; ``hosted_tools`` is passed to
+    :func:`agentmetrics.formats.tool_calls_from`.
+    """
+    if not isinstance(record, dict):
+        raise InvalidCaseError(
+            f"expected a JSON object, got {type(record).__name__}. Fix: write one "
+            f'object a line, e.g. {{"tool_calls": [...], "expected_tool_calls": [...]}}.'
+        )
+    unknown = sorted(set(record) - LINE_KEYS)
+    if unknown:
+        shown = ", ".join(repr(key if len(key) <= 40 else key[:37] + "...") for key in unknown[:5])
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        raise InvalidCaseError(
+            f"unknown keys [{shown}]{more}; expected some of {sorted(LINE_KEYS)}. "
+            f"Fix: put extra fields under \"metadata\"."
+        )
+    metadata: Any = record.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise InvalidCaseError(f"'metadata' must be an object, got {type(metadata).__name__}.")
+    if "id" in record:
+        metadata = {**metadata, "id": record["id"]}
+    tool_calls = record.get("tool_calls")
+    if "response" in record:
+        if "tool_calls" in record:
+            raise InvalidCaseError(
+                "both 'tool_calls' and 'response' are given; expected one of them. Fix: keep "
+                "'response' (the provider payload) or 'tool_calls' (the calls themselves)."
+            )
+        from agentmetrics.formats import tool_calls_from
+
+        line_format = record.get("format")
+        if line_format is not None and not isinstance(line_format, str):
+            raise InvalidCaseError(
+                f"'format' must be a format name (a string), got "
+                f"{type(line_format).__name__}. Fix: write e.g. \"format\": \"anthropic\"."
+            )
+        try:
+            tool_calls = tool_calls_from(record["response"], line_format or input_format,
+                                         hosted_tools=hosted_tools)
+        except InvalidCaseError as error:
+            raise InvalidCaseError(f"'response': {error}") from None
+    elif "format" in record:
+        raise InvalidCaseError("'format' names the format of 'response', which this line lacks.")
+    turns = record.get("turns")
+    if turns is not None:
+        if not isinstance(turns, list):
+            raise InvalidCaseError(
+                f"'turns' must be a list of turn objects, got {type(turns).__name__}. Fix: write "
+                f'"turns": [{{"tool_calls": [...], "expected_tool_calls": [...]}}, ...].')
+        parsed = []
+        for index, turn in enumerate(turns):
+            if isinstance(turn, dict) and ("turns" in turn or "id" in turn):
+                raise InvalidCaseError(
+                    f"'turns'[{index}]: a turn has no 'turns' or 'id' of its own; expected "
+                    f"input, actual_output, tool_calls or response (with format), "
+                    f"expected_tool_calls, metadata.")
+            try:
+                parsed.append(case_from_record(turn, input_format=input_format, hosted_tools=hosted_tools))
+            except InvalidCaseError as error:
+                raise InvalidCaseError(f"'turns'[{index}]: {error}") from None
+        turns = parsed
+    return AgentTestCase(
+        input=record.get("input"),
+        actual_output=record.get("actual_output"),
+        tool_calls=tool_calls,
+        expected_tool_calls=record.get("expected_tool_calls"),
+        metadata=metadata,
+        turns=turns,
+    )
