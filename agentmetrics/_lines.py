@@ -29,7 +29,8 @@ from typing import IO
 
 import attrs
 
-__all__ = ["Line", "LineError", "SourceError", "decode_line", "lines", "parse_json_line"]
+__all__ = ["Line", "LineError", "SourceError", "decode_line", "lines", "parse_json_line",
+           "parse_json_lines"]
 
 _CHUNK = 1 << 16
 _FIX = "Fix: save the file as UTF-8."
@@ -307,6 +308,25 @@ def _finite(text: str) -> float:
 
 # json.loads(**options) would build a decoder a call.
 _DECODER = json.JSONDecoder(parse_constant=_refuse, parse_float=_finite)
+# Without the float hook (a Python call a float): for text that holds no number
+# a float could overflow on, where the two give the same values.
+_PLAIN_FLOATS = json.JSONDecoder(parse_constant=_refuse)
+#: What a number that overflows a float needs: an exponent of three digits or
+#: more, or 200 digits in a row (below both, a value is under 1e300). Matched
+#: anywhere, strings included: a match only sends the text to the float hook.
+_BIG_NUMBER = re.compile(r"[eE][+-]?\d{3}|\d{200}")
+
+
+def parse_json_lines(texts: list[str], joined: str) -> list[object] | None:
+    """Each text's JSON value as :func:`parse_json_line` gives it, or None when
+    any text is not valid for it (the caller then reads them one by one, for the
+    message). ``joined`` is all the texts in one string, searched once for
+    numbers that need the float hook."""
+    decoder = _DECODER if _BIG_NUMBER.search(joined) else _PLAIN_FLOATS
+    try:
+        return list(map(decoder.decode, texts))
+    except (ValueError, _Constant, _Overflow, RecursionError):  # JSONDecodeError is a ValueError
+        return None
 
 
 def parse_json_line(text: str) -> object:

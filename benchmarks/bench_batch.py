@@ -32,6 +32,22 @@ issue's yardstick: the floor for any one-case-at-a-time code).
 Each is timed `--repeats` times, interleaved, and the median is printed with
 its speed-up over (b). Then the peak memory that evaluate() allocates on the
 largest N, beyond its input, is traced in a fresh process.
+
+With --inputs N, the data users have instead (issue 27): N seeded records of
+0 to 8 calls a side from 40 tools, the calls as names or as
+``{"name", "arguments"}`` dicts (two arguments each), timed side by side:
+
+  (b0) the plain-Python set loop over the records (names read out of the dicts)
+  (r)  evaluate(records): the records read column by column
+  (rb) ToolCallBatch.from_records alone
+  (df) evaluate(DataFrame) of the same calls (needs pandas), against (b0)
+       written over the DataFrame's two columns
+  (j)  json.loads of each record's JSON line: the floor of building cases
+  (cb) the cases built from the records: from_records, then batch.cases read
+  (cr) case_from_record, record by record (as read_cases builds them)
+  (ca) AgentTestCase(tool_calls=..., expected_tool_calls=...), record by record
+The cyclic GC is paused while (j), (cr) and (ca) run, as timeit does: the
+columnar paths pause it themselves.
 """
 
 from __future__ import annotations
@@ -275,6 +291,120 @@ def measure_memory(n: int, vocabulary: int, order_matters: bool) -> tuple[float,
     return float(peak), float(kept)
 
 
+def input_records(n: int, objects: bool, seed: int = 5) -> list[dict[str, Any]]:
+    import random
+
+    rng = random.Random(seed)
+    tools = [f"tool_{i:02d}" for i in range(40)]
+
+    def call() -> Any:
+        name = rng.choice(tools)
+        if not objects:
+            return name
+        return {"name": name, "arguments": {"order_id": rng.randrange(10**6),
+                                            "reason": rng.choice(["late", "damaged", "other"])}}
+
+    return [{"id": f"case-{i}", "tool_calls": [call() for _ in range(rng.randint(0, 8))],
+             "expected_tool_calls": [call() for _ in range(rng.randint(0, 8))]}
+            for i in range(n)]
+
+
+def record_set_loop(records: list[dict[str, Any]], objects: bool) -> list[float]:
+    out = []
+    for record in records:
+        if objects:
+            called = {call["name"] for call in record["tool_calls"]}
+            expected = {call["name"] for call in record["expected_tool_calls"]}
+        else:
+            called, expected = set(record["tool_calls"]), set(record["expected_tool_calls"])
+        union = called | expected
+        out.append(len(called & expected) / len(union) if union else 1.0)
+    return out
+
+
+def frame_set_loop(frame: Any, objects: bool) -> list[float]:
+    out = []
+    for calls, expected_calls in zip(frame["tool_calls"], frame["expected_tool_calls"]):
+        if objects:
+            called = {call["name"] for call in calls}
+            expected = {call["name"] for call in expected_calls}
+        else:
+            called, expected = set(calls), set(expected_calls)
+        union = called | expected
+        out.append(len(called & expected) / len(union) if union else 1.0)
+    return out
+
+
+def without_gc(function: Callable[[], Any]) -> Callable[[], Any]:
+    import gc
+
+    def run() -> Any:
+        gc.disable()
+        try:
+            return function()
+        finally:
+            gc.enable()
+
+    return run
+
+
+def run_inputs(n: int, repeats: int) -> None:
+    import json
+
+    from agentmetrics._dataset import case_from_record
+
+    metric = ToolSelectionAccuracy()
+    for objects in (False, True):
+        records = input_records(n, objects)
+        lines = [json.dumps(record) for record in records]
+        shape = "call objects with arguments" if objects else "tool names"
+        want = np.array(record_set_loop(records, objects))
+        got = evaluate(records, metric, progress=False)[metric.name].values
+        assert np.allclose(got, want), "evaluate(records) differs from the set loop"
+        timings: dict[str, Callable[[], Any]] = {
+            "(b0) set loop over the records": lambda: record_set_loop(records, objects),
+            "(r)  evaluate(records)": lambda: evaluate(records, metric, progress=False),
+            "(rb) ToolCallBatch.from_records": lambda: ToolCallBatch.from_records(records),
+        }
+        frame = None
+        try:
+            import pandas as pd
+
+            frame = pd.DataFrame({"tool_calls": [r["tool_calls"] for r in records],
+                                  "expected_tool_calls": [r["expected_tool_calls"] for r in records]})
+            timings["(b0) set loop over the DataFrame"] = lambda: frame_set_loop(frame, objects)
+            timings["(df) evaluate(DataFrame)"] = lambda: evaluate(frame, metric, progress=False)
+        except ImportError:
+            pass
+        timings.update({
+            "(j)  json.loads of the lines": without_gc(lambda: [json.loads(line) for line in lines]),
+            "(cb) cases from from_records": lambda: list(ToolCallBatch.from_records(records).cases),
+            "(cr) case_from_record each": without_gc(lambda: [case_from_record(r) for r in records]),
+            "(ca) AgentTestCase(...) each": without_gc(lambda: [AgentTestCase(
+                tool_calls=r["tool_calls"], expected_tool_calls=r["expected_tool_calls"],
+                metadata={"id": r["id"]}) for r in records]),
+        })
+        samples: dict[str, list[float]] = {label: [] for label in timings}
+        for _ in range(repeats):
+            for label, function in timings.items():
+                start = time.perf_counter()
+                function()
+                samples[label].append(time.perf_counter() - start)
+        medians = {label: statistics.median(values) for label, values in samples.items()}
+        print(f"inputs: {n:,} records, calls as {shape}, median of {repeats}")
+        for label, seconds in medians.items():
+            if label.startswith(("(r)", "(rb)")):
+                against = f"{medians['(b0) set loop over the records'] / seconds:>6.2f}x the loop's speed"
+            elif label.startswith("(df)"):
+                against = f"{medians['(b0) set loop over the DataFrame'] / seconds:>6.2f}x the loop's speed"
+            elif label.startswith("(c"):
+                against = f"{seconds / medians['(j)  json.loads of the lines']:>6.2f}x json.loads"
+            else:
+                against = ""
+            print(f"  {label:<36}{seconds * 1e3:>10.1f} ms{seconds / n * 1e6:>8.2f} us/case  {against}")
+        print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
@@ -286,7 +416,12 @@ def main() -> None:
                                                    / "reference" / "kernels"),
                         help="the reference prototype's folder (skipped when absent)")
     parser.add_argument("--memory-only", action="store_true", help="skip the timings")
+    parser.add_argument("--inputs", type=int, metavar="N",
+                        help="time records, DataFrames and case building on N records instead")
     args = parser.parse_args()
+    if args.inputs:
+        run_inputs(args.inputs, args.repeats)
+        return
 
     reference_kernels = prototype(args.reference)
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, median of {args.repeats}, "

@@ -1,10 +1,12 @@
 """`agentmetrics evaluate` on a large JSONL file: throughput and peak memory.
 
     python benchmarks/bench_cli.py [--lines 1000000] [--repeats 3]
-        [--baseline REF] [--payload-lines 100000] [--integer-ids]
+        [--baseline REF] [--payload-lines 100000] [--integer-ids] [--objects]
 
 Writes a seeded JSONL file (0 to 8 calls a side, 2,000 tool names; string ids,
-or integer ones with --integer-ids), then times,
+or integer ones with --integer-ids; calls as tool names, or with --objects as
+``{"name": ..., "arguments": {...}}`` objects whose arguments hold every JSON
+type), then times,
 in fresh processes, side by side:
   - floor: `json.loads` on every line (no scoring, no output);
   - `agentmetrics evaluate FILE --format FORMAT` for each output format, stdout
@@ -46,15 +48,25 @@ with open(sys.argv[1], encoding="utf-8") as handle:
 """
 
 
-def write_file(path: Path, lines: int, seed: int = 0, *, integer_ids: bool = False) -> None:
+def write_file(path: Path, lines: int, seed: int = 0, *, integer_ids: bool = False,
+               objects: bool = False) -> None:
     rng = random.Random(seed)
     names = [f"tool_{i:04d}" for i in range(2000)]
+    values = [1, 250, -3, 2.5, "x", "order 1234", None, True, False, [1, 2], {"a": 1}, ""]
+
+    def call() -> object:
+        if not objects:
+            return rng.choice(names)
+        arguments = {key: rng.choice(values) for key in rng.sample(["q", "id", "n", "f"],
+                                                                   rng.randint(0, 3))}
+        return {"name": rng.choice(names), "arguments": arguments}
+
     with path.open("w", encoding="utf-8") as handle:
         for index in range(lines):
             record = {
                 "id": index if integer_ids else f"case-{index}",
-                "tool_calls": [rng.choice(names) for _ in range(rng.randint(0, 8))],
-                "expected_tool_calls": [rng.choice(names) for _ in range(rng.randint(0, 8))],
+                "tool_calls": [call() for _ in range(rng.randint(0, 8))],
+                "expected_tool_calls": [call() for _ in range(rng.randint(0, 8))],
             }
             handle.write(json.dumps(record) + "\n")
 
@@ -178,12 +190,14 @@ def main() -> None:
     parser.add_argument("--payload-lines", type=int, default=100_000)
     parser.add_argument("--integer-ids", action="store_true",
                         help="the file's ids are integers (0, 1, ...) instead of strings")
+    parser.add_argument("--objects", action="store_true",
+                        help="calls as {name, arguments} objects instead of tool names")
     args = parser.parse_args()
 
     folder = Path(tempfile.mkdtemp())
     big, half = folder / "cases.jsonl", folder / "half.jsonl"
-    write_file(big, args.lines, integer_ids=args.integer_ids)
-    write_file(half, args.lines // 2, integer_ids=args.integer_ids)
+    write_file(big, args.lines, integer_ids=args.integer_ids, objects=args.objects)
+    write_file(half, args.lines // 2, integer_ids=args.integer_ids, objects=args.objects)
     size_mb = big.stat().st_size / 2**20
     cli = [sys.executable, "-m", "agentmetrics", "evaluate"]
     commands = {"floor: json.loads per line": [sys.executable, "-c", FLOOR, str(big)]}

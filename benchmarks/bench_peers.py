@@ -17,6 +17,12 @@ near misses.
 - (f) agentmetrics in batch: AgentTestCase from the records,
   ``ToolCallBatch.from_cases``, then ``metric.evaluate_batch(errors="record")``.
 
+- (r) agentmetrics from records: the same records with our field names
+  (``tool_calls``, ``expected_tool_calls``: renamed once, outside the timing),
+  ``ToolCallBatch.from_records`` (read column by column, the cases built in
+  bulk when the metric reads them), then ``metric.evaluate_batch``: the path
+  ``evaluate(records)`` takes.
+
 - (c) of (s) and (f): building the AgentTestCases from the records alone.
 
 MLflow scores traces: the driver writes one MLflow trace per record once (when
@@ -25,7 +31,7 @@ so (p) for MLflow is the scoring alone, without writing traces; its rows use
 the first 1,000 records (their times are marked as such).
 
 Medians of --repeats, the cyclic GC paused while a side runs (as timeit
-does); ratios (p)/(s) and (p)/(f). For the compat metrics the
+does); ratios (p)/(s), (p)/(f) and (p)/(r). For the compat metrics the
 values are checked equal to the peer's (deepeval's argument credit to 1e-12)
 before timing; the native metrics measure something else and are timed only.
 """
@@ -44,6 +50,8 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "peers"))
@@ -207,7 +215,9 @@ def main() -> None:
           + "".join(f"; {k} {v}" for k, v in versions.items()))
     c = median_time(lambda: [to_case(r) for r in data], args.repeats)
     print(f"(c) building {args.cases:,} AgentTestCases from the records: {c * 1e3:.0f} ms")
-    print(f"{'metric':<38}{'(p) peer':>11}{'(s) single':>12}{'(f) batch':>11}{'(p)/(s)':>9}{'(p)/(f)':>9}")
+    ours_every = [{"tool_calls": r["called"], "expected_tool_calls": r["expected"]} for r in every]
+    print(f"{'metric':<38}{'(p) peer':>11}{'(s) single':>12}{'(f) batch':>11}{'(r) records':>13}"
+          f"{'(p)/(s)':>9}{'(p)/(f)':>9}{'(p)/(r)':>9}")
     for label, peer, options, build, compare in ROWS:
         data = every[:MLFLOW_CASES] if peer == "mlflow" else every
         scorer = drive.PEERS[peer][1](options)
@@ -221,8 +231,17 @@ def main() -> None:
         s = median_time(lambda: score_each(metric, data), args.repeats)
         f = median_time(lambda: metric.evaluate_batch(ToolCallBatch.from_cases([to_case(r) for r in data]),
                                                       errors="record"), args.repeats)
+        ours_data = ours_every[:len(data)]
+        from_records = metric.evaluate_batch(ToolCallBatch.from_records(ours_data), errors="record")
+        batched = metric.evaluate_batch(ToolCallBatch.from_cases([to_case(r) for r in data]),
+                                        errors="record")
+        if not np.array_equal(from_records.values, batched.values, equal_nan=True):
+            raise SystemExit(f"{label}: from_records and from_cases give different values")
+        r = median_time(lambda: metric.evaluate_batch(ToolCallBatch.from_records(ours_data),
+                                                      errors="record"), args.repeats)
         shown = label + (f" [{len(data):,}]" if len(data) != len(every) else "")
-        print(f"{shown:<38}{p * 1e3:>9.0f}ms{s * 1e3:>10.0f}ms{f * 1e3:>9.0f}ms{p / s:>8.1f}x{p / f:>8.1f}x")
+        print(f"{shown:<38}{p * 1e3:>9.0f}ms{s * 1e3:>10.0f}ms{f * 1e3:>9.0f}ms{r * 1e3:>11.0f}ms"
+              f"{p / s:>8.1f}x{p / f:>8.1f}x{p / r:>8.1f}x")
 
 
 if __name__ == "__main__":

@@ -356,3 +356,65 @@ def test_line_groups_read_what_the_line_reader_reads(capsys, tmp_path, monkeypat
     fast = main(["evaluate", str(path), "--reader", "auto", *options]), capsys.readouterr()
     slow = main(["evaluate", str(path), "--reader", "lines", *options]), capsys.readouterr()
     assert fast == slow
+
+
+# -- DataFrame cells and columns -----------------------------------------------------
+
+np = pytest.importorskip("numpy")
+CELL = st.one_of(st.none(), st.lists(call(), max_size=4), st.lists(call(), max_size=4),
+                 st.lists(NAME, max_size=3).map(tuple), st.just(float("nan")), st.just("A"),
+                 st.lists(NAME, max_size=3).map(lambda names: np.array(names, dtype=object)),
+                 st.just(np.array(["A", "B"])), st.just(np.array(None, dtype=object)),
+                 st.just([am.ToolCall("A"), {"name": "B"}]))
+
+
+def column_batch(called, expected, fast):
+    from agentmetrics import _tool_call_batch
+
+    if fast:
+        return am.ToolCallBatch.from_columns(tool_calls=called, expected_tool_calls=expected,
+                                             errors="record")
+    saved = _tool_call_batch._plain_names
+    _tool_call_batch._plain_names = lambda items: None  # row by row, the reference
+    try:
+        return am.ToolCallBatch.from_columns(tool_calls=called, expected_tool_calls=expected,
+                                             errors="record")
+    finally:
+        _tool_call_batch._plain_names = saved
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(rows=st.lists(st.tuples(CELL, CELL), max_size=8))
+def test_column_cells_read_at_once_as_row_by_row(rows):
+    called, expected = [row[0] for row in rows], [row[1] for row in rows]
+    fast, slow = column_batch(called, expected, True), column_batch(called, expected, False)
+    assert fast.invalid == slow.invalid
+    for row in range(len(rows)):
+        assert fast.called_names(row) == slow.called_names(row)
+        assert fast.expected_names(row) == slow.expected_names(row)
+
+
+# -- parsing many lines at once ----------------------------------------------------------
+
+NUMBER_TEXT = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.integers().map(str),
+    st.builds(lambda m, e: f"{m}e{e}", st.integers(-10**20, 10**20), st.integers(-400, 400)),
+    st.builds(lambda digits, tail: "9" * digits + tail, st.integers(1, 420),
+              st.sampled_from(["", ".5", "e-5", "e99", ".0e10"])),
+    st.sampled_from(["1.7976931348623157e308", "1.8e308", "-1e309", "1e-400", "0e999",
+                     "NaN", "-Infinity", "1" * 4400, '"1e999"', "[1e99, 2e100]"]))
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(numbers=st.lists(NUMBER_TEXT, min_size=1, max_size=4))
+def test_many_lines_parse_as_each_line_parses(numbers):
+    from agentmetrics._lines import LineError, parse_json_line, parse_json_lines
+
+    texts = [f'{{"x": {number}}}' for number in numbers]
+    try:
+        each = [parse_json_line(text) for text in texts]
+    except LineError:
+        each = None
+    at_once = parse_json_lines(texts, "\n".join(texts))
+    assert repr(at_once) == repr(each)  # repr: -0.0 and 0.0, and NaN, told apart

@@ -454,11 +454,13 @@ class LazyCases(Sequence[Any]):
             if self._cases is not None:
                 return _Built(self._cases[index])
             rows = range(len(self._records))[index]
-            return LazyCases(self._records[index],
-                             {row - rows.start: self._built[row] for row in rows
-                              if row in self._built} if rows.step == 1 else
-                             {new: self._built[old] for new, old in enumerate(rows)
-                              if old in self._built})
+            if rows.step == 1:  # the common slice: only the rows read the reference way move
+                built = {row - rows.start: case for row, case in self._built.items()
+                         if row in rows}
+            else:
+                built = {new: self._built[old] for new, old in enumerate(rows)
+                         if old in self._built}
+            return LazyCases(self._records[index], built)
         return self._all()[index]
 
     def __iter__(self) -> Iterator[Any]:
