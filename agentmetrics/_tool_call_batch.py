@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import chain, pairwise, repeat
-from operator import attrgetter, itemgetter
+from operator import attrgetter, is_not, itemgetter
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -324,7 +324,7 @@ class ToolCallBatch:
                           np.zeros(0, dtype=np.int32),
                           _offsets_from_lengths(np.fromiter(side.lengths, dtype=np.int64, count=n)),
                           np.fromiter(side.given, dtype=bool, count=n)))
-        has_ids = read.case_ids.count(None) < len(read.case_ids)
+        has_ids = any(map(is_not, read.case_ids, repeat(None)))  # stops at the first id
         return cls._assemble(read.vocabulary, sides[0], sides[1],
                              tuple(read.case_ids) if has_ids else None,
                              read.cases if keep_cases else None,  # type: ignore[arg-type]
