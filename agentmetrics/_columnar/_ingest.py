@@ -1,11 +1,13 @@
 """Many records (mappings of case fields) as columns, with no object per case.
 
-:func:`ingest` reads a list of records into what a ToolCallBatch is built
-from: each side's tool names (flat), lengths and "given" flags, the case ids,
-the rows that could not be read, and the cases themselves as a
-:class:`LazyCases` sequence, built all at once the first time a metric reads
-one. A group of records that all have the plain shape (dicts with the case
-fields; calls as names or ``{"name", "arguments", ...}`` dicts; no provider
+:func:`ingest` (or a :class:`Reader`, fed a group at a time) reads records
+into what a ToolCallBatch is built from: each side's tool ids in one shared
+vocabulary, lengths and "given" flags, the case ids, the rows that could not
+be read, and the cases themselves as a :class:`LazyCases` sequence, built all
+at once the first time a metric reads one. Records are read ``CHUNK`` at a
+time, so that the passes over a group find it in the processor's cache. A
+group of records that all have the plain shape (dicts with the case fields;
+calls as names or ``{"name", "arguments", ...}`` dicts; no provider
 ``response``, no ``turns``) is checked and read column by column, one C-level
 loop per field; any other record goes through :func:`case_from_record`, the
 reference, which says what is wrong and where. The columnar reading accepts
@@ -33,7 +35,7 @@ from agentmetrics._model import (
     _describe,
     _to_tool_call,
     call_columns,
-    calls_from_columns,
+    calls_from_mappings,
     cases_from_fields,
 )
 from agentmetrics._types import ErrorsMode
@@ -134,12 +136,11 @@ def _side_rows(records: list[dict[str, Any]], field: str,
 
 
 def _names(items: list[Any]) -> Sequence[Any] | None:
-    """The tool names of a side's calls (names or plain call dicts), every call
-    but its name checked as ToolCall checks it (the vocabulary checks the
-    names); None when one is not plain or not valid."""
+    """The tool names of a side's calls, some of them call dicts (names alone
+    never come here: see :func:`_ids`), every call but its name checked as
+    ToolCall checks it (the vocabulary checks the names); None when one is not
+    plain or not valid."""
     kinds = set(map(type, items))
-    if kinds <= {str}:
-        return items
     if kinds == {dict}:
         return _dict_names(items)
     if kinds == {str, dict}:
@@ -375,9 +376,9 @@ def _calls(items: list[Any]) -> list[Any]:
     kinds = set(map(type, items))
     if kinds <= {str}:
         return list(map(_call_for_name, items))
-    columns = call_columns(items) if kinds == {dict} else None
-    if columns is not None:
-        return calls_from_columns(columns)
+    calls = calls_from_mappings(items) if kinds == {dict} else None
+    if calls is not None:
+        return calls
     # Mixed names and dicts, or values ToolCall converts (a str subclass as an
     # argument name): call by call. They were checked when the records were read.
     return [_to_tool_call(item, "", 0) for item in items]
