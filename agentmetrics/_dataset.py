@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 
-from agentmetrics._columnar import LINE_KEYS, case_from_record
+from agentmetrics._columnar import LINE_KEYS, case_from_record, check_input_format
 from agentmetrics._model import AgentTestCase, UnreadableCase
 from agentmetrics._types import ErrorsMode
 from agentmetrics.errors import InvalidCaseError
@@ -57,14 +57,7 @@ def numbered_cases(
     """:func:`read_cases`, each case with the number of the line it came from."""
     if errors not in ("raise", "record"):
         raise InvalidCaseError(f"errors must be 'raise' or 'record', got {errors!r}.")
-    if input_format is not None:
-        from agentmetrics.formats import FORMATS
-
-        if input_format not in FORMATS:
-            raise InvalidCaseError(
-                f"input_format: unknown format {input_format!r}; expected one of "
-                f"{', '.join(FORMATS)}."
-            )
+    check_input_format(input_format)
     options = {"input_format": input_format, "hosted_tools": hosted_tools}
     name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else getattr(
         source, "name", None)

@@ -19,7 +19,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._columnar import BadName, Ingested, Vocabulary
+from agentmetrics._columnar import BadName, Ingested, Vocabulary, check_input_format, ingest
 from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase, _describe, _is_not_given
 from agentmetrics._optional import require
 from agentmetrics._types import ErrorsMode, check_errors_mode
@@ -296,19 +296,11 @@ class ToolCallBatch:
         are :func:`agentmetrics.read_cases`' for ``response`` payloads.
         """
         check_errors_mode(errors)
-        from agentmetrics._columnar import ingest
-
         if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):
             raise InvalidCaseError(
                 f"from_records: expected a list or iterable of mappings, got {_describe(records)}. "
                 f"Fix: wrap a single record in a list.")
-        if input_format is not None:
-            from agentmetrics.formats import FORMATS
-
-            if input_format not in FORMATS:
-                raise InvalidCaseError(
-                    f"input_format: unknown format {input_format!r}; expected one of "
-                    f"{', '.join(FORMATS)}.")
+        check_input_format(input_format)
         read = ingest(list(records), errors=errors,
                       options={"input_format": input_format, "hosted_tools": hosted_tools})
         return cls.from_ingested(read)

@@ -14,7 +14,7 @@ from agentmetrics._columnar._ingest import (
     ingest,
     paused_gc,
 )
-from agentmetrics._columnar._records import LINE_KEYS, case_from_record
+from agentmetrics._columnar._records import LINE_KEYS, case_from_record, check_input_format
 
 __all__ = ["LINE_KEYS", "BadName", "Ingested", "LazyCases", "Reader", "Side", "Vocabulary",
-           "case_from_record", "cases_from_records", "ingest", "paused_gc"]
+           "case_from_record", "cases_from_records", "check_input_format", "ingest", "paused_gc"]

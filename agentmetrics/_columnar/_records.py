@@ -12,7 +12,7 @@ from typing import Any
 from agentmetrics._model import CASE_FIELDS, AgentTestCase
 from agentmetrics.errors import InvalidCaseError
 
-__all__ = ["LINE_KEYS", "case_from_record"]
+__all__ = ["LINE_KEYS", "case_from_record", "check_input_format"]
 
 #: The keys a JSONL line may have. ``tool_calls`` and ``expected_tool_calls``
 #: hold names or ``{"name": ..., "arguments": {...}}`` objects; instead of
@@ -100,3 +100,16 @@ def case_from_record(
         metadata=metadata,
         turns=turns,
     )
+
+
+def check_input_format(input_format: str | None) -> None:
+    """Refuse an ``input_format`` that names no format (None: detect per payload)."""
+    if input_format is None:
+        return
+    from agentmetrics.formats import FORMATS
+
+    if input_format not in FORMATS:
+        raise InvalidCaseError(
+            f"input_format: unknown format {input_format!r}; expected one of "
+            f"{', '.join(FORMATS)}."
+        )
