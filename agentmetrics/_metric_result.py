@@ -9,6 +9,7 @@ methods it calls.
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
@@ -16,7 +17,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._model import EvalScore
+from agentmetrics._model import AgentTestCase, EvalScore
 from agentmetrics._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
     CaseEvaluationError,
@@ -36,6 +37,7 @@ __all__ = [
     "MetricResult",
     "Reasons",
     "batch_errors",
+    "case_values",
     "check_result",
     "describe_error",
     "loop_evaluate",
@@ -399,6 +401,37 @@ def _where(error: BaseException, batch: ToolCallBatch, offset: int) -> str:
     return f"case {offset + row}" + ("" if case_id is None else f" (id {case_id!r})")
 
 
+def _row_score(metric: Metric, batch: ToolCallBatch, row: int, errors: ErrorsMode,
+               failed: dict[int, str]) -> EvalScore | None:
+    """One step of :func:`loop_evaluate`: the row's EvalScore, or None with its
+    message put in ``failed`` (``errors="record"``); raises under ``"raise"``."""
+    if row in batch.invalid:
+        message = batch.invalid[row]
+        if errors == "raise":
+            raise CaseEvaluationError(row, batch.case_id(row), metric.name, message)
+        failed[row] = message
+        return None
+    try:
+        return metric.evaluate(batch.case(row))
+    except CASE_ERRORS as error:
+        if errors == "raise":
+            raise CaseEvaluationError(
+                row, batch.case_id(row), metric.name, describe_error(error)
+            ) from error
+        failed[row] = describe_error(error)
+    except MetricServiceError as error:  # a service the metric calls failed
+        if errors == "raise":
+            error._agentmetrics_row = row  # type: ignore[attr-defined]
+            raise
+        failed[row] = f"{metric.name}: {describe_error(error)}"
+    except Exception as error:
+        if errors == "raise":
+            error._agentmetrics_row = row  # type: ignore[attr-defined]
+            raise
+        failed[row] = metric_failure(metric, error)
+    return None
+
+
 def loop_evaluate(metric: Metric, batch: ToolCallBatch, errors: ErrorsMode) -> MetricResult:
     """The generic evaluate_batch: ``metric.evaluate`` on every case in turn.
 
@@ -412,37 +445,102 @@ def loop_evaluate(metric: Metric, batch: ToolCallBatch, errors: ErrorsMode) -> M
     reasons: list[str] = [""] * n
     failed: dict[int, str] = {}
     for row in range(n):
-        if row in batch.invalid:
-            message = batch.invalid[row]
-            if errors == "raise":
-                raise CaseEvaluationError(row, batch.case_id(row), metric.name, message)
-            failed[row] = message
+        score = _row_score(metric, batch, row, errors, failed)
+        if score is not None:
+            values[row] = score.value
+            passed[row] = score.passed
+            reasons[row] = score.reason
+    return MetricResult(metric, values, passed, failed, _StoredReasons(reasons))
+
+
+def case_values(metric: Metric, batch: ToolCallBatch, errors: str,
+                value: Callable[[AgentTestCase], float],
+                bulk: Callable[[ToolCallBatch], FloatArray] | None = None) -> MetricResult:
+    """Case by case, fast: ``value(case)`` gives the value ``metric.measure(case)``
+    gives, without its reason (which is what costs most), in one tight loop
+    over ``batch.cases``; each reason is made by ``metric.evaluate`` when it is
+    asked for, and its value checked equal to the batch's then.
+
+    ``bulk(batch)``, if given, gives those values for every case at once
+    (float64, one per case, NaN for a case it leaves to ``value``); if it
+    raises, ``value`` scores every case.
+
+    A row that is unreadable, misses a required field, or for which ``value``
+    raises (anything: a value function may raise to leave a case it does not
+    handle to ``measure``) is scored by :func:`loop_evaluate`'s step, so its
+    error, value and reason are exactly those of the case-by-case loop, and
+    under ``errors="raise"`` the first failing row raises as it would there.
+    ``batch.cases`` must be there (see :func:`agentmetrics.batch.require_cases`)."""
+    mode = check_errors_mode(errors)
+    cases = batch.cases
+    if cases is None:
+        raise InvalidCaseError(f"{metric.name}: case_values needs a batch of cases; this one "
+                               f"holds tool names only. Fix: call require_cases first.")
+    n = len(cases)
+    slow = set(batch.invalid)
+    given = {"tool_calls": batch.called_given, "expected_tool_calls": batch.expected_given}
+    for field in metric.required_fields:
+        if field in given:
+            slow.update(np.flatnonzero(~given[field]).tolist())
+        else:
+            slow.update(row for row, case in enumerate(cases) if getattr(case, field) is None)
+    out: list[float] | None = None
+    if bulk is not None:
+        try:
+            found = bulk(batch)
+            if isinstance(found, np.ndarray) and found.shape == (n,):
+                out = found.astype(np.float64, copy=False).tolist()
+        except Exception:  # the case-by-case values decide, then measure
+            out = None
+    rows: Sequence[int] = range(n)
+    if out is None:
+        out = [math.nan] * n
+    else:
+        rows = [row for row, found_value in enumerate(out) if found_value != found_value]  # NaN
+    for row in rows:
+        if row in slow:
             continue
         try:
-            score = metric.evaluate(batch.case(row))
-        except CASE_ERRORS as error:
-            if errors == "raise":
-                raise CaseEvaluationError(
-                    row, batch.case_id(row), metric.name, describe_error(error)
-                ) from error
-            failed[row] = describe_error(error)
-            continue
-        except MetricServiceError as error:  # a service the metric calls failed
-            if errors == "raise":
-                error._agentmetrics_row = row  # type: ignore[attr-defined]
-                raise
-            failed[row] = f"{metric.name}: {describe_error(error)}"
-            continue
-        except Exception as error:
-            if errors == "raise":
-                error._agentmetrics_row = row  # type: ignore[attr-defined]
-                raise
-            failed[row] = metric_failure(metric, error)
-            continue
-        values[row] = score.value
-        passed[row] = score.passed
-        reasons[row] = score.reason
-    return MetricResult(metric, values, passed, failed, _StoredReasons(reasons))
+            out[row] = value(cases[row])
+        except Exception:
+            slow.add(row)
+    values = np.array(out, dtype=np.float64)
+    passed = passes(metric, values)
+    failed: dict[int, str] = {}
+    stored: dict[int, str] = {}
+    for row in sorted(slow):
+        score = _row_score(metric, batch, row, mode, failed)
+        if score is None:
+            values[row] = np.nan
+            passed[row] = False
+        else:
+            values[row], passed[row], stored[row] = score.value, score.passed, score.reason
+    return MetricResult(metric, values, passed, failed, _MeasuredReasons(metric, batch, values, stored))
+
+
+class _MeasuredReasons:
+    """The reasons of :func:`case_values`: ``metric.evaluate`` of the row's case
+    when asked for, its value checked against the batch's."""
+
+    __slots__ = ("batch", "metric", "stored", "values")
+
+    def __init__(self, metric: Metric, batch: ToolCallBatch, values: FloatArray,
+                 stored: dict[int, str]) -> None:
+        self.metric = metric
+        self.batch = batch
+        self.values = values
+        self.stored = stored
+
+    def __call__(self, row: int) -> str:
+        reason = self.stored.get(row)
+        if reason is not None:
+            return reason
+        score = self.metric.evaluate(self.batch.case(row))
+        given = float(self.values[row])
+        if score.value != given:
+            raise metric_bug(self.metric, f"evaluate_batch gave case {row} the value {given!r}, "
+                                          f"where evaluate gives {score.value!r}")
+        return score.reason
 
 
 # Pickles and reprs name the public path, not this private module.

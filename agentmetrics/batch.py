@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from agentmetrics._tool_call_batch import ToolCallBatch
 from agentmetrics._kernels import IntArray, multiset_overlap, sequence_lcs, set_counts
-from agentmetrics._metric_result import MetricResult, batch_errors, passes
+from agentmetrics._metric_result import MetricResult, batch_errors, case_values, passes
 from agentmetrics._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import InvalidCaseError
 
@@ -34,6 +34,7 @@ __all__ = [
     "NameReasons",
     "ToolCallBatch",
     "batch_errors",
+    "case_values",
     "check_errors_mode",
     "passes",
     "ratio_result",

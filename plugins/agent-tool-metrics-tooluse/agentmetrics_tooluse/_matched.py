@@ -5,18 +5,25 @@ value under the comparison rules."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from functools import partial
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, Metric, ToolCall
 from agentmetrics_tooluse._assignment import best_assignment
-from agentmetrics_tooluse._rules import Compared, RuleSet, compare_values
+from agentmetrics_tooluse._rules import Compared, RuleSet, compare_values, score_values
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from agentmetrics import MetricResult, ToolCallBatch
+
+    FloatArray = npt.NDArray[np.float64]
 
 __all__ = ["ArgumentAccuracy", "ToolOutputMatch", "pair_calls"]
 
 _SHOWN = 3  # items named per list in a reason
+C = TypeVar("C")
 
 
 def _short(value: Any) -> str:
@@ -31,31 +38,63 @@ def _listed(items: Sequence[str]) -> str:
 
 def pair_calls(
     actual: Sequence[ToolCall], expected: Sequence[int], expected_calls: Sequence[ToolCall],
-    compare: Callable[[ToolCall, ToolCall], Compared], weight: Callable[[Compared], float],
-) -> dict[int, tuple[int, Compared]]:
+    compare: Callable[[ToolCall, ToolCall], C], weight: Callable[[C], float] | None,
+) -> dict[int, tuple[int, C]]:
     """For each expected call (index into ``expected_calls``, among ``expected``)
     paired with a call of the same tool: ``(call index, comparison)``. Pairs
-    maximize the total weight (Hungarian method), never greedy."""
+    maximize the total weight (Hungarian method), never greedy; ``weight``
+    None: the comparisons are the weights."""
+    names = [call.name for call in actual]
+    wanted_names = [expected_calls[j].name for j in expected]
+    if len(set(names)) == len(names) and len(set(wanted_names)) == len(wanted_names):
+        # Each tool at most once a side (the common case): a pair per shared name.
+        index = dict(zip(names, range(len(names))))
+        paired: dict[int, tuple[int, C]] = {}
+        for j, name in zip(expected, wanted_names):
+            i = index.get(name)
+            if i is not None:
+                paired[j] = (i, compare(actual[i], expected_calls[j]))
+        return paired
     by_tool: dict[str, tuple[list[int], list[int]]] = {}
-    for i, call in enumerate(actual):
-        by_tool.setdefault(call.name, ([], []))[0].append(i)
-    for j in expected:
-        by_tool.setdefault(expected_calls[j].name, ([], []))[1].append(j)
-    paired: dict[int, tuple[int, Compared]] = {}
+    for i, name in enumerate(names):
+        by_tool.setdefault(name, ([], []))[0].append(i)
+    for j, name in zip(expected, wanted_names):
+        by_tool.setdefault(name, ([], []))[1].append(j)
+    paired = {}
     for calls, wanted in by_tool.values():
         if not calls or not wanted:
             continue
-        table = [[compare(actual[i], expected_calls[j]) for j in wanted] for i in calls]
-        if len(calls) == 1 or len(wanted) == 1:  # one pair: the best one (the first on ties)
-            weights = [weight(c) for row in table for c in row]
+        if len(wanted) == 1:  # one pair: the best call (the first on ties)
+            j = wanted[0]
+            want = expected_calls[j]
+            row = [compare(actual[i], want) for i in calls]
+            weights = cast("list[float]", row) if weight is None else list(map(weight, row))
             best = weights.index(max(weights))
-            a, b = divmod(best, len(wanted))
-            paired[wanted[b]] = (calls[a], table[a][b])
-            continue
-        weights_table = [[weight(c) for c in row] for row in table]
-        for a, b in best_assignment(weights_table):
-            paired[wanted[b]] = (calls[a], table[a][b])
+            paired[j] = (calls[best], row[best])
+        elif len(calls) == 1:  # one pair: the best expected call (the first on ties)
+            i = calls[0]
+            got = actual[i]
+            row = [compare(got, expected_calls[j]) for j in wanted]
+            weights = cast("list[float]", row) if weight is None else list(map(weight, row))
+            best = weights.index(max(weights))
+            paired[wanted[best]] = (i, row[best])
+        else:
+            table = [[compare(actual[i], expected_calls[j]) for j in wanted] for i in calls]
+            weights_table = (cast("list[list[float]]", table) if weight is None
+                             else [list(map(weight, r)) for r in table])
+            for a, b in best_assignment(weights_table):
+                paired[wanted[b]] = (calls[a], table[a][b])
     return paired
+
+
+def _mean_credit(credits: list[float], unpaired: int, missing_calls: str) -> float:
+    """What ``_Paired._average`` gives as the value, from the credits alone."""
+    count = len(credits) + (unpaired if missing_calls == "zero" else 0)
+    return 0.0 if count == 0 else sum(credits) / count
+
+
+def _has_output(call: ToolCall) -> bool:
+    return call.output is not None
 
 
 def _check_choice(owner: str, name: str, value: object, choices: tuple[str, ...]) -> str:
@@ -79,13 +118,25 @@ class _Paired(Metric):
         self.missing_calls = _check_choice(self.name, "missing_calls", missing_calls, ("zero", "ignore"))
 
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
-        """Case by case (the comparison reads arguments and outputs, which a
-        batch built from columns does not hold)."""
-        from agentmetrics.batch import check_errors_mode, require_cases
+        """Case by case in one tight loop of values (``_value``: the pairing and
+        the scores, no reason), the reasons made by ``measure`` when asked for.
+        With a comparison of the user's (a function, a metric) each case goes
+        through ``evaluate`` once, as it may be costly or not give the same
+        answer twice."""
+        from agentmetrics.batch import case_values, check_errors_mode, require_cases
 
         require_cases(self, batch, "compares arguments and outputs")
+        if not self._rules.pure:
+            return super().evaluate_batch(batch, errors=check_errors_mode(errors))
+        return case_values(self, batch, errors, self._value, self._values)
 
-        return super().evaluate_batch(batch, errors=check_errors_mode(errors))
+    def _value(self, case: AgentTestCase) -> float:
+        """What ``measure(case)`` gives as the value, without the reason."""
+        raise NotImplementedError
+
+    def _values(self, batch: ToolCallBatch) -> FloatArray:
+        """``_value`` of every case at once (NaN: left to ``_value``)."""
+        raise NotImplementedError
 
     def _average(self, scored: list[tuple[str, float, str]], unpaired: list[str], what: str,
                  ) -> tuple[float, str]:
@@ -93,7 +144,7 @@ class _Paired(Metric):
         count = len(scored) + (len(unpaired) if self.missing_calls == "zero" else 0)
         if count == 0:
             return 0.0, f"none of the {len(unpaired)} expected calls was made, so no {what} was compared"
-        value = sum(credit for _, credit, _ in scored) / count
+        value = _mean_credit([credit for _, credit, _ in scored], len(unpaired), self.missing_calls)
         parts = [f"{label} {details}" for label, credit, details in scored if credit < 1.0]
         perfect = sum(1 for _, credit, _ in scored if credit == 1.0)
         head = f"{perfect} of {len(scored)} paired calls match fully"
@@ -137,6 +188,26 @@ class ArgumentAccuracy(_Paired):
 
     def _compared(self, call: ToolCall, expected: ToolCall) -> Compared:
         return compare_values(call.arguments, expected.arguments, self._rules)
+
+    def _credit(self, call: ToolCall, expected: ToolCall) -> float:
+        return score_values(call.arguments, expected.arguments, self._rules,
+                            self.extra_arguments == "penalize")
+
+    def _values(self, batch: ToolCallBatch) -> FloatArray:
+        from agentmetrics_tooluse._bulk import paired_values
+
+        score = partial(score_values, rules=self._rules, count_extra=self.extra_arguments == "penalize")
+        return paired_values(batch, "arguments", score, None, self.missing_calls)
+
+    def _value(self, case: AgentTestCase) -> float:
+        """measure's value, without its reason."""
+        actual, expected = case.tool_calls, case.expected_tool_calls
+        assert actual is not None and expected is not None
+        if not expected:
+            return 1.0
+        paired = pair_calls(actual, range(len(expected)), expected, self._credit, None)
+        credits = [paired[j][1] for j in range(len(expected)) if j in paired]
+        return _mean_credit(credits, len(expected) - len(credits), self.missing_calls)
 
     def measure(self, case: AgentTestCase) -> tuple[float, str]:
         assert case.tool_calls is not None and case.expected_tool_calls is not None
@@ -192,6 +263,29 @@ class ToolOutputMatch(_Paired):
 
     def _compared(self, call: ToolCall, expected: ToolCall) -> Compared:
         return compare_values(call.output, expected.output, self._rules)
+
+    def _credit(self, call: ToolCall, expected: ToolCall) -> float:
+        return score_values(call.output, expected.output, self._rules, False)
+
+    def _values(self, batch: ToolCallBatch) -> FloatArray:
+        from agentmetrics_tooluse._bulk import paired_values
+
+        score = partial(score_values, rules=self._rules, count_extra=False)
+        return paired_values(batch, "output", score, _has_output, self.missing_calls)
+
+    def _value(self, case: AgentTestCase) -> float:
+        """measure's value, without its reason (expected calls without outputs:
+        raises, for measure to refuse the case in its own words)."""
+        actual, expected = case.tool_calls, case.expected_tool_calls
+        assert actual is not None and expected is not None
+        if not expected:
+            return 1.0
+        checked = [j for j, want in enumerate(expected) if want.output is not None]
+        if not checked:
+            raise LookupError("no expected output")
+        paired = pair_calls(actual, checked, expected, self._credit, None)
+        credits = [paired[j][1] for j in checked if j in paired]
+        return _mean_credit(credits, len(checked) - len(credits), self.missing_calls)
 
     def measure(self, case: AgentTestCase) -> tuple[float, str]:
         assert case.tool_calls is not None and case.expected_tool_calls is not None
