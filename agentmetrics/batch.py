@@ -9,6 +9,12 @@ gives case by case. These helpers cover the common parts::
         values = ...                                    # one float64 per case
         values[list(failed)] = np.nan
         return MetricResult(self, values, passes(self, values), failed, explain)
+
+A metric that must look at each case in Python can still skip the costly part,
+its reasons: ``case_values(self, batch, errors, value)`` runs ``value(case)``
+(the value ``measure`` gives, without the reason) in one tight loop, makes each
+reason with ``evaluate`` when it is asked for, and leaves every case ``value``
+raises on to ``evaluate``, so errors are those of the case-by-case loop.
 """
 
 from __future__ import annotations
