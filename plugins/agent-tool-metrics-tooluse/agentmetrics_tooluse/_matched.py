@@ -130,13 +130,39 @@ class _Paired(Metric):
             return super().evaluate_batch(batch, errors=check_errors_mode(errors))
         return case_values(self, batch, errors, self._value, self._values)
 
+    #: The call field compared: "arguments" or "output".
+    _field: ClassVar[str]
+
+    def _count_extra(self) -> bool:
+        """Whether keys not expected count against a pair's credit."""
+        return False
+
+    def _checked(self, expected: Sequence[ToolCall]) -> Sequence[int]:
+        """The expected calls that are scored (raises when measure refuses the case)."""
+        return range(len(expected))
+
+    def _pair_score(self) -> Callable[[Any, Any], float]:
+        return partial(score_values, rules=self._rules, count_extra=self._count_extra())
+
     def _value(self, case: AgentTestCase) -> float:
         """What ``measure(case)`` gives as the value, without the reason."""
-        raise NotImplementedError
+        actual, expected = case.tool_calls, case.expected_tool_calls
+        assert actual is not None and expected is not None
+        if not expected:
+            return 1.0
+        checked = self._checked(expected)
+        score, field = self._pair_score(), self._field
+        paired = pair_calls(actual, checked, expected,
+                            lambda call, want: score(getattr(call, field), getattr(want, field)), None)
+        credits = [paired[j][1] for j in checked if j in paired]
+        return _mean_credit(credits, len(checked) - len(credits), self.missing_calls)
 
     def _values(self, batch: ToolCallBatch) -> FloatArray:
         """``_value`` of every case at once (NaN: left to ``_value``)."""
-        raise NotImplementedError
+        from agentmetrics_tooluse._bulk import paired_values
+
+        only = _has_output if self._field == "output" else None
+        return paired_values(batch, self._field, self._pair_score(), only, self.missing_calls)
 
     def _average(self, scored: list[tuple[str, float, str]], unpaired: list[str], what: str,
                  ) -> tuple[float, str]:
@@ -175,6 +201,7 @@ class ArgumentAccuracy(_Paired):
     """
 
     name: ClassVar[str] = "argument_accuracy"
+    _field: ClassVar[str] = "arguments"
     description: ClassVar[str] = "Share of expected arguments matched per paired call, averaged."
     default_threshold: ClassVar[float] = 0.8
 
@@ -189,25 +216,8 @@ class ArgumentAccuracy(_Paired):
     def _compared(self, call: ToolCall, expected: ToolCall) -> Compared:
         return compare_values(call.arguments, expected.arguments, self._rules)
 
-    def _credit(self, call: ToolCall, expected: ToolCall) -> float:
-        return score_values(call.arguments, expected.arguments, self._rules,
-                            self.extra_arguments == "penalize")
-
-    def _values(self, batch: ToolCallBatch) -> FloatArray:
-        from agentmetrics_tooluse._bulk import paired_values
-
-        score = partial(score_values, rules=self._rules, count_extra=self.extra_arguments == "penalize")
-        return paired_values(batch, "arguments", score, None, self.missing_calls)
-
-    def _value(self, case: AgentTestCase) -> float:
-        """measure's value, without its reason."""
-        actual, expected = case.tool_calls, case.expected_tool_calls
-        assert actual is not None and expected is not None
-        if not expected:
-            return 1.0
-        paired = pair_calls(actual, range(len(expected)), expected, self._credit, None)
-        credits = [paired[j][1] for j in range(len(expected)) if j in paired]
-        return _mean_credit(credits, len(expected) - len(credits), self.missing_calls)
+    def _count_extra(self) -> bool:
+        return self.extra_arguments == "penalize"
 
     def measure(self, case: AgentTestCase) -> tuple[float, str]:
         assert case.tool_calls is not None and case.expected_tool_calls is not None
@@ -253,6 +263,7 @@ class ToolOutputMatch(_Paired):
     """
 
     name: ClassVar[str] = "tool_output_match"
+    _field: ClassVar[str] = "output"
     description: ClassVar[str] = "Share of expected tool outputs matched by the paired calls' outputs."
     default_threshold: ClassVar[float] = 1.0
 
@@ -264,28 +275,11 @@ class ToolOutputMatch(_Paired):
     def _compared(self, call: ToolCall, expected: ToolCall) -> Compared:
         return compare_values(call.output, expected.output, self._rules)
 
-    def _credit(self, call: ToolCall, expected: ToolCall) -> float:
-        return score_values(call.output, expected.output, self._rules, False)
-
-    def _values(self, batch: ToolCallBatch) -> FloatArray:
-        from agentmetrics_tooluse._bulk import paired_values
-
-        score = partial(score_values, rules=self._rules, count_extra=False)
-        return paired_values(batch, "output", score, _has_output, self.missing_calls)
-
-    def _value(self, case: AgentTestCase) -> float:
-        """measure's value, without its reason (expected calls without outputs:
-        raises, for measure to refuse the case in its own words)."""
-        actual, expected = case.tool_calls, case.expected_tool_calls
-        assert actual is not None and expected is not None
-        if not expected:
-            return 1.0
+    def _checked(self, expected: Sequence[ToolCall]) -> Sequence[int]:
         checked = [j for j, want in enumerate(expected) if want.output is not None]
-        if not checked:
+        if not checked:  # measure refuses the case, in its own words
             raise LookupError("no expected output")
-        paired = pair_calls(actual, checked, expected, self._credit, None)
-        credits = [paired[j][1] for j in checked if j in paired]
-        return _mean_credit(credits, len(checked) - len(credits), self.missing_calls)
+        return checked
 
     def measure(self, case: AgentTestCase) -> tuple[float, str]:
         assert case.tool_calls is not None and case.expected_tool_calls is not None
