@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING, ClassVar
 
 from agentmetrics import AgentTestCase, InvalidParameterError, Metric, ToolCall
 
-from agentmetrics_compat._common import check_flag, names_reason, readable_arguments, show_call
+from agentmetrics_compat._common import (
+    check_flag,
+    names_reason,
+    readable_arguments,
+    require_readable,
+    show_call,
+)
 
 if TYPE_CHECKING:
     from agentmetrics import MetricResult, ToolCallBatch
@@ -69,11 +75,23 @@ class AdkToolTrajectory(Metric):
             fix = "repair them, or pass ignore_args=True to compare names only."
             readable_arguments(_NAME, called, "called", fix)
             readable_arguments(_NAME, expected, "expected", fix)
-        how = {"EXACT": self._exact, "IN_ORDER": self._in_order, "ANY_ORDER": self._any_order}
-        problem = how[self.match_type](called, expected)
+        problem = self._problem(called, expected)
         if problem:
             return 0.0, f"{self.match_type}: {problem}"
         return 1.0, f"{self.match_type}: {len(called)} calls made, {len(expected)} expected, matched"
+
+    def _problem(self, called: Sequence[ToolCall], expected: Sequence[ToolCall]) -> str:
+        """Why the calls do not match, or "" when they do."""
+        how = {"EXACT": self._exact, "IN_ORDER": self._in_order, "ANY_ORDER": self._any_order}
+        return how[self.match_type](called, expected)
+
+    def _value(self, case: AgentTestCase) -> float:
+        """What ``measure(case)`` gives as the value (raises where it refuses)."""
+        called, expected = case.tool_calls, case.expected_tool_calls
+        assert called is not None and expected is not None
+        if not self.ignore_args:
+            require_readable(called, expected)
+        return 0.0 if self._problem(called, expected) else 1.0
 
     def _exact(self, called: Sequence[ToolCall], expected: Sequence[ToolCall]) -> str:
         if len(called) != len(expected):
@@ -108,14 +126,15 @@ class AdkToolTrajectory(Metric):
         return self.ignore_args
 
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
-        """Vectorized with ``ignore_args``: EXACT is an LCS as long as both
+        """Comparing arguments, case by case in one tight loop of values, each
+        reason made by ``evaluate`` when asked for. Vectorized with ``ignore_args``: EXACT is an LCS as long as both
         sides, IN_ORDER an LCS as long as the expected side, ANY_ORDER a
         count of calls paired by name as long as the expected side."""
-        from agentmetrics.batch import check_errors_mode, require_cases
+        from agentmetrics.batch import case_values, require_cases
 
         if not self.ignore_args:
             require_cases(self, batch, "compares arguments", "ignore_args=True")
-            return super().evaluate_batch(batch, errors=check_errors_mode(errors))
+            return case_values(self, batch, errors, self._value)
         import numpy as np
 
         from agentmetrics.batch import batch_errors, ratio_values, row_lcs, row_multiset_overlap

@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentmetrics import AgentTestCase, InvalidParameterError, Metric, ToolCall
 
-from agentmetrics_compat._common import check_choice, names_reason, readable_arguments, show_call
+from agentmetrics_compat._common import (
+    check_choice,
+    names_reason,
+    readable_arguments,
+    require_readable,
+    show_call,
+)
 
 if TYPE_CHECKING:
     from agentmetrics import MetricResult, ToolCallBatch
@@ -164,18 +170,39 @@ class AgentevalsTrajectory(Metric):
                              f"expected call with the same name and matching arguments (first-fit)")
         return 1.0, f"{mode}: {len(called)} calls made, {len(expected)} expected, all matched"
 
+    def _value(self, case: AgentTestCase) -> float:
+        """What ``measure(case)`` gives as the value (raises where it refuses)."""
+        called, expected = case.tool_calls, case.expected_tool_calls
+        assert called is not None and expected is not None
+        if not self._names_only():
+            require_readable(called, expected)
+        mode = self.trajectory_match_mode
+        if mode != "subset" and first_unmatched(called, expected, self._matcher) is not None:
+            return 0.0
+        if mode != "superset" and first_unmatched(expected, called, self._matcher) is not None:
+            return 0.0
+        return 1.0
+
     def scores_from_names(self) -> bool:
         return self._names_only()
 
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
-        """Vectorized when arguments are ignored: first-fit by name alone is a
+        """Comparing arguments, case by case in one tight loop of values, each
+        reason made by ``evaluate`` when asked for (with an override function
+        of the user's, through ``evaluate`` once). Vectorized when arguments
+        are ignored: first-fit by name alone is a
         maximum matching, so the match is a count of calls paired by name."""
-        from agentmetrics.batch import check_errors_mode, require_cases
+        from agentmetrics.batch import case_values, check_errors_mode, require_cases
 
         if not self._names_only():
             require_cases(self, batch, f"with tool_args_match_mode={self.tool_args_match_mode!r} "
                                        f"compares arguments", "tool_args_match_mode='ignore'")
-            return super().evaluate_batch(batch, errors=check_errors_mode(errors))
+            if not all(m in _MATCHERS.values() or isinstance(m, _OnKeys)
+                       for m in self._matchers.values()):
+                # a function of the user's may be costly or not give the same answer
+                # twice: each case through evaluate once
+                return super().evaluate_batch(batch, errors=check_errors_mode(errors))
+            return case_values(self, batch, errors, self._value)
         import numpy as np
 
         from agentmetrics.batch import batch_errors, ratio_values, row_multiset_overlap

@@ -8,7 +8,8 @@ from typing import Any
 
 from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, Metric, ToolCall
 
-__all__ = ["check_choice", "check_flag", "listed", "names_reason", "readable_arguments", "show_call"]
+__all__ = ["Unreadable", "check_choice", "check_flag", "listed", "names_reason", "readable_arguments",
+           "require_readable", "show_call"]
 
 _SHOWN = 3
 
@@ -24,6 +25,20 @@ def readable_arguments(metric: str, calls: Sequence[ToolCall], side: str, fix: s
             raise InvalidCaseError(
                 f"{metric}: {side} call #{k + 1} ({call.name}) has arguments that are not a JSON "
                 f"object ({shown!r}); expected an object, as the peer reads them. Fix: {fix}")
+
+
+class Unreadable(Exception):
+    """Raised by a batch's value function for a case whose arguments are not
+    all readable: ``case_values`` then scores the case with ``measure``, which
+    refuses it with the full error."""
+
+
+def require_readable(*sides: Sequence[ToolCall]) -> None:
+    """Raise :class:`Unreadable` unless every call's arguments were readable."""
+    for calls in sides:
+        for call in calls:
+            if not call.arguments_valid:
+                raise Unreadable(call.name)
 
 
 def show_call(call: ToolCall) -> str:

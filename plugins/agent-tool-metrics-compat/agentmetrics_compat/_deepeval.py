@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentmetrics import AgentTestCase, InvalidParameterError, Metric, ToolCall
 
-from agentmetrics_compat._common import check_flag, listed, readable_arguments, show_call
+from agentmetrics_compat._common import (
+    check_flag,
+    listed,
+    readable_arguments,
+    require_readable,
+    show_call,
+)
+
+if TYPE_CHECKING:
+    from agentmetrics import MetricResult, ToolCallBatch
 
 __all__ = ["EVALUATION_PARAMS", "DeepevalToolCorrectness", "compare_dicts"]
 
@@ -117,6 +126,34 @@ class DeepevalToolCorrectness(Metric):
             return 0.0, f"{reason}; strict_mode: below 1, so 0"
         return value, reason
 
+    def _value(self, case: AgentTestCase) -> float:
+        """What ``measure(case)`` gives as the value, without the reason (raises
+        where measure refuses the case)."""
+        called, expected = case.tool_calls, case.expected_tool_calls
+        assert called is not None and expected is not None
+        if "input_parameters" in self.evaluation_params:
+            require_readable(called, expected)
+        if self.should_exact_match:
+            value = 1.0 if self._mismatch(called, expected) is None else 0.0
+        elif not expected:
+            value = 1.0 if not called else 0.0
+        elif self.should_consider_ordering:
+            value = sum(step for _, step in self._lcs_steps(called, expected)) / len(expected)
+        else:
+            value = sum(best for best, _ in self._greedy_credits(called, expected)
+                        if best is not None) / len(expected)
+        if self.strict_mode and value < 1.0:
+            return 0.0
+        return value
+
+    def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
+        """Case by case in one tight loop of values (no reasons), each reason
+        made by ``evaluate`` when it is asked for."""
+        from agentmetrics.batch import case_values, require_cases
+
+        require_cases(self, batch, "compares calls")
+        return case_values(self, batch, errors, self._value)
+
     def _credit(self, want: ToolCall, got: ToolCall) -> float:
         """deepeval's score of a same-named pair."""
         credit = 1.0
@@ -126,11 +163,14 @@ class DeepevalToolCorrectness(Metric):
             credit = 0.0
         return credit
 
-    def _greedy(self, called: Sequence[ToolCall], expected: Sequence[ToolCall]) -> tuple[float, str]:
+    def _greedy_credits(self, called: Sequence[ToolCall], expected: Sequence[ToolCall]
+                        ) -> list[tuple[float | None, bool]]:
+        """For each expected call, in order: the credit of the call it took
+        (None if none), and whether a same-named call was skipped as a repeat
+        of one already used."""
         used: list[ToolCall] = []
-        total = 0.0
-        missed, partial, collapsed = [], [], []
-        for j, want in enumerate(expected):
+        out: list[tuple[float | None, bool]] = []
+        for want in expected:
             best, chosen, skipped = 0.0, None, False
             for got in called:
                 if got.name != want.name:
@@ -141,10 +181,20 @@ class DeepevalToolCorrectness(Metric):
                 credit = self._credit(want, got)
                 if credit > best:
                     best, chosen = credit, got
-            label = f"{show_call(want)} (#{j + 1})"
             if chosen is not None:
-                total += best
                 used.append(chosen)
+                out.append((best, skipped))
+            else:
+                out.append((None, skipped))
+        return out
+
+    def _greedy(self, called: Sequence[ToolCall], expected: Sequence[ToolCall]) -> tuple[float, str]:
+        total = 0.0
+        missed, partial, collapsed = [], [], []
+        for j, (best, skipped) in enumerate(self._greedy_credits(called, expected)):
+            label = f"{show_call(expected[j])} (#{j + 1})"
+            if best is not None:
+                total += best
                 if best < 1.0:
                     partial.append(f"{label} {best:.2f}")
             elif skipped:
@@ -154,7 +204,11 @@ class DeepevalToolCorrectness(Metric):
         value = total / len(expected)
         return value, self._reason(value, len(expected), missed, partial, collapsed)
 
-    def _ordered(self, called: Sequence[ToolCall], expected: Sequence[ToolCall]) -> tuple[float, str]:
+    def _lcs_steps(self, called: Sequence[ToolCall], expected: Sequence[ToolCall]
+                   ) -> list[tuple[int, float]]:
+        """The steps of deepeval's backtrack through its weighted LCS table,
+        last first: (expected index, credit). deepeval sums these steps rather
+        than reading the table's corner."""
         m, n = len(expected), len(called)
         dp: list[list[float]] = [[0.0] * (n + 1) for _ in range(m + 1)]
         for i in range(1, m + 1):
@@ -166,31 +220,35 @@ class DeepevalToolCorrectness(Metric):
                     continue
                 credit = self._credit(want, got)
                 row[j] = max(above[j], row[j - 1], above[j - 1] + credit if credit > 0 else 0)
-        # deepeval sums the steps of its backtrack rather than reading dp[m][n].
-        i, j, total = m, n, 0.0
-        kept: set[int] = set()
-        partial = []
+        i, j = m, n
+        steps = []
         while i > 0 and j > 0:
             if dp[i][j] == dp[i - 1][j]:
                 i -= 1
             elif dp[i][j] == dp[i][j - 1]:
                 j -= 1
             else:
-                step = dp[i][j] - dp[i - 1][j - 1]
-                total += step
-                kept.add(i - 1)
-                if step < 1.0:
-                    partial.append(f"{show_call(expected[i - 1])} (#{i}) {step:.2f}")
+                steps.append((i - 1, dp[i][j] - dp[i - 1][j - 1]))
                 i, j = i - 1, j - 1
-        value = total / m
-        missed = [f"{show_call(e)} (#{k + 1})" for k, e in enumerate(expected) if k not in kept]
-        return value, self._reason(value, m, missed, partial[::-1], [], " in order")
+        return steps
 
-    def _exact(self, called: Sequence[ToolCall], expected: Sequence[ToolCall]) -> tuple[float, str]:
+    def _ordered(self, called: Sequence[ToolCall], expected: Sequence[ToolCall]) -> tuple[float, str]:
+        m = len(expected)
+        steps = self._lcs_steps(called, expected)
+        value = sum(step for _, step in steps) / m
+        kept = {k for k, _ in steps}
+        partial = [f"{show_call(expected[k])} (#{k + 1}) {step:.2f}"
+                   for k, step in reversed(steps) if step < 1.0]
+        missed = [f"{show_call(e)} (#{k + 1})" for k, e in enumerate(expected) if k not in kept]
+        return value, self._reason(value, m, missed, partial, [], " in order")
+
+    def _mismatch(self, called: Sequence[ToolCall], expected: Sequence[ToolCall]
+                  ) -> tuple[int, list[str]] | None:
+        """Exact mode: None when the calls equal the expected ones position by
+        position, else the first differing position and its differing fields
+        (``-1`` and no fields when the lengths differ)."""
         if len(called) != len(expected):
-            return 0.0, f"Exact match: {len(called)} calls made, {len(expected)} expected"
-        if not expected:
-            return 1.0, "Exact match: no calls expected and none made"
+            return -1, []
         for k, (got, want) in enumerate(zip(called, expected, strict=True)):
             fields = ["name"] if got.name != want.name else []
             if "input_parameters" in self.evaluation_params and got.arguments != want.arguments:
@@ -198,9 +256,20 @@ class DeepevalToolCorrectness(Metric):
             if "output" in self.evaluation_params and got.output != want.output:
                 fields.append("output")
             if fields:
-                return 0.0, (f"Exact match: call #{k + 1} {show_call(got)} differs from the expected "
-                             f"{show_call(want)} in {' and '.join(fields)}")
-        return 1.0, f"Exact match: all {len(expected)} calls as expected"
+                return k, fields
+        return None
+
+    def _exact(self, called: Sequence[ToolCall], expected: Sequence[ToolCall]) -> tuple[float, str]:
+        found = self._mismatch(called, expected)
+        if found is None:
+            if not expected:
+                return 1.0, "Exact match: no calls expected and none made"
+            return 1.0, f"Exact match: all {len(expected)} calls as expected"
+        k, fields = found
+        if k < 0:
+            return 0.0, f"Exact match: {len(called)} calls made, {len(expected)} expected"
+        return 0.0, (f"Exact match: call #{k + 1} {show_call(called[k])} differs from the expected "
+                     f"{show_call(expected[k])} in {' and '.join(fields)}")
 
     @staticmethod
     def _reason(value: float, count: int, missed: list[str], partial: list[str],

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from agentmetrics import AgentTestCase, InvalidCaseError, Metric, ToolCall
 
 from agentmetrics_compat._common import check_flag, listed, readable_arguments
+
+if TYPE_CHECKING:
+    from agentmetrics import MetricResult, ToolCallBatch
 
 __all__ = ["MlflowToolCallCorrectness"]
 
@@ -88,3 +91,12 @@ class MlflowToolCallCorrectness(Metric):
             return 1.0, ("yes: the same calls as sets, though repeated differently (MLflow "
                          "compares sets)")
         return 1.0, f"yes: the same {len(wanted)} calls, in any order"
+
+    def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
+        """Case by case in one tight loop of ``measure``'s values (without
+        ``evaluate``'s checks of each result; the values are checked once, as
+        a batch), each reason made by ``evaluate`` when asked for."""
+        from agentmetrics.batch import case_values, require_cases
+
+        require_cases(self, batch, "compares calls")
+        return case_values(self, batch, errors, lambda case: self.measure(case)[0])

@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentmetrics import AgentTestCase, Metric, ToolCall
 
-from agentmetrics_compat._common import check_flag, listed, readable_arguments, show_call
+from agentmetrics_compat._common import (
+    check_flag,
+    listed,
+    readable_arguments,
+    require_readable,
+    show_call,
+)
 
 if TYPE_CHECKING:
     from agentmetrics import MetricResult, ToolCallBatch
@@ -211,27 +217,58 @@ class RagasToolCallAccuracy(Metric):
             return 1.0, "No calls made or expected"
         if not called or not expected:
             return 0.0, f"{len(called)} calls made, {len(expected)} expected (ragas scores 0)"
+        score, aligned, shares, called, expected = self._compared(called, expected)
+        if not aligned:
+            how = "in order" if self.strict_order else "as sorted lists"
+            names, wanted_names = [c.name for c in called], [c.name for c in expected]
+            return 0.0, (f"Tool names do not line up {how}: made {listed(names)}, expected "
+                         f"{listed(wanted_names)} (ragas scores 0)")
+        partial = [f"{show_call(expected[k])} (#{k + 1}) {share:.2f}"
+                   for k, share in enumerate(shares) if share is not None and share < 1.0]
+        reason = f"Names aligned; arguments {score:.2f}"
+        if partial:
+            reason += f"; partial: {listed(partial)}"
+        return score, reason
+
+    def _compared(self, called: list[ToolCall], expected: list[ToolCall]
+                  ) -> tuple[float, bool, list[float | None], list[ToolCall], list[ToolCall]]:
+        """Both sides non-empty: the score before the alignment check, whether
+        the names line up, each position's argument share (None where the
+        names differ), and the two sides as paired (sorted without
+        strict_order)."""
         if not self.strict_order:
             called, expected = sorted(called, key=_sort_key), sorted(expected, key=_sort_key)
         names, wanted_names = [c.name for c in called], [c.name for c in expected]
         aligned = names == wanted_names if self.strict_order else sorted(names) == sorted(wanted_names)
         score = 0.0
-        partial = []
-        for k, (want, got) in enumerate(zip(expected, called)):
+        shares: list[float | None] = []
+        for want, got in zip(expected, called):
             if want.name == got.name:
                 share = _argument_share(got.arguments, want.arguments)
                 score += share
-                if share < 1.0:
-                    partial.append(f"{show_call(want)} (#{k + 1}) {share:.2f}")
+                shares.append(share)
+            else:
+                shares.append(None)
         score /= len(expected)
         compared = min(len(called), len(expected))
         if compared < len(expected):
             score *= compared / len(expected)
-        if not aligned:
-            how = "in order" if self.strict_order else "as sorted lists"
-            return 0.0, (f"Tool names do not line up {how}: made {listed(names)}, expected "
-                         f"{listed(wanted_names)} (ragas scores 0)")
-        reason = f"Names aligned; arguments {score:.2f}"
-        if partial:
-            reason += f"; partial: {listed(partial)}"
-        return score, reason
+        return score, aligned, shares, called, expected
+
+    def _value(self, case: AgentTestCase) -> float:
+        """What ``measure(case)`` gives as the value (raises where it refuses)."""
+        assert case.tool_calls is not None and case.expected_tool_calls is not None
+        called, expected = list(case.tool_calls), list(case.expected_tool_calls)
+        require_readable(called, expected)
+        if not called or not expected:
+            return 1.0 if not called and not expected else 0.0
+        score, aligned, _, _, _ = self._compared(called, expected)
+        return score if aligned else 0.0
+
+    def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
+        """Case by case in one tight loop of values, each reason made by
+        ``evaluate`` when asked for."""
+        from agentmetrics.batch import case_values, require_cases
+
+        require_cases(self, batch, "compares arguments")
+        return case_values(self, batch, errors, self._value)

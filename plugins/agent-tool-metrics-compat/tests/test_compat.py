@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from agentmetrics import (
     AgentTestCase,
+    CaseEvaluationError,
     InvalidCaseError,
     InvalidParameterError,
     ToolCall,
@@ -230,20 +231,30 @@ def test_adk_match_type_spellings_and_multi_invocation_sessions():
 _names = st.sampled_from(["a", "b", "c"])
 _arguments = st.sampled_from([{}, {"x": 1}, {"x": 1.0}, {"x": True}, {"x": "1"}, {"x": 2}, {"x": 1, "y": 2},
                               {"y": {"u": 1, "v": 2}}, {"y": {"u": 1}}, {"x": [1, 2]}])
-_calls = st.lists(st.builds(lambda n, a, o: ToolCall(n, a, output=o), _names, _arguments,
-                            st.sampled_from([None, "ok", 1])), max_size=5)
+_calls = st.lists(st.one_of(
+    st.builds(lambda n, a, o: ToolCall(n, a, output=o), _names, _arguments, st.sampled_from([None, "ok", 1])),
+    st.builds(lambda n: ToolCall(n, raw_arguments="{x: oops"), _names)), max_size=5)
 _cases = st.lists(st.builds(case, _calls, _calls), max_size=12)
+
+def _same_x(first, second):
+    """An override function of the user's (module-level, so the metric pickles)."""
+    return first.get("x") == second.get("x")
+
 
 CONFIGS = [
     (DeepevalToolCorrectness, {}), (DeepevalToolCorrectness, {"evaluation_params": ["input_parameters", "output"]}),
     (DeepevalToolCorrectness, {"should_consider_ordering": True, "evaluation_params": ["input_parameters"]}),
     (DeepevalToolCorrectness, {"should_exact_match": True, "strict_mode": True}),
+    (DeepevalToolCorrectness, {"strict_mode": True, "threshold": 0.5, "evaluation_params": ["input_parameters"]}),
     (RagasToolCallF1, {}), (RagasToolCallAccuracy, {}), (RagasToolCallAccuracy, {"strict_order": False}),
     (MlflowToolCallCorrectness, {}), (MlflowToolCallCorrectness, {"should_consider_ordering": True}),
     *[(AgentevalsTrajectory, {"trajectory_match_mode": t, "tool_args_match_mode": a})
       for t in ("unordered", "subset", "superset") for a in ("exact", "ignore", "superset")],
     *[(AdkToolTrajectory, {"match_type": m, "ignore_args": i})
       for m in ("EXACT", "IN_ORDER", "ANY_ORDER") for i in (False, True)],
+    (AgentevalsTrajectory, {"tool_args_match_overrides": {"a": ["x"], "b": "ignore"}}),
+    (AgentevalsTrajectory, {"trajectory_match_mode": "subset",
+                            "tool_args_match_overrides": {"c": _same_x}}),
 ]
 
 
@@ -251,8 +262,18 @@ CONFIGS = [
 @settings(max_examples=60, deadline=None)
 @given(cases=_cases)
 def test_batch_equals_single(metric, params, cases):
+    """Every row of the batch as the case alone gives it: value, pass, reason,
+    and refusal (unreadable arguments where they count; mlflow: no expected
+    calls); and under errors="raise" the first refused row's error."""
     m = metric(**params)
-    result = m.evaluate_batch(ToolCallBatch.from_cases(cases), errors="record")
+    batch = ToolCallBatch.from_cases(cases)
+    result = m.evaluate_batch(batch, errors="record")
+    if result.errors:
+        with pytest.raises(CaseEvaluationError) as raised:
+            m.evaluate_batch(batch)
+        assert result.errors[min(result.errors)] in str(raised.value)
+    else:
+        assert m.evaluate_batch(batch).values.tolist() == result.values.tolist()
     assert len(result) == len(cases)
     for row, c in enumerate(cases):
         try:
