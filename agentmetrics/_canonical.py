@@ -225,6 +225,8 @@ def _put_other(value: Any, out: list[bytes], fallback: Fallback | None) -> None:
         out.append(_text(b"E", _type_name(value)))
         _put(value.name, out, fallback)
         _put(value.value, out, fallback)
+    elif module == "agentmetrics" and kind.__name__ == "Expectation" and hasattr(value, "canonical"):
+        out.append(_text(b"X", value.canonical()))
     elif kind is complex:
         out.append(_text(b"j", f"{value.real.hex()},{value.imag.hex()}"))
     elif kind is decimal.Decimal:

@@ -447,7 +447,7 @@ class Metric(abc.ABC):
         """Raise MissingFieldError for the first required field that is ``None``."""
         for field in self.required_fields:
             if getattr(case, field) is None:
-                raise MissingFieldError(self.name, field)
+                raise MissingFieldError(self.name, field, case.expectation is not None)
 
     def passes(self, value: float) -> bool:
         """Whether ``value`` passes this metric's threshold."""

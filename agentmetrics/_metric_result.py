@@ -341,7 +341,8 @@ def batch_errors(metric: Metric, batch: ToolCallBatch, errors: str) -> dict[int,
             continue
         for row in rows:
             if row not in batch.invalid:
-                missing_rows[row] = MissingFieldError(metric.name, field)
+                has_expectation = batch.cases is not None and batch.cases[row].expectation is not None
+                missing_rows[row] = MissingFieldError(metric.name, field, has_expectation)
     for row, error in missing_rows.items():
         found[row] = str(error)
     if found and errors == "raise":

@@ -8,12 +8,15 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from itertools import chain, repeat
 from operator import itemgetter, methodcaller
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from agentmetrics._memo import memo
 from agentmetrics.errors import InvalidCaseError
+
+if TYPE_CHECKING:
+    from agentmetrics.expectations import Expectation
 
 __all__ = [
     "CASE_FIELDS", "AgentTestCase", "EvalScore", "ToolCall", "ToolCallLike", "UnreadableCase",
@@ -321,6 +324,17 @@ def _to_turns(value: object) -> tuple[AgentTestCase, ...] | None:
     return tuple(turns)
 
 
+def _to_expectation(value: object) -> Expectation | None:
+    """None, an Expectation, or its JSON form (read with the path named)."""
+    if value is None:
+        return None
+    from agentmetrics.expectations import Expectation, expectation_from_json
+
+    if isinstance(value, Expectation):
+        return value
+    return expectation_from_json(value, "AgentTestCase.expectation")
+
+
 def _to_metadata(value: object) -> dict[str, Any]:
     if value is None:
         return {}
@@ -340,6 +354,11 @@ class AgentTestCase:
     ``output``) and are stored as tuples of ToolCall. ``None`` means "not
     given", which differs from ``[]`` ("no calls").
 
+    ``expectation``: what the calls should be when one list is not enough (a
+    partial order, acceptable values, forbidden calls): an
+    :class:`agentmetrics.expectations.Expectation` or its JSON form, scored by
+    ``expectation_match``; the other metrics read ``expected_tool_calls``.
+
     ``turns``, for a multi-turn run: one AgentTestCase per turn (or a mapping
     of its fields), each with its own calls and expected calls, scored turn by
     turn through :func:`agentmetrics.per_turn`. A turn has no turns of its own.
@@ -358,6 +377,9 @@ class AgentTestCase:
     )
     turns: tuple[AgentTestCase, ...] | None = attrs.field(
         default=None, kw_only=True, converter=_to_turns
+    )
+    expectation: Expectation | None = attrs.field(
+        default=None, kw_only=True, converter=_to_expectation
     )
 
     @property
@@ -427,6 +449,7 @@ def cases_from_fields(columns: Mapping[str, Iterable[Any]], n: int) -> list[Agen
     converter gives (tuples of ToolCall or None, a fresh metadata dict, turns
     None): the columnar readers check their input before they come here."""
     filled = {"input": repeat(None), "actual_output": repeat(None), "turns": repeat(None),
+              "expectation": repeat(None),
               **columns}
     return _fill(AgentTestCase, filled, n)
 

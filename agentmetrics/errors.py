@@ -61,17 +61,25 @@ class CaptureError(InvalidCaseError):
 class MissingFieldError(AgentMetricsError, ValueError):
     """A field the metric requires is ``None`` on the test case."""
 
-    def __init__(self, metric: str, field: str) -> None:
+    def __init__(self, metric: str, field: str, has_expectation: bool = False) -> None:
         self.metric = metric
         self.field = field
+        self.has_expectation = has_expectation
+        if field == "expectation":
+            fix = ("pass expectation=Expectation([...]) (or its JSON form) to AgentTestCase, or "
+                   "score the case with a metric that reads expected_tool_calls.")
+        else:
+            fix = (f"pass {field}=[...] to AgentTestCase (an empty list is allowed and means "
+                   f"'none').")
+        if has_expectation and field == "expected_tool_calls":
+            fix += (" This case gives an expectation instead, which this metric does not read: "
+                    "score it with expectation_match.")
         super().__init__(
-            f"metric {metric!r} requires the test case field {field!r}, "
-            f"but it is None. Fix: pass {field}=[...] to AgentTestCase "
-            f"(an empty list is allowed and means 'none')."
+            f"metric {metric!r} requires the test case field {field!r}, but it is None. Fix: {fix}"
         )
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.metric, self.field))
+        return (type(self), (self.metric, self.field, self.has_expectation))
 
 
 class CaseEvaluationError(AgentMetricsError, ValueError):

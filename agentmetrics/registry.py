@@ -64,6 +64,7 @@ _OWN_DISTRIBUTION = "agent-tool-metrics"
 _BUILTIN_TARGETS = {
     "tool_selection_accuracy": "agentmetrics.metrics._tool_selection:ToolSelectionAccuracy",
     "per_turn": "agentmetrics.metrics._per_turn:PerTurn",
+    "expectation_match": "agentmetrics.metrics._expectation_match:ExpectationMatch",
 }
 
 M = TypeVar("M", bound=type[Metric])

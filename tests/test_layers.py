@@ -114,7 +114,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("errors", "_types", "_version", "_optional", "_exact", "_lis", "_aio",
                     "_lines", "_discovery", "_progress", "_prefetch", "_memo", "_secrets")),
-    ("model", ("_model", "formats", "formats.*", "_columnar", "_columnar.*", "_tool_call_batch",
+    ("model", ("expectations", "expectations.*", "_model", "formats", "formats.*", "_columnar", "_columnar.*", "_tool_call_batch",
                "_metric_result", "_canonical")),
     ("metric contract", ("_metric",)),
     ("registry", ("registry",)),

@@ -99,6 +99,7 @@ def case_from_record(
         expected_tool_calls=record.get("expected_tool_calls"),
         metadata=metadata,
         turns=turns,
+        expectation=record.get("expectation"),
     )
 
 

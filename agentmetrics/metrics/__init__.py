@@ -16,11 +16,16 @@ from agentmetrics.metrics._tool_selection import ToolSelectionAccuracy
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._metric import Metric
+    from agentmetrics.metrics._expectation_match import ExpectationMatch as ExpectationMatch
 
-__all__ = ["PerTurn", "ToolSelectionAccuracy", "per_turn"]
+__all__ = ["PerTurn", "ToolSelectionAccuracy", "per_turn"]  # ExpectationMatch: imported when asked for
 
 
 def __getattr__(attribute: str) -> type[Metric]:
+    if attribute == "ExpectationMatch":  # imported when asked for: it brings the expectations
+        from agentmetrics.metrics._expectation_match import ExpectationMatch
+
+        return ExpectationMatch
     # Only CapWords names can be metric classes; anything else (tools probing
     # for pytest_plugins, __path__, ...) must not trigger an entry-point scan.
     if attribute[:1].isupper():

@@ -1,0 +1,242 @@
+"""The optimal alignment of calls to an expectation's steps.
+
+Each step yields every way it can be met by a set of calls, as a map from the
+set (a bit mask over the calls) to the most credit that set earns: a Call one
+credit for one call it accepts; InOrder the children's sets combined when every
+call of one comes before every call of the next; AnyOrder combined when
+disjoint; Either each alternative's share of its own required steps; Repeat
+every subset of the calls it accepts up to ``at_most``; OptionalStep its
+child's sets, for no credit. The root's sets are then scored with the calls no
+step accounts for and the forbidden calls, and the best is kept. This is exact
+(every alignment is considered, kept only when it is dominated by another of
+the same calls), never greedy; a case whose sets outgrow ``LIMIT`` is refused
+rather than approximated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from agentmetrics.errors import InvalidCaseError
+from agentmetrics.expectations._matchers import fields_match
+from agentmetrics.expectations._steps import (
+    AnyOrder,
+    Call,
+    Either,
+    Expectation,
+    InOrder,
+    OptionalStep,
+    Repeat,
+    Step,
+    weight,
+)
+
+__all__ = ["LIMIT", "Alignment", "align", "value_of"]
+
+#: The most ways of meeting one step kept at once before a case is refused.
+LIMIT = 200_000
+
+CallLike = tuple[str, Mapping[str, Any]]
+
+
+@attrs.frozen(slots=True)
+class Alignment:
+    """The best alignment: ``value`` in [0, 1]; ``credit`` of ``weight``
+    required steps; ``assigned`` maps a step's path to the calls it took;
+    ``extra`` are the indices of calls no step accounts for (counted only
+    when extra calls are forbidden); ``forbidden`` the indices of calls a
+    ``never`` pattern matches."""
+
+    value: float
+    credit: float
+    weight: float
+    assigned: tuple[tuple[str, int], ...]
+    extra: tuple[int, ...]
+    forbidden: tuple[int, ...]
+
+
+def _check(size: int, calls: int) -> None:
+    if size > LIMIT:
+        raise InvalidCaseError(
+            f"expectation_match: {calls} calls can meet this expectation in more than {LIMIT:,} "
+            f"ways; expected a case small enough to align exactly (it is never approximated). "
+            f"Fix: split the case into turns, or narrow the patterns (names, arguments) so that "
+            f"fewer calls fit each step.")
+
+
+Credits = dict[int, float]  # set of calls (a bit mask) -> the most credit it earns
+Paths = dict[int, tuple[tuple[str, int], ...]]  # the same sets -> the steps that took each call
+
+
+_NO_PATHS: Paths = {}
+
+
+class _Aligner:
+    """Each step's ways of being met, as :data:`Credits`; with ``track``, also
+    the :data:`Paths` of the best way for each set (for reasons)."""
+
+    __slots__ = ("by_name", "calls", "track")
+
+    def __init__(self, calls: Sequence[CallLike], track: bool) -> None:
+        self.calls = calls
+        self.track = track
+        self.by_name: dict[str, list[int]] = {}
+        for i, (name, _) in enumerate(calls):
+            self.by_name.setdefault(name, []).append(i)
+
+    def accepted(self, pattern: Call) -> list[int]:
+        """The indices of the calls ``pattern`` accepts (only same-named ones are tried)."""
+        same = self.by_name.get(pattern.name, ())
+        if pattern.arguments is None or not same:
+            return list(same)
+        calls, fields, allow = self.calls, pattern.arguments, pattern.extra_arguments == "allow"
+        return [i for i in same if fields_match(fields, calls[i][1], allow)]
+
+    def outcomes(self, step: Step, path: str) -> tuple[Credits, Paths]:
+        track = self.track
+        if type(step) is Call:
+            found = self.accepted(step)
+            credits = {0: 0.0}
+            for i in found:
+                credits[1 << i] = 1.0
+            return credits, ({0: (), **{1 << i: ((path, i),) for i in found}} if track else _NO_PATHS)
+        if type(step) is InOrder or type(step) is AnyOrder:
+            ordered = type(step) is InOrder
+            key = ".in_order[" if ordered else ".any_order["
+            current: Credits = {0: 0.0}
+            paths: Paths = {0: ()}
+            for k, inner in enumerate(step.steps):
+                if type(inner) is Call and not track:  # a call joined in place
+                    bits = [1 << i for i in self.accepted(inner)]
+                    placed = dict(current)  # the call unmet
+                    for m1, c1 in current.items():
+                        top = m1.bit_length()
+                        for bit in bits:
+                            if m1 & bit or (ordered and m1 and bit.bit_length() <= top):
+                                continue
+                            mask, credit = m1 | bit, c1 + 1.0
+                            best = placed.get(mask)
+                            if best is None or credit > best:
+                                placed[mask] = credit
+                    _check(len(placed), len(self.calls))
+                    current = placed
+                    continue
+                child, child_paths = self.outcomes(inner, f"{path}{key}{k}]" if track else "")
+                if k == 0:  # the first child: its ways as they are
+                    current, paths = child, child_paths
+                    continue
+                joined: Credits = {}
+                joined_paths: Paths = {}
+                for m1, c1 in current.items():
+                    top = m1.bit_length()  # every call of m2 must come after m1's last
+                    for m2, c2 in child.items():
+                        if m1 & m2 or (ordered and m1 and m2 and (m2 & -m2).bit_length() <= top):
+                            continue
+                        mask, credit = m1 | m2, c1 + c2
+                        best = joined.get(mask)
+                        if best is None or credit > best:
+                            joined[mask] = credit
+                            if track:
+                                joined_paths[mask] = paths[m1] + child_paths[m2]
+                _check(len(joined), len(self.calls))
+                current, paths = joined, joined_paths
+            return current, paths
+        if type(step) is OptionalStep:
+            child, child_paths = self.outcomes(step.step, f"{path}.optional" if track else "")
+            if not track:
+                return dict.fromkeys(child, 0.0), _NO_PATHS
+            return dict.fromkeys(child, 0.0), child_paths
+        if type(step) is Repeat:
+            accepted = self.accepted(step.call)
+            limit = len(accepted) if step.at_most is None else min(step.at_most, len(accepted))
+            credits = {0: 0.0}
+            paths = {0: ()}
+            where = f"{path}.repeat"
+            for i in accepted:
+                bit = 1 << i
+                for mask in list(credits):
+                    if mask.bit_count() < limit:
+                        grown = mask | bit
+                        credits[grown] = float(min(grown.bit_count(), step.at_least))
+                        if track:
+                            paths[grown] = paths[mask] + ((where, i),)
+                _check(len(credits), len(self.calls))
+            return credits, paths
+        assert isinstance(step, Either)
+        credits = {}
+        paths = {}
+        for k, alternative in enumerate(step.alternatives):
+            total = weight(alternative)
+            child, child_paths = self.outcomes(alternative, f"{path}.either[{k}]" if track else "")
+            for mask, credit in child.items():
+                share = credit / total if total else 1.0
+                best = credits.get(mask)
+                if best is None or share > best:
+                    credits[mask] = share
+                    if track:
+                        paths[mask] = child_paths[mask]
+        _check(len(credits), len(self.calls))
+        return credits, paths
+
+
+def align(expectation: Expectation, calls: Sequence[CallLike], *, track: bool = True) -> Alignment:
+    """The alignment of ``calls`` (name, arguments) to ``expectation`` that
+    scores best: value = credit / (required steps + calls no step accounts for
+    (if forbidden) + forbidden calls), 1.0 when there is nothing to require
+    and nothing made wrongly. Ties go to more credit, then fewer extra calls,
+    then the smaller set of calls (lowest indices first)."""
+    n = len(calls)
+    forbidden: tuple[int, ...] = ()
+    forbidden_mask = 0
+    if expectation.never:
+        forbidden = tuple(i for i, (name, arguments) in enumerate(calls)
+                          if any(pattern.accepts(name, arguments) for pattern in expectation.never))
+        forbidden_mask = sum(1 << i for i in forbidden)
+    total = expectation.required_steps
+    credits, paths = _Aligner(calls, track).outcomes(expectation.steps, "steps")
+    count_extra = expectation.extra_calls == "forbid"
+    free = ((1 << n) - 1) & ~forbidden_mask
+    best: tuple[float, float, int, int, int] | None = None
+    for mask, credit in credits.items():
+        extra = (free & ~mask).bit_count() if count_extra else 0
+        denominator = total + extra + len(forbidden)
+        rank = (credit / denominator if denominator else 1.0, credit, -extra, -mask.bit_count(), -mask)
+        if best is None or rank > best:
+            best = rank
+    assert best is not None
+    best_mask = -best[4]
+    credit = credits[best_mask]
+    assigned = paths[best_mask] if track else ()
+    extra_calls = (tuple(i for i in range(n) if not (best_mask | forbidden_mask) >> i & 1)
+                   if count_extra else ())
+    value = best[0]
+    if credit == total and not extra_calls and not forbidden:
+        value = 1.0
+    return Alignment(min(max(value, 0.0), 1.0), credit, total, assigned, extra_calls, forbidden)
+
+
+def value_of(expectation: Expectation, calls: Sequence[CallLike]) -> float:
+    """``align(expectation, calls).value``, without the alignment's bookkeeping."""
+    credits, _ = _Aligner(calls, False).outcomes(expectation.steps, "")
+    forbidden = 0
+    forbidden_mask = 0
+    if expectation.never:
+        for i, (name, arguments) in enumerate(calls):
+            if any(pattern.accepts(name, arguments) for pattern in expectation.never):
+                forbidden += 1
+                forbidden_mask |= 1 << i
+    total = expectation.required_steps
+    if expectation.extra_calls != "forbid":
+        denominator = total + forbidden
+        return max(credits.values()) / denominator if denominator else 1.0
+    free = ((1 << len(calls)) - 1) & ~forbidden_mask
+    best = 0.0
+    for mask, credit in credits.items():
+        denominator = total + (free & ~mask).bit_count() + forbidden
+        value = credit / denominator if denominator else 1.0
+        if value > best:
+            best = value
+    return min(best, 1.0)
