@@ -484,7 +484,7 @@ def case_values(metric: Metric, batch: ToolCallBatch, errors: str,
         if field in given:
             slow.update(np.flatnonzero(~given[field]).tolist())
         else:
-            slow.update(row for row, case in enumerate(cases) if getattr(case, field) is None)
+            slow.update(row for row, case in enumerate(cases) if getattr(case, field, None) is None)
     out: list[float] | None = None
     if bulk is not None:
         try:

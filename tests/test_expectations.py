@@ -254,6 +254,30 @@ def test_the_alignment_is_optimal_against_brute_force(expectation, calls):
     assert (found.value == 1.0) == (found.credit == found.weight and not found.extra and not found.forbidden)
 
 
+_flat_expectations = st.builds(
+    Expectation, st.builds(AnyOrder, st.lists(_calls_pattern, max_size=4)) | st.builds(
+        lambda calls: InOrder([AnyOrder(calls)]), st.lists(_calls_pattern, max_size=4)),
+    st.lists(_calls_pattern, max_size=2), st.sampled_from(["forbid", "allow"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_flat_expectations, _made)
+def test_one_group_in_any_order_is_a_matching_and_still_optimal(expectation, calls):
+    """The shape of tau2 and BFCL's parallel answers takes a matching, not the
+    general search: the same values as brute force, forbidden calls that
+    patterns also accept included."""
+    want = _reference(expectation, calls)
+    assert math.isclose(align(expectation, calls).value, want, rel_tol=0, abs_tol=1e-12)
+    assert math.isclose(value_of(expectation, calls), want, rel_tol=0, abs_tol=1e-12)
+
+
+def test_a_large_group_in_any_order_is_scored_not_refused():
+    group = Expectation(AnyOrder([Call("get", {"id": k % 3}) for k in range(12)]))
+    calls = [("get", {"id": k % 3}) for k in range(30)]
+    found = align(group, calls)
+    assert found.credit == 12 and len(found.extra) == 18 and found.value == 12 / 30
+
+
 def test_a_greedy_pairing_would_miss_it():
     # the first call fits both patterns; taking it for the first leaves the second unmet
     expectation = Expectation(AnyOrder([Call("a", {"x": AnyValue()}), Call("a", {"x": 1})]))
@@ -347,3 +371,13 @@ def test_a_case_file_holds_the_json_form_and_the_cache_key_tells_expectations_ap
     keys = {encode_fields(("expectation",), [e]) for e in (one, other, Expectation([Call("a", {"x": 1})]))}
     assert len(keys) == 3 and one != other
     assert encode_fields(("expectation",), [one]) == encode_fields(("expectation",), [pickle.loads(pickle.dumps(one))])
+
+
+def test_an_unreadable_row_stays_its_own_error_row():
+    from agentmetrics import UnreadableCase, evaluate
+
+    rows = [UnreadableCase("cases.jsonl", 1, "line 1: not JSON"), _case(["search"]),
+            AgentTestCase(tool_calls=["search"])]
+    result = evaluate(rows, ["expectation_match"], errors="record", progress=False)["expectation_match"]
+    assert len(result) == 3 and result.errors[0] == "line 1: not JSON"
+    assert 1 not in result.errors and "requires the test case field 'expectation'" in result.errors[2]

@@ -123,7 +123,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("results", ("_summary", "_aggregate", "_repeated", "_results")),
     ("evaluate", ("_cache", "_concurrent", "_evaluate", "_streaming")),
     ("readers", ("_dataset", "_arrow_lines", "_sides", "_compare", "partition",
-                 "capture", "capture.*")),
+                 "capture", "capture.*", "datasets", "datasets.*")),
     ("cli and integrations", ("cli", "cli.*", "pytest_plugin", "dask", "dask.*", "testing", "", "__main__")),
 ]
 

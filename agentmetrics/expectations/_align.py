@@ -182,6 +182,47 @@ class _Aligner:
         return credits, paths
 
 
+def _flat(expectation: Expectation) -> tuple[str, tuple[Call, ...]] | None:
+    """The path and the Calls of an expectation that is one group of calls in
+    any order (at the root, or the one step of the root's list), else None."""
+    step, path = expectation.steps, "steps"
+    if type(step) is InOrder and len(step.steps) == 1:
+        step, path = step.steps[0], "steps.in_order[0]"
+    if type(step) is AnyOrder and all(type(inner) is Call for inner in step.steps):
+        return f"{path}.any_order", step.steps  # type: ignore[return-value]
+    return None
+
+
+def _matched(patterns: tuple[Call, ...], calls: Sequence[CallLike], forbidden_mask: int) -> list[int]:
+    """For a group of calls in any order: each pattern's call (-1: none) in a
+    maximum matching that, among the maximum ones, leaves the fewest calls
+    that are not forbidden unmatched. Augmenting paths, grown from the calls
+    that are not forbidden first: the matched calls of a matching form a
+    matroid, so growing it greedily by weight is optimal, and an augmenting
+    path never unmatches a call."""
+    aligner = _Aligner(calls, False)
+    takes: dict[int, list[int]] = {}  # call -> the patterns that accept it
+    for j, pattern in enumerate(patterns):
+        for i in aligner.accepted(pattern):
+            takes.setdefault(i, []).append(j)
+    owner = [-1] * len(patterns)  # pattern -> call
+
+    def grow(i: int, seen: set[int]) -> bool:
+        for j in takes.get(i, ()):
+            if j in seen:
+                continue
+            seen.add(j)
+            if owner[j] < 0 or grow(owner[j], seen):
+                owner[j] = i
+                return True
+        return False
+
+    order = sorted(takes, key=lambda i: (forbidden_mask >> i & 1, i))
+    for i in order:
+        grow(i, set())
+    return owner
+
+
 def align(expectation: Expectation, calls: Sequence[CallLike], *, track: bool = True) -> Alignment:
     """The alignment of ``calls`` (name, arguments) to ``expectation`` that
     scores best: value = credit / (required steps + calls no step accounts for
@@ -196,7 +237,16 @@ def align(expectation: Expectation, calls: Sequence[CallLike], *, track: bool = 
                           if any(pattern.accepts(name, arguments) for pattern in expectation.never))
         forbidden_mask = sum(1 << i for i in forbidden)
     total = expectation.required_steps
-    credits, paths = _Aligner(calls, track).outcomes(expectation.steps, "steps")
+    flat = _flat(expectation)
+    if flat is not None:  # one group in any order: a matching, in polynomial time
+        prefix, patterns = flat
+        owner = _matched(patterns, calls, forbidden_mask)
+        mask = sum(1 << i for i in owner if i >= 0)
+        credits = {mask: float(sum(1 for i in owner if i >= 0))}
+        paths = {mask: tuple(sorted(((f"{prefix}[{j}]", i) for j, i in enumerate(owner) if i >= 0),
+                                    key=lambda pair: pair[1]))}
+    else:
+        credits, paths = _Aligner(calls, track).outcomes(expectation.steps, "steps")
     count_extra = expectation.extra_calls == "forbid"
     free = ((1 << n) - 1) & ~forbidden_mask
     best: tuple[float, float, int, int, int] | None = None
@@ -220,7 +270,6 @@ def align(expectation: Expectation, calls: Sequence[CallLike], *, track: bool = 
 
 def value_of(expectation: Expectation, calls: Sequence[CallLike]) -> float:
     """``align(expectation, calls).value``, without the alignment's bookkeeping."""
-    credits, _ = _Aligner(calls, False).outcomes(expectation.steps, "")
     forbidden = 0
     forbidden_mask = 0
     if expectation.never:
@@ -228,6 +277,12 @@ def value_of(expectation: Expectation, calls: Sequence[CallLike]) -> float:
             if any(pattern.accepts(name, arguments) for pattern in expectation.never):
                 forbidden += 1
                 forbidden_mask |= 1 << i
+    flat = _flat(expectation)
+    if flat is not None:
+        owner = _matched(flat[1], calls, forbidden_mask)
+        credits = {sum(1 << i for i in owner if i >= 0): float(sum(1 for i in owner if i >= 0))}
+    else:
+        credits, _ = _Aligner(calls, False).outcomes(expectation.steps, "")
     total = expectation.required_steps
     if expectation.extra_calls != "forbid":
         denominator = total + forbidden

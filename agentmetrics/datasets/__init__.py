@@ -1,0 +1,15 @@
+"""The standard tool-calling benchmarks' data as cases with expectations.
+
+Each loader reads a benchmark's own files (or their entries as Python
+objects) and gives one :class:`~agentmetrics.AgentTestCase` per entry, with an
+``expectation`` (see :mod:`agentmetrics.expectations`), the plain
+``expected_tool_calls`` it stands for where there is one, and metadata
+(``id``, ``category``, ``task``). The fields read are listed in each loader's
+docstring and on the datasets page of the docs.
+"""
+
+from agentmetrics.datasets._bfcl import bfcl_calls, bfcl_cases, bfcl_category, bfcl_expectation
+from agentmetrics.datasets._tau2 import tau2_cases, tau2_expectation, with_tau2_expectations
+
+__all__ = ["bfcl_calls", "bfcl_cases", "bfcl_category", "bfcl_expectation", "tau2_cases",
+           "tau2_expectation", "with_tau2_expectations"]

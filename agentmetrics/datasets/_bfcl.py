@@ -1,0 +1,215 @@
+"""The Berkeley Function Calling Leaderboard's single-turn data as cases with expectations."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
+from agentmetrics.datasets._common import Source, entries, fail
+from agentmetrics.errors import InvalidCaseError
+from agentmetrics.expectations import (
+    AnyOrder,
+    Call,
+    Equals,
+    Expectation,
+    Matcher,
+    MayOmit,
+    OneOf,
+    Text,
+)
+
+__all__ = ["bfcl_calls", "bfcl_category", "bfcl_cases", "bfcl_expectation"]
+
+_LOADER = "bfcl_cases"
+#: Categories whose answer is several calls in any order.
+_PARALLEL = ("parallel", "parallel_multiple", "live_parallel", "live_parallel_multiple")
+
+
+def bfcl_category(entry_id: str) -> str:
+    """The category BFCL derives from an entry's id: everything before the
+    last ``_`` (``"simple_0"`` is ``simple``, ``"live_multiple_3-1-0"`` is
+    ``live_multiple``)."""
+    if not isinstance(entry_id, str) or "_" not in entry_id:
+        raise fail("bfcl_category", "a BFCL id such as 'simple_0'", entry_id, "pass the entry's id.")
+    return entry_id.rsplit("_", 1)[0]
+
+
+def _schema_types(question: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """Each function's parameter types, by function and parameter name."""
+    out: dict[str, dict[str, str]] = {}
+    functions = question.get("function")
+    for function in functions if isinstance(functions, list) else []:
+        if not isinstance(function, Mapping):
+            continue
+        parameters = function.get("parameters")
+        properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
+        if isinstance(function.get("name"), str) and isinstance(properties, Mapping):
+            out[function["name"]] = {name: str(spec.get("type")) for name, spec in properties.items()
+                                     if isinstance(spec, Mapping)}
+    return out
+
+
+def _value(value: Any, kind: str | None) -> Matcher:
+    """One acceptable value as a matcher: text compared with case, spaces and
+    punctuation ignored (as BFCL normalises strings), an integer parameter's
+    value typed (BFCL refuses a float for an int), other values equal."""
+    if isinstance(value, str):
+        return Text(value, ignore_case=True, ignore_whitespace=True, ignore_punctuation=True)
+    if kind == "integer":
+        return Equals(value, numbers="typed")
+    return Equals(value)
+
+
+def _parameter(values: Any, kind: str | None, where: str) -> Matcher:
+    if not isinstance(values, list):
+        raise fail(where, "a list of acceptable values", values, "pass BFCL's possible_answer file.")
+    optional = "" in values
+    options = [_value(value, kind) for value in values if value != ""]
+    if not options:
+        if optional:  # only "": the parameter must be left out or be empty text
+            return MayOmit(Equals(""))
+        raise fail(where, "at least one acceptable value", values, "repair the answer entry.")
+    matcher: Matcher = options[0] if len(options) == 1 else OneOf(options)
+    return MayOmit(matcher) if optional else matcher
+
+
+def bfcl_expectation(ground_truth: Any, category: str,
+                     question: Mapping[str, Any] | None = None, where: str = "ground_truth") -> Expectation:
+    """The expectation a BFCL answer stands for: each ground-truth call
+    (``{function: {parameter: [acceptable values]}}``, ``""`` meaning "may be
+    omitted") as a Call whose parameters take one of their values and no
+    other parameter; several calls in any order for the parallel
+    categories, one after another otherwise; no other call allowed. With the
+    ``question``, integer parameters refuse floats, as BFCL does."""
+    if not isinstance(ground_truth, list):
+        raise fail(where, "a list of {function: {parameter: [values]}}", ground_truth,
+                   "pass the answer's ground_truth.")
+    types = _schema_types(question) if question is not None else {}
+    steps = []
+    for k, item in enumerate(ground_truth):
+        here = f"{where}[{k}]"
+        if not isinstance(item, Mapping) or len(item) != 1:
+            raise fail(here, "one {function: {parameter: [values]}} object", item, "repair the answer.")
+        (name, parameters), = item.items()
+        if not isinstance(parameters, Mapping):
+            raise fail(f"{here}.{name}", "an object of parameters", parameters, "repair the answer.")
+        kinds = types.get(name, {})
+        steps.append(Call(name, {key: _parameter(values, kinds.get(key), f"{here}.{name}.{key}")
+                                 for key, values in parameters.items()}))
+    if category in _PARALLEL:
+        return Expectation(AnyOrder(steps))
+    return Expectation(steps)
+
+
+def bfcl_calls(result: Any, where: str = "result") -> list[ToolCall]:
+    """A model's output in BFCL's decoded form, ``[{function: {parameter:
+    value}}, ...]``, as calls (in order)."""
+    if not isinstance(result, list):
+        raise fail(where, "the decoded calls [{function: {parameter: value}}, ...]", result,
+                   "decode the model's output as BFCL does before scoring (a raw string cannot "
+                   "be read as calls).")
+    calls = []
+    for k, item in enumerate(result):
+        if not isinstance(item, Mapping) or len(item) != 1:
+            raise fail(f"{where}[{k}]", "one {function: {parameter: value}} object", item,
+                       "decode the output as BFCL does.")
+        (name, arguments), = item.items()
+        if not isinstance(arguments, Mapping):
+            raise fail(f"{where}[{k}].{name}", "an object of parameters", arguments,
+                       "decode the output as BFCL does.")
+        calls.append(ToolCall(name, dict(arguments)))
+    return calls
+
+
+def _outputs(outputs: Mapping[str, Any] | str | os.PathLike[str] | None) -> dict[str, tuple[str, Any]]:
+    if outputs is None:
+        return {}
+    if isinstance(outputs, Mapping):
+        return {str(key): (f"outputs[{key!r}]", value) for key, value in outputs.items()}
+    found: dict[str, tuple[str, Any]] = {}
+    for where, entry in entries(outputs, _LOADER):
+        if not isinstance(entry, Mapping) or "id" not in entry or "result" not in entry:
+            raise fail(f"{_LOADER}: {where}", 'an object {"id": ..., "result": ...}', entry,
+                       "write one model result a line, as BFCL's result files hold them.")
+        found[str(entry["id"])] = (where, entry["result"])
+    return found
+
+
+def _question_input(question: Mapping[str, Any]) -> Any:
+    turns = question.get("question")
+    if isinstance(turns, list) and len(turns) == 1 and isinstance(turns[0], list):
+        return turns[0]  # the single turn's messages
+    return turns
+
+
+def bfcl_cases(questions: Source, answers: Source | None = None,
+               outputs: Mapping[str, Any] | str | os.PathLike[str] | None = None,
+               ) -> list[AgentTestCase | UnreadableCase]:
+    """One case per BFCL single-turn entry, in the questions' order.
+
+    ``questions`` and ``answers`` are BFCL files (a JSON object a line) or
+    iterables of their entries, matched by ``id``; a question without an
+    answer (the irrelevance categories) expects no call at all. ``outputs``
+    maps an id to the model's decoded calls ``[{function: {parameter:
+    value}}]``, or is the path of a JSONL file of ``{"id", "result"}`` in that
+    form; a result that is not decoded calls (BFCL's raw text) gives an
+    :class:`~agentmetrics.UnreadableCase`, an error row when scored.
+
+    Each case: ``input`` the question's messages, ``expectation`` from
+    :func:`bfcl_expectation`, ``expected_tool_calls`` each ground-truth
+    call with its first acceptable value per parameter (omittable ones left
+    out), ``tool_calls`` the output (None without one), metadata ``id`` and
+    ``category`` (:func:`bfcl_category`)."""
+    found_answers: dict[str, tuple[str, Any]] = {}
+    if answers is not None:
+        for where, entry in entries(answers, _LOADER):
+            if not isinstance(entry, Mapping) or "id" not in entry or "ground_truth" not in entry:
+                raise fail(f"{_LOADER}: {where}", 'an answer {"id": ..., "ground_truth": [...]}', entry,
+                           "pass BFCL's possible_answer file.")
+            found_answers[str(entry["id"])] = (where, entry["ground_truth"])
+    results = _outputs(outputs)
+    cases: list[AgentTestCase | UnreadableCase] = []
+    for where, question in entries(questions, _LOADER):
+        if not isinstance(question, Mapping) or not isinstance(question.get("id"), str):
+            raise fail(f"{_LOADER}: {where}", 'a question {"id": ..., "question": ..., "function": ...}',
+                       question, "pass BFCL's question file.")
+        entry_id = question["id"]
+        category = bfcl_category(entry_id)
+        answer = found_answers.get(entry_id)
+        try:
+            if answer is None:
+                if answers is not None and not category.endswith("irrelevance"):
+                    raise fail(f"{_LOADER}: {where}", f"an answer with id {entry_id!r}", None,
+                               "pass the possible_answer file of the same category.")
+                expectation, expected = Expectation([]), []
+            else:
+                expectation = bfcl_expectation(answer[1], category, question, f"{answer[0]}.ground_truth")
+                expected = [_first_values(item) for item in answer[1]]
+        except InvalidCaseError as error:
+            message = str(error)
+            raise InvalidCaseError(message if message.startswith(_LOADER) else f"{_LOADER}: {message}") from None
+        metadata = {"id": entry_id, "category": category}
+        calls = None
+        if entry_id in results:
+            origin, result = results[entry_id]
+            try:
+                calls = bfcl_calls(result, f"{origin}.result")
+            except InvalidCaseError as error:
+                cases.append(UnreadableCase(origin, 0, f"{_LOADER}: {error}", id=entry_id))
+                continue
+        cases.append(AgentTestCase(input=_question_input(question), tool_calls=calls,
+                                   expected_tool_calls=expected, expectation=expectation,
+                                   metadata=metadata))
+    return cases
+
+
+def _first_values(item: Mapping[str, Any]) -> ToolCall:
+    (name, parameters), = item.items()
+    arguments = {}
+    for key, values in parameters.items():
+        given = [value for value in values if value != ""]
+        if given:
+            arguments[key] = given[0]
+    return ToolCall(name, arguments)
