@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from agentmetrics import InvalidCaseError, UnreadableCase, evaluate, get_metric
+from agentmetrics import InvalidCaseError, UnreadableCase, evaluate
 from agentmetrics.datasets import (
     bfcl_cases,
     bfcl_category,
