@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from agentmetrics import InvalidCaseError, UnreadableCase, evaluate
+from agentmetrics import InvalidCaseError, UnreadableCase, evaluate, get_metric
 from agentmetrics.datasets import (
     bfcl_cases,
     bfcl_category,
@@ -139,3 +139,93 @@ def test_bfcl_cases_from_entries_outputs_and_unreadable_results():
     assert cases[0].input == [{"role": "user", "content": "area?"}]
     with pytest.raises(InvalidCaseError, match="an answer with id 'simple_0'"):
         bfcl_cases(questions[:1], answers[1:])
+
+
+# -- BFCL, on its own data ----------------------------------------------------------
+
+BFCL = DATA / "bfcl"
+SINGLE_TURN = ["simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
+               "parallel_multiple", "live_simple", "live_multiple", "live_parallel",
+               "live_parallel_multiple"]
+
+
+def _bfcl(category, outputs=None):
+    return bfcl_cases(BFCL / f"BFCL_v4_{category}.json",
+                      BFCL / "possible_answer" / f"BFCL_v4_{category}.json", outputs)
+
+
+def _answers(category):
+    lines = (BFCL / "possible_answer" / f"BFCL_v4_{category}.json").read_text(encoding="utf-8").splitlines()
+    return {entry["id"]: entry["ground_truth"] for entry in map(json.loads, lines)}
+
+
+def _each_acceptable(ground_truth, pick):
+    """A decoded output giving, for every parameter, the acceptable value at
+    index ``pick`` (cycling), an optional one left out when ``""`` comes up."""
+    out = []
+    for item in ground_truth:
+        (name, parameters), = item.items()
+        arguments = {}
+        for key, values in parameters.items():
+            value = values[pick % len(values)]
+            if value != "":
+                arguments[key] = value
+        out.append({name: arguments})
+    return out
+
+
+@pytest.mark.parametrize("category", SINGLE_TURN)
+def test_every_acceptable_answer_meets_the_expectation(category):
+    answers = _answers(category)
+    metric = get_metric("expectation_match")
+    for pick in range(3):
+        outputs = {key: _each_acceptable(truth, pick) for key, truth in answers.items()}
+        if "parallel" in category:  # any order
+            outputs = {key: value[::-1] for key, value in outputs.items()}
+        cases = _bfcl(category, outputs)
+        assert len(cases) == len(answers) >= 15
+        for case in cases:
+            assert case.metadata["category"] == category
+            score = metric.evaluate(case)
+            assert score.value == 1.0, (case.metadata["id"], score.reason)
+
+
+@pytest.mark.parametrize("category", SINGLE_TURN)
+def test_wrong_answers_fall_short(category):
+    answers = _answers(category)
+    metric = get_metric("expectation_match")
+    mutations = {
+        "dropped call": lambda out: out[:-1],
+        "added call": lambda out: out + [out[0]],
+        "unknown argument": lambda out: [{n: {**a, "not_a_parameter": 1}} for item in out for n, a in item.items()],
+        "wrong name": lambda out: [{n + "_x": a} for item in out for n, a in item.items()],
+    }
+    for label, mutate in mutations.items():
+        outputs = {key: mutate(_each_acceptable(truth, 0)) for key, truth in answers.items()}
+        for case in _bfcl(category, outputs):
+            assert metric.evaluate(case).value < 1.0, (label, case.metadata["id"])
+
+
+def test_parallel_178_passes_in_either_order():
+    """BFCL's own greedy matching fails this correct answer when Apple on
+    2022-01-01 comes first (its first ground-truth call accepts Microsoft or
+    Apple); the optimal alignment does not depend on the order."""
+    (case_ok,) = [c for c in _bfcl("parallel") if c.metadata["id"] == "parallel_178"]
+    made = [("get_stock_price", {"company_name": "Apple", "date": "2022-01-01"}),
+            ("get_stock_price", {"company_name": "Microsoft", "date": "2022-01-01"}),
+            ("get_stock_price", {"company_name": "Microsoft", "date": "2022-02-01"}),
+            ("get_stock_price", {"company_name": "Apple", "date": "2022-02-01"})]
+    for order in (made, made[::-1], made[1:] + made[:1]):
+        assert align(case_ok.expectation, order).value == 1.0
+
+
+def test_irrelevance_expects_no_call_and_results_files_are_read(tmp_path):
+    results = tmp_path / "result.json"
+    results.write_text("\n".join(json.dumps({"id": f"irrelevance_{k}", "result": [] if k % 2 else
+                                             [{"some_tool": {}}]}) for k in range(15)), encoding="utf-8")
+    cases = bfcl_cases(BFCL / "BFCL_v4_irrelevance.json", None, results)
+    values = evaluate(cases, ["expectation_match"], progress=False)["expectation_match"].values.tolist()
+    assert values == [0.0 if k % 2 == 0 else 1.0 for k in range(15)]
+    with pytest.raises(InvalidCaseError, match=r"result\.json:3: .*\{\"id\": \.\.\., \"result\""):
+        results.write_text('{"id": "irrelevance_0", "result": []}\n{"id": "irrelevance_1", "result": []}\n{"result": 1}\n')
+        bfcl_cases(BFCL / "BFCL_v4_irrelevance.json", None, results)

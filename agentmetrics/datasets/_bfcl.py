@@ -23,17 +23,16 @@ from agentmetrics.expectations import (
 __all__ = ["bfcl_calls", "bfcl_category", "bfcl_cases", "bfcl_expectation"]
 
 _LOADER = "bfcl_cases"
-#: Categories whose answer is several calls in any order.
-_PARALLEL = ("parallel", "parallel_multiple", "live_parallel", "live_parallel_multiple")
 
 
 def bfcl_category(entry_id: str) -> str:
-    """The category BFCL derives from an entry's id: everything before the
-    last ``_`` (``"simple_0"`` is ``simple``, ``"live_multiple_3-1-0"`` is
-    ``live_multiple``)."""
-    if not isinstance(entry_id, str) or "_" not in entry_id:
-        raise fail("bfcl_category", "a BFCL id such as 'simple_0'", entry_id, "pass the entry's id.")
-    return entry_id.rsplit("_", 1)[0]
+    """The category BFCL derives from an entry's id: the part before a ``:``
+    (if any), then everything before its last ``_`` (``"simple_python_0"`` is
+    ``simple_python``, ``"live_multiple_3-1-0"`` is ``live_multiple``)."""
+    if not isinstance(entry_id, str) or "_" not in entry_id.split(":", 1)[0]:
+        raise fail("bfcl_category", "a BFCL id such as 'simple_python_0'", entry_id,
+                   "pass the entry's id.")
+    return entry_id.split(":", 1)[0].rsplit("_", 1)[0]
 
 
 def _schema_types(question: Mapping[str, Any]) -> dict[str, dict[str, str]]:
@@ -88,7 +87,7 @@ def bfcl_expectation(ground_truth: Any, category: str,
                    "pass the answer's ground_truth.")
     types = _schema_types(question) if question is not None else {}
     steps = []
-    for k, item in enumerate(ground_truth):
+    for k, item in enumerate(ground_truth):  # BFCL's answers hold one call per object
         here = f"{where}[{k}]"
         if not isinstance(item, Mapping) or len(item) != 1:
             raise fail(here, "one {function: {parameter: [values]}} object", item, "repair the answer.")
@@ -98,7 +97,7 @@ def bfcl_expectation(ground_truth: Any, category: str,
         kinds = types.get(name, {})
         steps.append(Call(name, {key: _parameter(values, kinds.get(key), f"{here}.{name}.{key}")
                                  for key, values in parameters.items()}))
-    if category in _PARALLEL:
+    if "parallel" in category:  # as BFCL dispatches: the calls in any order
         return Expectation(AnyOrder(steps))
     return Expectation(steps)
 
@@ -151,7 +150,8 @@ def bfcl_cases(questions: Source, answers: Source | None = None,
 
     ``questions`` and ``answers`` are BFCL files (a JSON object a line) or
     iterables of their entries, matched by ``id``; a question without an
-    answer (the irrelevance categories) expects no call at all. ``outputs``
+    answer is refused, except in the irrelevance categories, where it expects no
+    call at all. ``outputs``
     maps an id to the model's decoded calls ``[{function: {parameter:
     value}}]``, or is the path of a JSONL file of ``{"id", "result"}`` in that
     form; a result that is not decoded calls (BFCL's raw text) gives an
@@ -180,9 +180,11 @@ def bfcl_cases(questions: Source, answers: Source | None = None,
         answer = found_answers.get(entry_id)
         try:
             if answer is None:
-                if answers is not None and not category.endswith("irrelevance"):
+                if "irrelevance" not in category:
                     raise fail(f"{_LOADER}: {where}", f"an answer with id {entry_id!r}", None,
-                               "pass the possible_answer file of the same category.")
+                               "pass the possible_answer file of the same category (the "
+                               "relevance categories, where any call passes, are not read: an "
+                               "expectation names the tools it accepts).")
                 expectation, expected = Expectation([]), []
             else:
                 expectation = bfcl_expectation(answer[1], category, question, f"{answer[0]}.ground_truth")
