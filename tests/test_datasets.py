@@ -229,3 +229,89 @@ def test_irrelevance_expects_no_call_and_results_files_are_read(tmp_path):
     with pytest.raises(InvalidCaseError, match=r"result\.json:3: .*\{\"id\": \.\.\., \"result\""):
         results.write_text('{"id": "irrelevance_0", "result": []}\n{"id": "irrelevance_1", "result": []}\n{"result": 1}\n')
         bfcl_cases(BFCL / "BFCL_v4_irrelevance.json", None, results)
+
+
+# -- Google ADK ----------------------------------------------------------------------
+
+ADK = DATA / "adk"
+
+
+def test_adk_evalsets_and_the_older_turn_lists_become_multi_turn_cases():
+    from agentmetrics import AgentTestCase, per_turn
+    from agentmetrics.datasets import adk_cases
+
+    (old,) = adk_cases(ADK / "trip_inquiry.test.json")
+    assert old.metadata["id"] == "trip_inquiry.test.json" and len(old.turns) == 2
+    assert [c.name for c in old.turns[1].expected_tool_calls] == ["transfer_to_agent"]
+    (new,) = adk_cases(ADK / "dependent_tool_calls.test.json")
+    raw = json.loads((ADK / "dependent_tool_calls.test.json").read_text(encoding="utf-8"))
+    conversation = raw["eval_cases"][0]["conversation"]
+    assert new.metadata["id"] == raw["eval_cases"][0]["eval_id"] and len(new.turns) == len(conversation)
+    for turn, invocation in zip(new.turns, conversation):
+        uses = invocation["intermediate_data"]["tool_uses"]
+        assert [(c.name, c.arguments) for c in turn.expected_tool_calls] == [(u["name"], u["args"]) for u in uses]
+        assert turn.input == invocation["user_content"]["parts"][0]["text"]
+    # scored as ADK scores a session: each invocation EXACT, then the mean
+    ran = AgentTestCase(turns=[AgentTestCase(input=t.input, tool_calls=list(t.expected_tool_calls),
+                                             expectation=t.expectation) for t in new.turns])
+    metric = per_turn("expectation_match", aggregate="mean")
+    assert metric.evaluate(ran).value == 1.0
+    swapped = AgentTestCase(turns=[ran.turns[0], AgentTestCase(
+        tool_calls=[{"name": "get_device_info", "arguments": {"device_id": "device_9"}}],
+        expectation=new.turns[1].expectation)])
+    assert metric.evaluate(swapped).value == 0.5
+
+
+def test_adk_camel_case_scenarios_and_bad_files():
+    from agentmetrics.datasets import adk_cases
+
+    scenario = adk_cases(ADK / "live_non_blocking_tool_agent.evalset.json")
+    assert isinstance(scenario[0], UnreadableCase) and "user simulator" in scenario[0].message
+    assert len(scenario) == 2 and not isinstance(scenario[1], UnreadableCase)
+    camel = {"evalSetId": "s", "evalCases": [{"evalId": "c1", "conversation": [
+        {"userContent": {"parts": [{"text": "hi"}]}, "intermediateData": {"toolUses": [{"name": "a", "args": {"x": 1}}]}}]}]}
+    (case,) = adk_cases(camel)
+    assert case.metadata == {"id": "c1", "category": "s"} and case.turns[0].expected_tool_calls[0].arguments == {"x": 1}
+    with pytest.raises(InvalidCaseError, match=r"adk_cases: eval set: eval_cases\[0\]\.conversation\[0\]\.intermediate_data\.tool_uses\[0\]"):
+        adk_cases({"eval_cases": [{"conversation": [{"intermediate_data": {"tool_uses": [{"args": {}}]}}]}]})
+    with pytest.raises(InvalidCaseError, match="an ADK EvalSet"):
+        adk_cases({"test_cases": []})
+
+
+# -- tau-bench (v1) ------------------------------------------------------------------
+
+TAU_BENCH = DATA / "tau_bench"
+
+
+@pytest.mark.parametrize("file, count", [("retail_tasks_test_first5.py", 5), ("airline_tasks_test_first5.py", 5),
+                                         ("airline_tasks_legacy_dict_first3.py", 3)])
+def test_tau_bench_task_files_are_read_without_running_them(file, count):
+    import ast as python_ast
+
+    from agentmetrics.datasets import tau_bench_cases
+
+    cases = tau_bench_cases(TAU_BENCH / file, name="retail")
+    assert len(cases) == count and cases[0].metadata["id"] == "retail-0"
+    # an independent reading: every Action(...) / action dict in the file, in order
+    tree = python_ast.parse((TAU_BENCH / file).read_text(encoding="utf-8"))
+    names = [node.value.value for node in python_ast.walk(tree) if isinstance(node, python_ast.keyword)
+             and node.arg == "name" and isinstance(node.value, python_ast.Constant)]
+    names += [value.value for node in python_ast.walk(tree) if isinstance(node, python_ast.Dict)
+              for key, value in zip(node.keys, node.values)
+              if isinstance(key, python_ast.Constant) and key.value == "name" and isinstance(value, python_ast.Constant)]
+    assert sorted(c.name for case in cases for c in case.expected_tool_calls) == sorted(names)
+    for case in cases:
+        calls = [(c.name, c.arguments) for c in case.expected_tool_calls]
+        assert align(case.expectation, calls).value == 1.0
+        if len(calls) > 1 and calls[0] != calls[-1]:
+            assert align(case.expectation, calls[::-1]).value < 1.0  # in order
+
+
+def test_tau_bench_refuses_code_it_would_have_to_run(tmp_path):
+    from agentmetrics.datasets import tau_bench_cases
+
+    bad = tmp_path / "tasks.py"
+    bad.write_text("tasks = [Task(user_id=__import__('os').getcwd(), actions=[])]\n", encoding="utf-8")
+    with pytest.raises(InvalidCaseError, match="a literal"):
+        tau_bench_cases(bad)
+    assert tau_bench_cases([{"actions": [{"name": "a", "kwargs": {}}], "instruction": "x"}])[0].metadata["id"] == "task-0"

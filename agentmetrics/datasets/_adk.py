@@ -1,0 +1,147 @@
+"""Google ADK eval files (EvalSets and the older turn lists) as multi-turn cases."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
+from agentmetrics.datasets._common import fail, load_json
+from agentmetrics.errors import InvalidCaseError
+from agentmetrics.expectations import Call, Equals, Expectation
+
+__all__ = ["adk_cases", "adk_expectation"]
+
+_LOADER = "adk_cases"
+
+
+def _get(mapping: Mapping[str, Any], snake: str) -> Any:
+    """A field by its snake_case name or the camelCase ADK also writes."""
+    if snake in mapping:
+        return mapping[snake]
+    head, *rest = snake.split("_")
+    return mapping.get(head + "".join(part.title() for part in rest))
+
+
+def adk_expectation(tool_uses: list[tuple[str, dict[str, Any]]]) -> Expectation:
+    """ADK's trajectory check for one invocation (EXACT, its default): these
+    calls, in this order, arguments equal, no other call."""
+    return Expectation([Call(name, {key: Equals(value) for key, value in args.items()})
+                        for name, args in tool_uses])
+
+
+def _text(content: Any) -> str | None:
+    if not isinstance(content, Mapping):
+        return None
+    parts = content.get("parts")
+    texts = [part.get("text") for part in parts if isinstance(part, Mapping)] if isinstance(parts, list) else []
+    joined = "".join(text for text in texts if isinstance(text, str))
+    return joined or None
+
+
+def _uses(items: Any, where: str, name_key: str, args_key: str) -> list[tuple[str, dict[str, Any]]]:
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise fail(where, "a list of tool uses", items, "repair the eval file.")
+    out = []
+    for k, item in enumerate(items):
+        if not isinstance(item, Mapping) or not isinstance(item.get(name_key), str):
+            raise fail(f"{where}[{k}]", f"a tool use with {name_key!r}", item, "repair the eval file.")
+        args = item.get(args_key) or {}
+        if not isinstance(args, Mapping):
+            raise fail(f"{where}[{k}].{args_key}", "an object", args, "repair the eval file.")
+        out.append((item[name_key], dict(args)))
+    return out
+
+
+def _turn(text: str | None, uses: list[tuple[str, dict[str, Any]]], reference: str | None,
+          invocation: Any) -> AgentTestCase:
+    return AgentTestCase(input=text, expected_tool_calls=[ToolCall(n, a) for n, a in uses],
+                         expectation=adk_expectation(uses),
+                         metadata={"invocation_id": invocation, "reference": reference})
+
+
+def adk_cases(source: str | os.PathLike[str] | Any) -> list[AgentTestCase | UnreadableCase]:
+    """One multi-turn case per ADK eval case, one turn per invocation.
+
+    ``source`` is an eval file's path or its decoded JSON. Two formats are
+    read. An EvalSet (``eval_set_id``, ``eval_cases``; snake_case or camelCase):
+    per case ``eval_id`` (the case's id), per ``conversation`` invocation
+    ``user_content.parts[].text`` (the turn's input), ``intermediate_data.
+    tool_uses[]`` ``name`` and ``args`` (the expected calls, in order),
+    ``final_response.parts[].text`` and ``invocation_id`` (turn metadata). The
+    older format, a list of turns with ``query``, ``expected_tool_use[]``
+    (``tool_name``, ``tool_input``) and ``reference``, is one case whose id is
+    the file's name (or the variant ``[{"name", "data": [turns]}]``, one case
+    per item). Each turn's expectation is ADK's EXACT trajectory check; score
+    a case with ``per_turn("expectation_match", aggregate="mean")``, as ADK
+    averages invocations. A case driven by a user simulator
+    (``conversation_scenario``, no conversation) has no expected calls: it
+    gives an :class:`~agentmetrics.UnreadableCase`, an error row when scored.
+    The agent's own calls are not in eval files: fill each turn's
+    ``tool_calls`` from your run."""
+    name = Path(source).name if isinstance(source, (str, os.PathLike)) else "eval set"
+    data = load_json(source, _LOADER) if isinstance(source, (str, os.PathLike)) else source
+    try:
+        return _read(data, name)
+    except InvalidCaseError as error:
+        message = str(error)
+        raise InvalidCaseError(message if message.startswith(_LOADER) else
+                               f"{_LOADER}: {name}: {message}") from None
+
+
+def _read(data: Any, name: str) -> list[AgentTestCase | UnreadableCase]:
+    if isinstance(data, list):  # the older format
+        if all(isinstance(item, Mapping) and "data" in item for item in data) and data:
+            return [_old_case(item["data"], str(item.get("name", k)), f"[{k}].data")
+                    for k, item in enumerate(data)]
+        return [_old_case(data, name, "")]
+    if not isinstance(data, Mapping) or _get(data, "eval_cases") is None:
+        raise fail("top level", "an ADK EvalSet (eval_set_id, eval_cases) or a list of turns", data,
+                   "pass an ADK eval file.")
+    cases = _get(data, "eval_cases")
+    if not isinstance(cases, list):
+        raise fail("eval_cases", "a list", cases, "repair the eval file.")
+    set_id = _get(data, "eval_set_id")
+    out: list[AgentTestCase | UnreadableCase] = []
+    for k, case in enumerate(cases):
+        where = f"eval_cases[{k}]"
+        if not isinstance(case, Mapping):
+            raise fail(where, "an eval case", case, "repair the eval file.")
+        case_id = _get(case, "eval_id")
+        conversation = _get(case, "conversation")
+        if conversation is None:
+            out.append(UnreadableCase(name, 0, f"{_LOADER}: {name}: {where} ({case_id!r}) has no "
+                                      f"conversation (it is driven by a user simulator), so no "
+                                      f"expected calls to score against.", id=case_id))
+            continue
+        if not isinstance(conversation, list):
+            raise fail(f"{where}.conversation", "a list of invocations", conversation, "repair the file.")
+        turns = []
+        for j, invocation in enumerate(conversation):
+            here = f"{where}.conversation[{j}]"
+            if not isinstance(invocation, Mapping):
+                raise fail(here, "an invocation", invocation, "repair the eval file.")
+            middle = _get(invocation, "intermediate_data")
+            uses = _uses(_get(middle, "tool_uses") if isinstance(middle, Mapping) else None,
+                         f"{here}.intermediate_data.tool_uses", "name", "args")
+            turns.append(_turn(_text(_get(invocation, "user_content")), uses,
+                               _text(_get(invocation, "final_response")), _get(invocation, "invocation_id")))
+        out.append(AgentTestCase(turns=turns, metadata={"id": case_id, "category": set_id}))
+    return out
+
+
+def _old_case(turns: Any, case_id: str, where: str) -> AgentTestCase:
+    if not isinstance(turns, list):
+        raise fail(where or "top level", "a list of turns", turns, "repair the eval file.")
+    read = []
+    for j, turn in enumerate(turns):
+        here = f"{where}[{j}]"
+        if not isinstance(turn, Mapping) or "query" not in turn:
+            raise fail(here, 'a turn {"query", "expected_tool_use", "reference"}', turn, "repair the file.")
+        uses = _uses(turn.get("expected_tool_use"), f"{here}.expected_tool_use", "tool_name", "tool_input")
+        read.append(_turn(turn.get("query"), uses, turn.get("reference"), None))
+    return AgentTestCase(turns=read, metadata={"id": case_id, "category": None})
