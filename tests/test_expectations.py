@@ -381,3 +381,24 @@ def test_an_unreadable_row_stays_its_own_error_row():
     result = evaluate(rows, ["expectation_match"], errors="record", progress=False)["expectation_match"]
     assert len(result) == 3 and result.errors[0] == "line 1: not JSON"
     assert 1 not in result.errors and "requires the test case field 'expectation'" in result.errors[2]
+
+
+def test_the_cache_never_serves_a_score_for_another_expectation(tmp_path):
+    from agentmetrics import evaluate
+
+    cache = tmp_path / "scores.sqlite"
+    calls = [{"name": "a", "arguments": {"x": 1}}]
+    first = [_case(calls, {"steps": [{"call": "a", "arguments": {"x": 1}}]})]
+    second = [_case(calls, {"steps": [{"call": "a", "arguments": {"x": {"$equals": 1.0, "numbers": "typed"}}}]}),
+              _case(calls, {"steps": [{"call": "a", "arguments": {"x": 1.0}}]})]
+    assert evaluate(first, ["expectation_match"], cache=cache, progress=False)["expectation_match"].values.tolist() == [1.0]
+    again = evaluate(second, ["expectation_match"], cache=cache, progress=False)
+    # typed 1.0 refuses the call's 1 (0 of 1 met, the call unaccounted for); 1.0 accepts it
+    assert again["expectation_match"].values.tolist() == [0.0, 1.0]
+    mixed = evaluate(second[:1] + first, ["expectation_match"], cache=cache, progress=False)
+    assert mixed["expectation_match"].values.tolist() == [0.0, 1.0]
+    # the batch path scores without the cache today; the keys it would use tell the cases apart
+    from agentmetrics._cache import case_keys
+
+    keys = case_keys(get_metric("expectation_match"), first + second)
+    assert len(set(keys)) == 3 and None not in keys

@@ -63,6 +63,8 @@ class ExpectationMatch(Metric):
         "Share of an expectation's steps met (partial orders, acceptable values), aligned optimally."
     )
     default_threshold: ClassVar[float] = 1.0
+    #: A cached score is reused only for the same calls against the same expectation.
+    cache_fields: ClassVar[tuple[str, ...]] = ("tool_calls", "expectation")
 
     def __init__(self, threshold: float | None = None) -> None:
         super().__init__(threshold)
