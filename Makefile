@@ -44,6 +44,19 @@ $(PEERS)/.installed: tests/peers/requirements.txt
 	    cp tests/peers/requirements.txt $(PEERS)/.installed; \
 	fi
 
+# BFCL's checker (bfcl-eval), which bfcl_ast is tested against: installed without
+# its dependencies (every model SDK, tree-sitter, ...), which the AST checker
+# never uses; tests/peers/drive_bfcl.py stubs the one module that imports them.
+BFCL := .venv-bfcl
+$(BFCL)/.installed: tests/peers/bfcl-requirements.txt
+	@if cmp -s tests/peers/bfcl-requirements.txt $(BFCL)/.installed; then touch $(BFCL)/.installed; else \
+	    set -ex; \
+	    rm -rf $(BFCL); \
+	    $(PYTHON) -m venv $(BFCL); \
+	    $(BFCL)/bin/python -m pip install --quiet --no-deps -r tests/peers/bfcl-requirements.txt; \
+	    cp tests/peers/bfcl-requirements.txt $(BFCL)/.installed; \
+	fi
+
 # For benchmarks/bench_peers.py: agentmetrics and its plugins beside the peers.
 $(PEERS)/.installed-bench: $(PEERS)/.installed pyproject.toml $(PLUGIN)/pyproject.toml $(TOOLUSE)/pyproject.toml $(COMPAT)/pyproject.toml
 	$(PEERS)/bin/python -m pip install --quiet -e . -e $(PLUGIN) -e $(TOOLUSE) -e $(COMPAT)
@@ -63,7 +76,7 @@ demo: $(VENV)/.installed
 # runs `make` must not find itself inside this make (make[1]: Entering directory).
 TEST_WORKERS ?= 2
 test:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target $(VENV)/.installed-test $(PEERS)/.installed
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(VENV)/.installed-test $(PEERS)/.installed $(BFCL)/.installed
 	$(BIN)/python -m ruff check agentmetrics plugins tests benchmarks docs
 	env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS AGENTMETRICS_REQUIRE_PEERS=1 $(BIN)/python -m pytest -n $(TEST_WORKERS)
 
@@ -85,4 +98,4 @@ bench: $(VENV)/.installed $(PEERS)/.installed-bench
 	$(PEERS)/bin/python benchmarks/bench_peers.py
 
 clean:
-	rm -rf $(VENV) $(PEERS) .pytest_cache .hypothesis docs/_build docs/jupyter_execute
+	rm -rf $(VENV) $(PEERS) $(BFCL) .pytest_cache .hypothesis docs/_build docs/jupyter_execute

@@ -160,8 +160,10 @@ def bfcl_cases(questions: Source, answers: Source | None = None,
     Each case: ``input`` the question's messages, ``expectation`` from
     :func:`bfcl_expectation`, ``expected_tool_calls`` each ground-truth
     call with its first acceptable value per parameter (omittable ones left
-    out), ``tool_calls`` the output (None without one), metadata ``id`` and
-    ``category`` (:func:`bfcl_category`)."""
+    out), ``tool_calls`` the output (None without one), metadata ``id``,
+    ``category`` (:func:`bfcl_category`) and ``bfcl`` (the entry's
+    ``function`` docs and ``ground_truth``, which the ``bfcl_ast`` metric of
+    agentmetrics-compat reads)."""
     found_answers: dict[str, tuple[str, Any]] = {}
     if answers is not None:
         for where, entry in entries(answers, _LOADER):
@@ -192,7 +194,9 @@ def bfcl_cases(questions: Source, answers: Source | None = None,
         except InvalidCaseError as error:
             message = str(error)
             raise InvalidCaseError(message if message.startswith(_LOADER) else f"{_LOADER}: {message}") from None
-        metadata = {"id": entry_id, "category": category}
+        metadata = {"id": entry_id, "category": category,
+                    "bfcl": {"function": question.get("function"),
+                             "ground_truth": None if answer is None else answer[1]}}
         calls = None
         if entry_id in results:
             origin, result = results[entry_id]

@@ -11,6 +11,8 @@ switching to agentmetrics' own metrics:
 - ``adk_tool_trajectory`` (:class:`AdkToolTrajectory`): Google ADK's TrajectoryEvaluator.
 - ``mlflow_tool_call_correctness`` (:class:`MlflowToolCallCorrectness`): MLflow's
   ToolCallCorrectness, exact mode.
+- ``bfcl_ast`` (:class:`BfclAst`): the Berkeley Function Calling Leaderboard's AST
+  checker, Python categories.
 
 Each is tested against the peer library itself, offline.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 from agentmetrics_compat._adk import AdkToolTrajectory
 from agentmetrics_compat._agentevals import AgentevalsTrajectory
+from agentmetrics_compat._bfcl import BfclAst, Verdict, check_bfcl
 from agentmetrics_compat._deepeval import DeepevalToolCorrectness
 from agentmetrics_compat._mlflow import MlflowToolCallCorrectness
 from agentmetrics_compat._ragas import RagasToolCallAccuracy, RagasToolCallF1
@@ -27,9 +30,12 @@ __version__ = "0.1.0"
 __all__ = [
     "AdkToolTrajectory",
     "AgentevalsTrajectory",
+    "BfclAst",
     "DeepevalToolCorrectness",
     "MlflowToolCallCorrectness",
     "RagasToolCallAccuracy",
     "RagasToolCallF1",
+    "Verdict",
     "__version__",
+    "check_bfcl",
 ]
