@@ -14,8 +14,10 @@ from agentmetrics.expectations import (
     Call,
     Equals,
     Expectation,
+    Items,
     Matcher,
     MayOmit,
+    Object,
     OneOf,
     Text,
 )
@@ -50,10 +52,16 @@ def _schema_types(question: Mapping[str, Any]) -> dict[str, dict[str, str]]:
     return out
 
 
-def _value(value: Any, kind: str | None) -> Matcher:
+def _value(value: Any, kind: str | None, where: str = "value") -> Matcher:
     """One acceptable value as a matcher: text compared with case, spaces and
     punctuation ignored (as BFCL normalises strings), an integer parameter's
-    value typed (BFCL refuses a float for an int), other values equal."""
+    value typed (BFCL refuses a float for an int), an object of acceptable
+    values per key (BFCL's form for a dict parameter) as an object of
+    matchers, a list of such objects item by item, other values equal."""
+    if isinstance(value, dict):
+        return Object({key: _parameter(values, None, f"{where}.{key}") for key, values in value.items()})
+    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        return Items([_value(item, None, f"{where}[{k}]") for k, item in enumerate(value)])
     if isinstance(value, str):
         return Text(value, ignore_case=True, ignore_whitespace=True, ignore_punctuation=True)
     if kind == "integer":
@@ -65,7 +73,7 @@ def _parameter(values: Any, kind: str | None, where: str) -> Matcher:
     if not isinstance(values, list):
         raise fail(where, "a list of acceptable values", values, "pass BFCL's possible_answer file.")
     optional = "" in values
-    options = [_value(value, kind) for value in values if value != ""]
+    options = [_value(value, kind, where) for value in values if value != ""]
     if not options:
         if optional:  # only "": the parameter must be left out or be empty text
             return MayOmit(Equals(""))
@@ -211,11 +219,24 @@ def bfcl_cases(questions: Source, answers: Source | None = None,
     return cases
 
 
+def _first(values: list[Any]) -> Any:
+    """The first acceptable value (``_NONE`` if only ``""``), a dict candidate
+    unwrapped to its own first values."""
+    given = [value for value in values if value != ""]
+    if not given:
+        return _NONE
+    value = given[0]
+    if isinstance(value, dict):
+        return {key: item for key, item in ((k, _first(v)) for k, v in value.items()) if item is not _NONE}
+    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        return [_first([item]) for item in value]
+    return value
+
+
+_NONE = object()
+
+
 def _first_values(item: Mapping[str, Any]) -> ToolCall:
     (name, parameters), = item.items()
-    arguments = {}
-    for key, values in parameters.items():
-        given = [value for value in values if value != ""]
-        if given:
-            arguments[key] = given[0]
-    return ToolCall(name, arguments)
+    arguments = {key: _first(values) for key, values in parameters.items()}
+    return ToolCall(name, {key: value for key, value in arguments.items() if value is not _NONE})
