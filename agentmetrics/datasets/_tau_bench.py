@@ -76,6 +76,9 @@ def tau_bench_cases(tasks: str | os.PathLike[str] | Iterable[Any], *, name: str 
         prefix = name or Path(tasks).resolve().parent.name
         items: list[Any] = tau_bench_tasks(tasks)
     else:
+        if isinstance(tasks, (str, bytes, Mapping)) or not isinstance(tasks, Iterable):
+            raise fail(_LOADER, "a task file's path or a list of tasks", tasks,
+                       "pass tasks_test.py's path, or its tasks.")
         prefix = name or "task"
         items = list(tasks)
     cases = []
