@@ -328,3 +328,59 @@ def test_tau_bench_refuses_code_it_would_have_to_run(tmp_path):
     with pytest.raises(InvalidCaseError, match="a literal"):
         tau_bench_cases(bad)
     assert tau_bench_cases([{"actions": [{"name": "a", "kwargs": {}}], "instruction": "x"}])[0].metadata["id"] == "task-0"
+
+
+# -- BFCL multi-turn -----------------------------------------------------------------
+
+SORT_DOC = [{"name": "sort", "parameters": {"type": "dict", "properties": {"file_name": {"type": "string"}}}}]
+
+
+def test_bfcl_multi_turn_ground_truth_is_parsed_not_run():
+    from agentmetrics import AgentTestCase, per_turn
+    from agentmetrics.datasets import bfcl_multi_turn_cases, parse_bfcl_call
+
+    cases = bfcl_multi_turn_cases(BFCL / "BFCL_v4_multi_turn_base.json",
+                                  BFCL / "possible_answer" / "BFCL_v4_multi_turn_base.json", functions=SORT_DOC)
+    answers = _lines_of(BFCL / "possible_answer" / "BFCL_v4_multi_turn_base.json")
+    assert [c.metadata["id"] for c in cases] == [a["id"] for a in answers]
+    for case, answer in zip(cases, answers):
+        assert len(case.turns) == len(answer["ground_truth"])
+        for turn, texts in zip(case.turns, answer["ground_truth"]):
+            # an independent reading: the name before "(", each key=value pair
+            assert [c.name for c in turn.expected_tool_calls] == [t.split("(", 1)[0] for t in texts]
+    first = cases[0].turns[0].expected_tool_calls
+    assert [(c.name, c.arguments) for c in first] == [
+        ("cd", {"folder": "document"}), ("mkdir", {"dir_name": "temp"}),
+        ("mv", {"source": "final_report.pdf", "destination": "temp"})]
+    assert cases[0].turns[2].expected_tool_calls[0].arguments == {"file_name": "final_report.pdf"}
+    # the ground truth itself meets every turn, extra calls allowed, order kept
+    ran = AgentTestCase(turns=[AgentTestCase(tool_calls=[{"name": "ls", "arguments": {}}, *t.expected_tool_calls],
+                                             expectation=t.expectation) for t in cases[0].turns])
+    assert per_turn("expectation_match").evaluate(ran).value == 1.0
+    for bad, match in [("__import__('os').system('x')", "a call of a named function|literal"),
+                       ("cd(folder=open('x'))", "literal arguments"), ("cd(**{'a': 1})", "named arguments"),
+                       ("cd(", "a Python call expression"), ("1 + 2", "a call expression")]:
+        with pytest.raises(InvalidCaseError, match=match):
+            parse_bfcl_call(bad)
+    with pytest.raises(InvalidCaseError, match="positional arguments"):
+        bfcl_multi_turn_cases(BFCL / "BFCL_v4_multi_turn_base.json",
+                              BFCL / "possible_answer" / "BFCL_v4_multi_turn_base.json")
+
+
+def test_bfcl_multi_turn_outputs_by_turn_and_step():
+    from agentmetrics import per_turn
+    from agentmetrics.datasets import bfcl_multi_turn_cases
+
+    questions = _lines_of(BFCL / "BFCL_v4_multi_turn_base.json")[1:2]
+    answers = _lines_of(BFCL / "possible_answer" / "BFCL_v4_multi_turn_base.json")[1:2]
+    steps = [[[{"ls": {"a": True}}]], [[{"cd": {"folder": "workspace"}}], [{"mv": {"source": "log.txt", "destination": "archive"}}]],
+             [{"cd": {"folder": "archive"}}], [{"tail": {"file_name": "log.txt", "lines": 10}}]]
+    (case,) = bfcl_multi_turn_cases(questions, answers, {"multi_turn_base_1": steps})
+    scores = per_turn("expectation_match").evaluate(case)
+    assert scores.value == 0.625  # turns 1 and 2 met, turn 3 half (grep missing), turn 4 not (lines 10)
+    (bad,) = bfcl_multi_turn_cases(questions, answers, {"multi_turn_base_1": steps[:2]})
+    assert isinstance(bad, UnreadableCase) and "one list of calls per turn" in bad.message
+
+
+def _lines_of(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -128,3 +128,14 @@ def test_tau_bench_fuzz(data, tmp_path_factory):
     cut = data.draw(st.integers(0, len(text)))
     file.write_text(text[:cut] + data.draw(st.text(max_size=5)) + text[cut:], encoding="utf-8")
     _only_refused(lambda: tau_bench_cases(file))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="cd(folder=')\\\"1,[]{}:.*_ab", max_size=30) | st.sampled_from(
+    ["cd(folder='x')", "sort('a')", "a.b(c=[1, {'d': 2}])", "f(*x)", "f(x=y)", "f(1, x=2)"]))
+def test_bfcl_call_strings_fuzz(text):
+    from agentmetrics.datasets import parse_bfcl_call
+
+    call = _only_refused(lambda: parse_bfcl_call(text, {"sort": ["file_name"], "f": ["x", "y"]}))
+    if call is not None:
+        assert call.name and text.strip().startswith(call.name.split(".")[0])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -22,7 +23,8 @@ from agentmetrics.expectations import (
     Text,
 )
 
-__all__ = ["bfcl_calls", "bfcl_category", "bfcl_cases", "bfcl_expectation"]
+__all__ = ["bfcl_calls", "bfcl_category", "bfcl_cases", "bfcl_expectation", "bfcl_multi_turn_cases",
+           "parse_bfcl_call"]
 
 _LOADER = "bfcl_cases"
 
@@ -240,3 +242,131 @@ def _first_values(item: Mapping[str, Any]) -> ToolCall:
     (name, parameters), = item.items()
     arguments = {key: _first(values) for key, values in parameters.items()}
     return ToolCall(name, {key: value for key, value in arguments.items() if value is not _NONE})
+
+
+def parse_bfcl_call(text: str, parameters: Mapping[str, list[str]] | None = None,
+                    where: str = "call") -> ToolCall:
+    """One of BFCL's multi-turn ground-truth call strings (``"cd(folder='x')"``)
+    as a ToolCall, read with :mod:`ast` (never evaluated): literal arguments
+    only. Positional arguments take their names from ``parameters`` (the
+    function's parameter names in order, from its doc)."""
+    if not isinstance(text, str):
+        raise fail(where, "a call string such as \"cd(folder='document')\"", text, "repair the answer.")
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as error:
+        raise fail(where, f"a Python call expression ({error.msg})", text, "repair the answer.") from None
+    if not isinstance(node, ast.Call):
+        raise fail(where, "a call expression", text, "repair the answer.")
+    name = ast.unparse(node.func)
+    if not all(part.isidentifier() for part in name.split(".")):
+        raise fail(where, "a call of a named function", text, "repair the answer.")
+    try:
+        arguments = {keyword.arg: ast.literal_eval(keyword.value) for keyword in node.keywords
+                     if keyword.arg is not None}
+        positional = [ast.literal_eval(arg) for arg in node.args]
+    except ValueError:
+        raise fail(where, "literal arguments (strings, numbers, lists, dicts, True/False/None)", text,
+                   "repair the answer; nothing in it is run.") from None
+    if len(arguments) != len(node.keywords):
+        raise fail(where, "named arguments (no **kwargs)", text, "repair the answer.")
+    if positional:
+        names = (parameters or {}).get(name)
+        if names is None or len(names) < len(positional):
+            raise fail(where, f"the parameter names of {name} for its positional arguments", text,
+                       "pass functions= (BFCL's function docs for the entry's classes).")
+        for key, value in zip(names, positional):
+            if key in arguments:
+                raise fail(where, f"{key} given once", text, "repair the answer.")
+            arguments[key] = value
+    return ToolCall(name, arguments)
+
+
+def _parameter_names(functions: Any) -> dict[str, list[str]]:
+    """Each documented function's parameter names in order."""
+    out: dict[str, list[str]] = {}
+    if functions is None:
+        return out
+    docs: Any = functions
+    if isinstance(functions, (str, os.PathLike)):
+        docs = [entry for _, entry in entries(functions, "bfcl_multi_turn_cases")]
+    for doc in docs if isinstance(docs, list) else []:
+        if isinstance(doc, Mapping) and isinstance(doc.get("name"), str):
+            parameters = doc.get("parameters")
+            properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
+            if isinstance(properties, Mapping):
+                out[doc["name"]] = list(properties)
+    return out
+
+
+def _turn_calls(turn: Any, where: str) -> list[ToolCall]:
+    """A model's calls for one turn: decoded calls, or a list of steps each
+    holding decoded calls (flattened in order)."""
+    if isinstance(turn, list) and turn and all(isinstance(step, list) for step in turn):
+        return [call for k, step in enumerate(turn) for call in bfcl_calls(step, f"{where}[{k}]")]
+    return bfcl_calls(turn, where)
+
+
+def bfcl_multi_turn_cases(questions: Source, answers: Source,
+                          outputs: Mapping[str, Any] | None = None,
+                          functions: Any = None) -> list[AgentTestCase | UnreadableCase]:
+    """One multi-turn case per BFCL multi-turn entry, one turn per user turn.
+
+    Read: a question's ``id`` and ``question`` (a list of turns, each a list
+    of messages: the turn's ``input``); an answer's ``ground_truth`` (one list
+    of call strings per turn, parsed by :func:`parse_bfcl_call`, never run).
+    ``functions`` (BFCL's function docs, a list or a JSONL path) names the
+    positional arguments. Each turn's expectation: its calls in order, other
+    calls allowed (BFCL itself compares the state the calls leave and their
+    results, not the calls). ``outputs`` maps an id to the model's calls per
+    turn (decoded calls, or lists of steps of decoded calls); a result that
+    cannot be read gives an :class:`~agentmetrics.UnreadableCase`. Metadata:
+    ``id``, ``category``, ``involved_classes``. Score with
+    ``per_turn("expectation_match")``."""
+    loader = "bfcl_multi_turn_cases"
+    names = _parameter_names(functions)
+    found: dict[str, tuple[str, Any]] = {}
+    for where, entry in entries(answers, loader):
+        if not isinstance(entry, Mapping) or "id" not in entry or not isinstance(entry.get("ground_truth"), list):
+            raise fail(f"{loader}: {where}", 'an answer {"id": ..., "ground_truth": [[calls], ...]}', entry,
+                       "pass BFCL's multi-turn possible_answer file.")
+        found[str(entry["id"])] = (where, entry["ground_truth"])
+    cases: list[AgentTestCase | UnreadableCase] = []
+    for where, question in entries(questions, loader):
+        if not isinstance(question, Mapping) or not isinstance(question.get("id"), str):
+            raise fail(f"{loader}: {where}", "a multi-turn question with an id", question,
+                       "pass BFCL's multi-turn question file.")
+        entry_id = question["id"]
+        if entry_id not in found:
+            raise fail(f"{loader}: {where}", f"an answer with id {entry_id!r}", None,
+                       "pass the possible_answer file of the same category.")
+        origin, truth = found[entry_id]
+        turns_in = question.get("question")
+        if not isinstance(turns_in, list) or len(turns_in) != len(truth):
+            raise fail(f"{loader}: {where}.question", f"{len(truth)} turns, as the answer has", turns_in,
+                       "pass the question and answer of the same entry.")
+        made: list[list[ToolCall] | None] = [None] * len(truth)
+        if outputs is not None and entry_id in outputs:
+            result = outputs[entry_id]
+            try:
+                if not isinstance(result, list) or len(result) != len(truth):
+                    raise fail(f"outputs[{entry_id!r}]", f"one list of calls per turn ({len(truth)})",
+                               result, "pass the model's decoded calls turn by turn.")
+                made = [_turn_calls(turn, f"outputs[{entry_id!r}][{k}]") for k, turn in enumerate(result)]
+            except InvalidCaseError as error:
+                cases.append(UnreadableCase(origin, 0, f"{loader}: {error}", id=entry_id))
+                continue
+        turns = []
+        for k, calls in enumerate(truth):
+            here = f"{loader}: {origin}.ground_truth[{k}]"
+            if not isinstance(calls, list):
+                raise fail(here, "a list of call strings", calls, "repair the answer.")
+            expected = [parse_bfcl_call(text, names, f"{here}[{j}]") for j, text in enumerate(calls)]
+            turns.append(AgentTestCase(
+                input=turns_in[k], tool_calls=made[k], expected_tool_calls=expected,
+                expectation=Expectation([Call(c.name, {key: Equals(value) for key, value in c.arguments.items()})
+                                         for c in expected], extra_calls="allow")))
+        cases.append(AgentTestCase(turns=turns, metadata={
+            "id": entry_id, "category": bfcl_category(entry_id),
+            "involved_classes": question.get("involved_classes")}))
+    return cases
