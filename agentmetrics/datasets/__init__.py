@@ -20,6 +20,8 @@ from agentmetrics.datasets._bfcl import (
 from agentmetrics.datasets._tau2 import tau2_cases, tau2_expectation, with_tau2_expectations
 from agentmetrics.datasets._tau_bench import tau_bench_cases, tau_bench_tasks
 
-__all__ = ["adk_cases", "adk_expectation", "bfcl_calls", "bfcl_cases", "bfcl_category",
-           "bfcl_expectation", "bfcl_multi_turn_cases", "parse_bfcl_call", "tau2_cases", "tau2_expectation", "tau_bench_cases", "tau_bench_tasks",
-           "with_tau2_expectations"]
+__all__ = [
+    "adk_cases", "adk_expectation", "bfcl_calls", "bfcl_cases", "bfcl_category", "bfcl_expectation",
+    "bfcl_multi_turn_cases", "parse_bfcl_call", "tau2_cases", "tau2_expectation", "tau_bench_cases",
+    "tau_bench_tasks", "with_tau2_expectations",
+]
