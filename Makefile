@@ -85,7 +85,7 @@ docs: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[docs]'
 	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
 
-bench: $(VENV)/.installed $(PEERS)/.installed-bench
+bench: $(VENV)/.installed $(PEERS)/.installed-bench $(BFCL)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_batch.py
@@ -95,6 +95,8 @@ bench: $(VENV)/.installed $(PEERS)/.installed-bench
 	$(BIN)/python benchmarks/bench_dask.py
 	$(BIN)/python benchmarks/bench_tooluse.py
 	$(BIN)/python benchmarks/bench_capture.py
+	$(BIN)/python benchmarks/bench_expectations.py
+	$(BIN)/python benchmarks/bench_bfcl.py
 	$(PEERS)/bin/python benchmarks/bench_peers.py
 
 clean:

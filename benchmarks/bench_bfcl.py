@@ -5,7 +5,7 @@
 
 The rows are the differential test's: BFCL's vendored questions (Python
 categories) and crafted entries, each with its acceptable answers and many
-mutations (plugins/agent-tool-metrics-compat/tests/test_bfcl_against_bfcl.py),
+mutations (tests/peers/bfcl_rows.py, as the differential test uses them),
 about 13,000 decoded outputs. Timed, medians of --repeats:
 
   (p) BFCL's ast_checker, a loop over the rows, in its own process (the time
@@ -31,8 +31,8 @@ from agentmetrics import AgentTestCase, ToolCallBatch, get_metric
 from agentmetrics.datasets import bfcl_calls, bfcl_expectation
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "plugins" / "agent-tool-metrics-compat" / "tests"))
-import test_bfcl_against_bfcl as rows_source  # noqa: E402
+sys.path.insert(0, str(ROOT / "tests" / "peers"))
+import bfcl_rows as rows_source  # noqa: E402
 
 from agentmetrics_compat import check_bfcl  # noqa: E402
 
@@ -41,7 +41,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    rows = rows_source.ROWS
+    rows = rows_source.rows()
     request = {"rows": [{k: row[k] for k in ("function", "output", "ground_truth", "category")} for row in rows],
                "repeats": args.repeats}
     done = subprocess.run([str(ROOT / ".venv-bfcl" / "bin" / "python"), str(rows_source.DRIVER)],
