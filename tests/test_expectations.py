@@ -402,3 +402,25 @@ def test_the_cache_never_serves_a_score_for_another_expectation(tmp_path):
 
     keys = case_keys(get_metric("expectation_match"), first + second)
     assert len(set(keys)) == 3 and None not in keys
+
+
+def _metrics_reading_expected_calls():
+    import agentmetrics
+    from agentmetrics.registry import get_metric_class
+
+    return [info.name for info in agentmetrics.list_metrics()
+            if "expected_tool_calls" in get_metric_class(info.name).required_fields]
+
+
+@pytest.mark.parametrize("name", _metrics_reading_expected_calls())
+def test_every_metric_reading_expected_calls_refuses_an_expectation_alone_and_says_so(name):
+    from agentmetrics import evaluate
+
+    metric = get_metric(name)
+    case = _case([{"name": "search", "arguments": {"city": "NYC"}}])
+    with pytest.raises(MissingFieldError, match="expectation_match"):
+        metric.evaluate(case)
+    plain = AgentTestCase(tool_calls=[{"name": "a", "output": 1}], expected_tool_calls=[{"name": "a", "output": 1}])
+    result = evaluate([case, plain],
+                      [metric], errors="record", progress=False)[metric.name]
+    assert len(result) == 2 and "expectation_match" in result.errors[0] and 1 not in result.errors
