@@ -384,3 +384,45 @@ def test_bfcl_multi_turn_outputs_by_turn_and_step():
 
 def _lines_of(path):
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+# -- Seal-Tools ----------------------------------------------------------------------
+
+SEAL = DATA / "seal_tools" / "test_in_domain_sample.jsonl"
+
+
+def test_seal_tools_entries_become_cases_with_their_calls_in_any_order():
+    from agentmetrics.datasets import seal_tools_cases
+
+    cases = seal_tools_cases(SEAL)
+    entries = _lines_of(SEAL)
+    assert [c.metadata["id"] for c in cases] == [e["id"] for e in entries]
+    for case, entry in zip(cases, entries):
+        assert [(c.name, c.arguments) for c in case.expected_tool_calls] == [
+            (c["api"], c["parameters"]) for c in entry["calling"]]
+        calls = [(c["api"], c["parameters"]) for c in entry["calling"]]
+        assert align(case.expectation, calls[::-1]).value == 1.0
+    (dependent,) = [c for c in cases if c.metadata["id"] == "test_in_domain-difficult-225"]
+    assert align(dependent.expectation, [("getWildlifeSpecies", {"habitat": "forest", "location": "Africa"}),
+                                         ("getConservationProjectDetails", {"project_id": "P-17"})]).value == 1.0
+
+
+def _seal_rule(gold, made):
+    """Seal-Tools' own parameter rule, restated: str() of the values equal."""
+    return gold.keys() == made.keys() and all(
+        str(made[k]) == str(v) or str(v).startswith("API_call_") for k, v in gold.items())
+
+
+@pytest.mark.parametrize("probe", [40.7, "40.7", 40, "40", "forty", None, True, 0.2907590418481535])
+def test_seal_tools_values_compare_as_the_scorer_compares_them(probe):
+    from agentmetrics.datasets import seal_tools_cases
+
+    for case, entry in zip(seal_tools_cases(SEAL), _lines_of(SEAL)):
+        for k, call in enumerate(entry["calling"]):
+            for key in call["parameters"]:
+                made = dict(call["parameters"], **{key: probe})
+                single = seal_tools_cases([{"id": "x-1", "calling": [call]}])[0].expectation
+                reference = str(call["parameters"][key]).startswith("API_call_")
+                # one choice of ours: a bool is not the number 1 or the text "True"
+                want = _seal_rule(call["parameters"], made) and (reference or not isinstance(probe, bool))
+                assert (align(single, [(call["api"], made)]).value == 1.0) == want, (entry["id"], key, probe)

@@ -139,3 +139,16 @@ def test_bfcl_call_strings_fuzz(text):
     call = _only_refused(lambda: parse_bfcl_call(text, {"sort": ["file_name"], "f": ["x", "y"]}))
     if call is not None:
         assert call.name and text.strip().startswith(call.name.split(".")[0])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_seal_tools_fuzz(data):
+    from agentmetrics.datasets import seal_tools_cases
+
+    entries = [json.loads(line) for line in
+               (DATA / "seal_tools" / "test_in_domain_sample.jsonl").read_text(encoding="utf-8").splitlines()][3:6]
+    mutated = _mutations(entries, data)
+    cases = _only_refused(lambda: seal_tools_cases(mutated))
+    if cases is not None:
+        assert len(cases) == len(mutated)

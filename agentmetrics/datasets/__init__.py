@@ -17,11 +17,12 @@ from agentmetrics.datasets._bfcl import (
     bfcl_multi_turn_cases,
     parse_bfcl_call,
 )
+from agentmetrics.datasets._seal_tools import seal_tools_cases
 from agentmetrics.datasets._tau2 import tau2_cases, tau2_expectation, with_tau2_expectations
 from agentmetrics.datasets._tau_bench import tau_bench_cases, tau_bench_tasks
 
 __all__ = [
     "adk_cases", "adk_expectation", "bfcl_calls", "bfcl_cases", "bfcl_category", "bfcl_expectation",
-    "bfcl_multi_turn_cases", "parse_bfcl_call", "tau2_cases", "tau2_expectation", "tau_bench_cases",
+    "bfcl_multi_turn_cases", "parse_bfcl_call", "seal_tools_cases", "tau2_cases", "tau2_expectation", "tau_bench_cases",
     "tau_bench_tasks", "with_tau2_expectations",
 ]

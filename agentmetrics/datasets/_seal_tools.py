@@ -1,0 +1,77 @@
+"""Seal-Tools cases as cases with expectations."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from agentmetrics._model import AgentTestCase, ToolCall
+from agentmetrics.datasets._common import Source, entries, fail
+from agentmetrics.errors import InvalidCaseError
+from agentmetrics.expectations import AnyOrder, AnyValue, Call, Equals, Expectation, Matcher, OneOf
+
+__all__ = ["seal_tools_cases"]
+
+_LOADER = "seal_tools_cases"
+_REFERENCE = re.compile(r"API_call_\d+")
+
+
+def _acceptable(value: Any) -> Matcher:
+    """A gold value as Seal-Tools' scorer compares it (``str(value)``): the
+    value, or its text; a reference to an earlier call's output
+    (``"API_call_3"``) as any value."""
+    if isinstance(value, str) and _REFERENCE.fullmatch(value):
+        return AnyValue()
+    if isinstance(value, (bool, int, float)) and not isinstance(value, bool):
+        return OneOf([value, str(value)])
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return Equals(value)
+        options: list[Any] = [value, number]
+        if number.is_integer() and "." not in value and "e" not in value.lower():
+            options.append(int(number))
+        return OneOf(options)
+    return Equals(value)
+
+
+def seal_tools_cases(source: Source, outputs: Mapping[str, Any] | None = None) -> list[AgentTestCase]:
+    """One case per Seal-Tools entry (a ``*.jsonl`` file of the dataset, or its
+    entries). Read: ``id`` (the category is the id without its number:
+    ``test_in_domain-easy``), ``query`` (``input`` and ``task``),
+    ``calling[].api`` and ``.parameters`` (the expected calls, in order). The
+    expectation: every call, in any order (Seal-Tools' scorer ignores order),
+    each parameter equal to the gold value or to its text (the scorer compares
+    ``str()``), a value ``"API_call_N"`` (an earlier call's output) as any
+    value, no other parameter; other calls are counted against. ``outputs``
+    maps an id to the model's calls."""
+    cases = []
+    for where, entry in entries(source, _LOADER):
+        here = f"{_LOADER}: {where}"
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("id"), str):
+            raise fail(here, 'an entry {"id", "query", "calling"}', entry, "pass a Seal-Tools jsonl file.")
+        calling = entry.get("calling")
+        if isinstance(calling, Mapping):  # the older files' easy rows: one call
+            calling = [calling]
+        if not isinstance(calling, list):
+            raise fail(f"{here}.calling", "a list of calls", calling, "pass a Seal-Tools jsonl file.")
+        steps, expected = [], []
+        for k, call in enumerate(calling):
+            if not isinstance(call, Mapping) or not isinstance(call.get("api"), str):
+                raise fail(f"{here}.calling[{k}]", 'a call {"api", "parameters"}', call, "repair the entry.")
+            parameters = call.get("parameters") or {}
+            if not isinstance(parameters, Mapping):
+                raise fail(f"{here}.calling[{k}].parameters", "an object", parameters, "repair the entry.")
+            try:
+                steps.append(Call(call["api"], {key: _acceptable(value) for key, value in parameters.items()}))
+                expected.append(ToolCall(call["api"], dict(parameters)))
+            except InvalidCaseError as error:
+                raise InvalidCaseError(f"{here}.calling[{k}]: {error}") from None
+        entry_id = entry["id"]
+        cases.append(AgentTestCase(
+            input=entry.get("query"), expected_tool_calls=expected, expectation=Expectation(AnyOrder(steps)),
+            tool_calls=None if outputs is None else outputs.get(entry_id),
+            metadata={"id": entry_id, "category": entry_id.rsplit("-", 1)[0], "task": entry.get("query")}))
+    return cases
