@@ -417,8 +417,8 @@ def _seal_rule(gold, made):
 def test_seal_tools_values_compare_as_the_scorer_compares_them(probe):
     from agentmetrics.datasets import seal_tools_cases
 
-    for case, entry in zip(seal_tools_cases(SEAL), _lines_of(SEAL)):
-        for k, call in enumerate(entry["calling"]):
+    for entry in _lines_of(SEAL):
+        for call in entry["calling"]:
             for key in call["parameters"]:
                 made = dict(call["parameters"], **{key: probe})
                 single = seal_tools_cases([{"id": "x-1", "calling": [call]}])[0].expectation
