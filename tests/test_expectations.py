@@ -68,6 +68,7 @@ def test_the_other_matchers():
     assert Text("New York", ignore_case=True, ignore_whitespace=True).matches("newyork")
     assert not Text("New York", ignore_case=True).matches("newyork")
     assert Text("a.b-c", ignore_punctuation=True).matches("abc") and not Text("a").matches(1)
+    assert Text("a b-c", ignore_punctuation=" -").matches("abc") and not Text("a:b", ignore_punctuation=" -").matches("ab")
     assert Regex(r"\d{4}").matches("2024") and not Regex(r"\d{4}").matches("20245")
     assert Object({"a": 1, "b": MayOmit(2)}).matches({"a": 1}) and not Object({"a": 1}).matches({"a": 1, "c": 3})
     assert Object({"a": 1}, extra="allow").matches({"a": 1, "c": 3})
@@ -83,7 +84,7 @@ def test_the_other_matchers():
     (lambda: OneOf([]), "at least one"), (lambda: OneOf([MayOmit(1)]), "MayOmit"),
     (lambda: MayOmit(MayOmit(1)), "MayOmit.inner"), (lambda: Close("x"), "Close.target"),
     (lambda: Close(1, abs_tol=-1), "Close.abs_tol"), (lambda: Regex("("), "valid regular expression"),
-    (lambda: Text(3), "Text.value"), (lambda: Object({"a": 1}, extra="maybe"), "Object.extra"),
+    (lambda: Text(3), "Text.value"), (lambda: Text("a", ignore_punctuation=""), "Text.ignore_punctuation"), (lambda: Object({"a": 1}, extra="maybe"), "Object.extra"),
     (lambda: Call(""), "Call.name"), (lambda: Call("a", ["x"]), "Call.arguments"),
     (lambda: Repeat(Call("a"), at_least=-1), "Repeat.at_least"),
     (lambda: Repeat(Call("a"), 2, 1), "Repeat.at_most"), (lambda: Either([Call("a")]), "two alternatives"),
@@ -120,7 +121,8 @@ _values = st.recursive(
 _matchers = st.recursive(
     st.builds(Equals, _values) | st.builds(lambda v: Equals(v, numbers="typed"), _values)
     | st.just(AnyValue()) | st.builds(Close, st.integers(-5, 5), st.sampled_from([0, 0.5]))
-    | st.builds(Text, st.text(max_size=4), st.booleans(), st.booleans(), st.booleans())
+    | st.builds(Text, st.text(max_size=4), st.booleans(), st.booleans(),
+                st.booleans() | st.sampled_from([",.", " ,./-_*^"]))
     | st.builds(Regex, st.sampled_from([r"a+", r"\d*", r"$x"])),
     lambda inner: st.builds(OneOf, st.lists(inner, min_size=1, max_size=3))
     | st.builds(lambda d, e: Object(d, extra=e), st.dictionaries(st.sampled_from(["a", "$b", "c"]), inner, max_size=3),

@@ -54,9 +54,13 @@ def _schema_types(question: Mapping[str, Any]) -> dict[str, dict[str, str]]:
     return out
 
 
+#: The characters BFCL's string normalisation removes (spaces included).
+_BFCL_REMOVES = " ,./-_*^"
+
+
 def _value(value: Any, kind: str | None, where: str = "value") -> Matcher:
-    """One acceptable value as a matcher: text compared with case, spaces and
-    punctuation ignored (as BFCL normalises strings), an integer parameter's
+    """One acceptable value as a matcher: text compared with case ignored and
+    the characters BFCL's normalisation removes removed, an integer parameter's
     value typed (BFCL refuses a float for an int), an object of acceptable
     values per key (BFCL's form for a dict parameter) as an object of
     matchers, a list of such objects item by item, other values equal."""
@@ -65,7 +69,7 @@ def _value(value: Any, kind: str | None, where: str = "value") -> Matcher:
     if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
         return Items([_value(item, None, f"{where}[{k}]") for k, item in enumerate(value)])
     if isinstance(value, str):
-        return Text(value, ignore_case=True, ignore_whitespace=True, ignore_punctuation=True)
+        return Text(value, ignore_case=True, ignore_punctuation=_BFCL_REMOVES)
     if kind == "integer":
         return Equals(value, numbers="typed")
     return Equals(value)

@@ -287,24 +287,33 @@ _PUNCTUATION = str.maketrans("", "", string.punctuation)
 @attrs.frozen(slots=True)
 class Text(Matcher):
     """A string equal to ``value`` after the chosen normalisation: case
-    folded, whitespace removed, ASCII punctuation removed (each off unless
-    asked for)."""
+    folded, whitespace removed, punctuation removed (each off unless asked
+    for). ``ignore_punctuation=True`` removes ASCII punctuation; a string
+    removes exactly its characters (``" ,./-_*^"`` is BFCL's set, spaces
+    included)."""
 
     value: str
     ignore_case: bool = False
     ignore_whitespace: bool = False
-    ignore_punctuation: bool = False
+    ignore_punctuation: bool | str = False
+    _table: dict[int, None] = attrs.field(init=False, eq=False, hash=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.value, str):
             raise _fail("Text.value", "a string", self.value, "pass the expected text.")
-        for flag in ("ignore_case", "ignore_whitespace", "ignore_punctuation"):
+        for flag in ("ignore_case", "ignore_whitespace"):
             if not isinstance(getattr(self, flag), bool):
                 raise _fail(f"Text.{flag}", "True or False", getattr(self, flag), f"pass {flag}=True.")
+        chars = self.ignore_punctuation
+        if not isinstance(chars, (bool, str)) or chars == "":
+            raise _fail("Text.ignore_punctuation", "True, False or the characters to remove", chars,
+                        "pass ignore_punctuation=True, or a string such as ',.-'.")
+        table = _PUNCTUATION if chars is True else str.maketrans("", "", chars) if chars else {}
+        object.__setattr__(self, "_table", table)
 
     def normalised(self, text: str) -> str:
         if self.ignore_punctuation:
-            text = text.translate(_PUNCTUATION)
+            text = text.translate(self._table)
         if self.ignore_whitespace:
             text = "".join(text.split())
         if self.ignore_case:
@@ -318,7 +327,7 @@ class Text(Matcher):
         out: dict[str, Any] = {"$text": self.value}
         for flag in ("ignore_case", "ignore_whitespace", "ignore_punctuation"):
             if getattr(self, flag):
-                out[flag] = True
+                out[flag] = getattr(self, flag)
         return out
 
 
