@@ -21,7 +21,7 @@ from typing import Any
 import attrs
 
 from agentmetrics.errors import InvalidCaseError
-from agentmetrics.expectations._matchers import fields_match
+from agentmetrics.expectations._matchers import fields_match, matching
 from agentmetrics.expectations._steps import (
     AnyOrder,
     Call,
@@ -205,22 +205,8 @@ def _matched(patterns: tuple[Call, ...], calls: Sequence[CallLike], forbidden_ma
     for j, pattern in enumerate(patterns):
         for i in aligner.accepted(pattern):
             takes.setdefault(i, []).append(j)
-    owner = [-1] * len(patterns)  # pattern -> call
-
-    def grow(i: int, seen: set[int]) -> bool:
-        for j in takes.get(i, ()):
-            if j in seen:
-                continue
-            seen.add(j)
-            if owner[j] < 0 or grow(owner[j], seen):
-                owner[j] = i
-                return True
-        return False
-
     order = sorted(takes, key=lambda i: (forbidden_mask >> i & 1, i))
-    for i in order:
-        grow(i, set())
-    return owner
+    return matching(takes, len(patterns), order)[0]  # pattern -> call
 
 
 def align(expectation: Expectation, calls: Sequence[CallLike], *, track: bool = True) -> Alignment:

@@ -14,7 +14,7 @@ import json
 import math
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import attrs
@@ -23,7 +23,7 @@ from agentmetrics.errors import InvalidCaseError
 
 __all__ = [
     "AnyValue", "Close", "Equals", "Items", "Matcher", "MayOmit", "Object", "OneOf", "Regex",
-    "Text", "equal_values", "fields_match", "matcher_from_json", "perfect_matching", "to_matcher",
+    "Text", "equal_values", "fields_match", "matcher_from_json", "matching", "perfect_matching", "to_matcher",
 ]
 
 _NUMBERS = ("equal", "typed")
@@ -437,13 +437,16 @@ class Items(Matcher):
         return {"$items": inner} if self.ordered else {"$items": inner, "ordered": False}
 
 
-def perfect_matching(allowed: list[list[int]], n: int) -> bool:
-    """Whether every left node (``allowed[i]``: the right nodes it may take)
-    gets its own right node of ``n`` (augmenting paths: exact, not greedy)."""
+def matching(allowed: Mapping[int, Sequence[int]], n: int, order: Iterable[int]) -> tuple[list[int], int]:
+    """A maximum bipartite matching by augmenting paths (exact, not greedy):
+    left nodes tried in ``order`` (``allowed[i]``: the right nodes of ``n``
+    that left node ``i`` may take). The owner of each right node (-1: none)
+    and how many left nodes were matched. A left node once matched stays
+    matched, so trying them by weight gives the heaviest maximum matching."""
     owner = [-1] * n
 
     def take(i: int, seen: set[int]) -> bool:
-        for j in allowed[i]:
+        for j in allowed.get(i, ()):
             if j in seen:
                 continue
             seen.add(j)
@@ -452,7 +455,12 @@ def perfect_matching(allowed: list[list[int]], n: int) -> bool:
                 return True
         return False
 
-    return all(take(i, set()) for i in range(len(allowed)))
+    return owner, sum(1 for i in order if take(i, set()))
+
+
+def perfect_matching(allowed: list[list[int]], n: int) -> bool:
+    """Whether every left node gets its own right node (see :func:`matching`)."""
+    return matching(dict(enumerate(allowed)), n, range(len(allowed)))[1] == len(allowed)
 
 
 def to_matcher(value: Any) -> Matcher:
