@@ -426,3 +426,10 @@ def test_every_metric_reading_expected_calls_refuses_an_expectation_alone_and_sa
     result = evaluate([case, plain],
                       [metric], errors="record", progress=False)[metric.name]
     assert len(result) == 2 and "expectation_match" in result.errors[0] and 1 not in result.errors
+
+
+def test_a_forbidden_call_is_not_taken_for_a_step_another_call_can_meet():
+    # both calls fit the step; taking the forbidden one would leave the other unaccounted for
+    e = Expectation(AnyOrder([Call("a")]), never=[Call("a", {"x": 1})])
+    assert align(e, [("a", {"x": 1}), ("a", {"x": 2})]).value == 0.5  # 1 / (1 step + 1 forbidden), not 1/3
+    assert value_of(e, [("a", {"x": 1}), ("a", {"x": 2})]) == 0.5
