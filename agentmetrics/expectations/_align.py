@@ -193,14 +193,13 @@ def _flat(expectation: Expectation) -> tuple[str, tuple[Call, ...]] | None:
     return None
 
 
-def _matched(patterns: tuple[Call, ...], calls: Sequence[CallLike], forbidden_mask: int) -> list[int]:
+def _matched(patterns: tuple[Call, ...], aligner: _Aligner, forbidden_mask: int) -> list[int]:
     """For a group of calls in any order: each pattern's call (-1: none) in a
     maximum matching that, among the maximum ones, leaves the fewest calls
     that are not forbidden unmatched. Augmenting paths, grown from the calls
     that are not forbidden first: the matched calls of a matching form a
     matroid, so growing it greedily by weight is optimal, and an augmenting
     path never unmatches a call."""
-    aligner = _Aligner(calls, False)
     takes: dict[int, list[int]] = {}  # call -> the patterns that accept it
     for j, pattern in enumerate(patterns):
         for i in aligner.accepted(pattern):
@@ -226,7 +225,7 @@ def align(expectation: Expectation, calls: Sequence[CallLike], *, track: bool = 
     flat = _flat(expectation)
     if flat is not None:  # one group in any order: a matching, in polynomial time
         prefix, patterns = flat
-        owner = _matched(patterns, calls, forbidden_mask)
+        owner = _matched(patterns, _Aligner(calls, False), forbidden_mask)
         mask = sum(1 << i for i in owner if i >= 0)
         credits = {mask: float(sum(1 for i in owner if i >= 0))}
         paths = {mask: tuple(sorted(((f"{prefix}[{j}]", i) for j, i in enumerate(owner) if i >= 0),
@@ -256,19 +255,20 @@ def align(expectation: Expectation, calls: Sequence[CallLike], *, track: bool = 
 
 def value_of(expectation: Expectation, calls: Sequence[CallLike]) -> float:
     """``align(expectation, calls).value``, without the alignment's bookkeeping."""
+    aligner = _Aligner(calls, False)
     forbidden = 0
     forbidden_mask = 0
     if expectation.never:
-        for i, (name, arguments) in enumerate(calls):
-            if any(pattern.accepts(name, arguments) for pattern in expectation.never):
-                forbidden += 1
+        for pattern in expectation.never:
+            for i in aligner.accepted(pattern):
                 forbidden_mask |= 1 << i
+        forbidden = forbidden_mask.bit_count()
     flat = _flat(expectation)
     if flat is not None:
-        owner = _matched(flat[1], calls, forbidden_mask)
+        owner = _matched(flat[1], aligner, forbidden_mask)
         credits = {sum(1 << i for i in owner if i >= 0): float(sum(1 for i in owner if i >= 0))}
     else:
-        credits, _ = _Aligner(calls, False).outcomes(expectation.steps, "")
+        credits, _ = aligner.outcomes(expectation.steps, "")
     total = expectation.required_steps
     if expectation.extra_calls != "forbid":
         denominator = total + forbidden
