@@ -426,3 +426,69 @@ def test_seal_tools_values_compare_as_the_scorer_compares_them(probe):
                 # one choice of ours: a bool is not the number 1 or the text "True"
                 want = _seal_rule(call["parameters"], made) and (reference or not isinstance(probe, bool))
                 assert (align(single, [(call["api"], made)]).value == 1.0) == want, (entry["id"], key, probe)
+
+
+# -- API-Bank ------------------------------------------------------------------------
+
+API_BANK = DATA / "api_bank"
+
+
+@pytest.mark.parametrize("file", sorted(p.name for p in API_BANK.glob("*.jsonl")))
+def test_api_bank_dialogues_as_one_case_and_as_one_case_per_call(file):
+    from agentmetrics.datasets import api_bank_cases
+
+    turns = _lines_of(API_BANK / file)
+    api = [t for t in turns if t["role"] == "API"]
+    (case,) = api_bank_cases(API_BANK / file)
+    assert case.metadata["id"] == file.removesuffix(".jsonl")
+    assert case.metadata["category"] == "level-" + file.split("level-")[1].split("-")[0]
+    assert [(c.name, c.arguments, c.output) for c in case.expected_tool_calls] == [
+        (t["api_name"], t["param_dict"], t["result"]["output"]) for t in api]
+    calls = [(t["api_name"], t["param_dict"]) for t in api]
+    assert align(case.expectation, calls).value == 1.0
+    if len(calls) > 1 and calls[0][0] != calls[-1][0]:
+        assert align(case.expectation, calls[::-1]).value < 1.0
+    per_call = api_bank_cases(API_BANK / file, per_call=True)
+    assert len(per_call) == len(api)
+    for k, (one, turn) in enumerate(zip(per_call, api)):
+        assert one.metadata["id"] == f"{case.metadata['id']}#{k}"
+        assert len(one.input) == turns.index(turn)  # the dialogue before the call
+        assert align(one.expectation, [(turn["api_name"], turn["param_dict"])]).value == 1.0
+
+
+# -- xLAM / APIGen and NexusRaven: no sample can be vendored (xLAM's rows live on
+# Hugging Face only; NexusRaven's GitHub data is CC BY-NC): rows written here in
+# their documented shapes.
+
+def test_xlam_rows_with_json_text_fields():
+    from agentmetrics.datasets import xlam_cases
+
+    rows = [{"id": 7, "query": "Weather in Paris and Rome?",
+             "tools": json.dumps([{"name": "weather", "parameters": {"city": {"type": "str"}}}]),
+             "answers": json.dumps([{"name": "weather", "arguments": {"city": "Paris"}},
+                                    {"name": "weather", "arguments": {"city": "Rome"}}])},
+            {"query": "Nothing", "tools": [], "answers": []}]
+    cases = xlam_cases(rows, {7: [{"name": "weather", "arguments": {"city": "Rome"}},
+                                  {"name": "weather", "arguments": {"city": "Paris"}}]})
+    assert [c.metadata["id"] for c in cases] == [7, 1] and cases[0].metadata["tools"][0]["name"] == "weather"
+    assert get_metric("expectation_match").evaluate(cases[0]).value == 1.0
+    with pytest.raises(InvalidCaseError, match=r"entry 0\.answers: expected a list of calls as JSON text"):
+        xlam_cases([{"answers": "[{"}])
+
+
+def test_nexusraven_references_with_prefixes_assignments_and_nested_calls():
+    from agentmetrics.datasets import nexusraven_calls, nexusraven_cases
+
+    entries = [{"query": "Find two CPEs for Exchange 2010",
+                "reference": "r = nvdlib.searchCPE(keywordSearch = 'Microsoft Exchange 2010', limit = 2)"},
+               {"query": "Report on the IP of example.com",
+                "reference": 'vt_get_ip_report(ip=vt_get_dns_resolution(domain="example.com"), x_apikey="k")'}]
+    first, nested = nexusraven_cases(entries, name="demo")
+    assert [(c.name, c.arguments) for c in first.expected_tool_calls] == [
+        ("searchCPE", {"keywordSearch": "Microsoft Exchange 2010", "limit": 2})]
+    assert [c.name for c in nested.expected_tool_calls] == ["vt_get_dns_resolution", "vt_get_ip_report"]
+    ran = [("vt_get_dns_resolution", {"domain": "example.com"}), ("vt_get_ip_report", {"ip": "1.2.3.4", "x_apikey": "k"})]
+    assert align(nested.expectation, ran).value == 1.0 and align(nested.expectation, ran[::-1]).value < 1.0
+    for bad in ["f(1)", "f(**a)", "import os", "f(a=x)", "x + 1", "f(a=1); g(b=2)", "(lambda: 1)(a=2)"]:
+        with pytest.raises(InvalidCaseError):
+            nexusraven_calls(bad)

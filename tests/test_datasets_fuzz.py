@@ -152,3 +152,37 @@ def test_seal_tools_fuzz(data):
     cases = _only_refused(lambda: seal_tools_cases(mutated))
     if cases is not None:
         assert len(cases) == len(mutated)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_api_bank_fuzz(data):
+    from agentmetrics.datasets import api_bank_cases
+
+    turns = [json.loads(line) for line in
+             (DATA / "api_bank" / "AddAgenda-level-1-1.jsonl").read_text(encoding="utf-8").splitlines()]
+    mutated = _mutations(turns, data)
+    for per_call in (False, True):
+        cases = _only_refused(lambda: api_bank_cases(mutated, per_call=per_call))
+        if cases is not None and not per_call:
+            assert len(cases) == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="fg(a=1,b)'\"r .x", max_size=30))
+def test_nexusraven_reference_fuzz(text):
+    from agentmetrics.datasets import nexusraven_calls
+
+    _only_refused(lambda: nexusraven_calls(text))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_xlam_fuzz(data):
+    from agentmetrics.datasets import xlam_cases
+
+    rows = [{"id": 1, "query": "q", "tools": "[]", "answers": '[{"name": "a", "arguments": {"x": 1}}]'}]
+    mutated = _mutations(rows, data)
+    cases = _only_refused(lambda: xlam_cases(mutated))
+    if cases is not None:
+        assert len(cases) == len(mutated)
