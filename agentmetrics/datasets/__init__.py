@@ -25,7 +25,8 @@ from agentmetrics.datasets._tau_bench import tau_bench_cases, tau_bench_tasks
 from agentmetrics.datasets._xlam import xlam_cases
 
 __all__ = [
-    "adk_cases", "adk_expectation", "api_bank_cases", "bfcl_calls", "bfcl_cases", "bfcl_category", "bfcl_expectation",
-    "bfcl_multi_turn_cases", "nexusraven_calls", "nexusraven_cases", "parse_bfcl_call", "seal_tools_cases", "tau2_cases", "tau2_expectation", "tau_bench_cases",
+    "adk_cases", "adk_expectation", "api_bank_cases", "bfcl_calls", "bfcl_cases", "bfcl_category",
+    "bfcl_expectation", "bfcl_multi_turn_cases", "nexusraven_calls", "nexusraven_cases",
+    "parse_bfcl_call", "seal_tools_cases", "tau2_cases", "tau2_expectation", "tau_bench_cases",
     "tau_bench_tasks", "with_tau2_expectations", "xlam_cases",
 ]

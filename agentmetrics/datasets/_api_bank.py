@@ -46,8 +46,7 @@ def api_bank_cases(dialogue: str | os.PathLike[str] | Iterable[Any], *, name: st
                            "pass an API-Bank dialogue file.")
         turns.append(turn)
     level = next((part for part in _levels(case_id)), None)
-    calls = [(k, ToolCall(t["api_name"], dict(t["param_dict"]),
-                          output=(t.get("result") or {}).get("output") if isinstance(t.get("result"), Mapping) else None))
+    calls = [(k, ToolCall(t["api_name"], dict(t["param_dict"]), output=_output(t)))
              for k, t in enumerate(turns) if t["role"] == "API"]
     if not per_call:
         users = [t.get("text") for t in turns if t["role"] == "User"]
@@ -61,6 +60,11 @@ def api_bank_cases(dialogue: str | os.PathLike[str] | Iterable[Any], *, name: st
         out.append(AgentTestCase(input=history, expected_tool_calls=[call], expectation=Expectation([_pattern(call)]),
                                  metadata={"id": f"{case_id}#{number}", "category": level, "dialogue": case_id}))
     return out
+
+
+def _output(turn: Mapping[str, Any]) -> Any:
+    result = turn.get("result")
+    return result.get("output") if isinstance(result, Mapping) else None
 
 
 def _pattern(call: ToolCall) -> Call:

@@ -21,7 +21,8 @@ def _decoded(value: Any, where: str, what: str) -> Any:
         try:
             return json.loads(value)
         except json.JSONDecodeError as error:
-            raise fail(where, f"{what} as JSON text ({error.msg})", value, "pass the row as the dataset has it.") from None
+            raise fail(where, f"{what} as JSON text ({error.msg})", value,
+                       "pass the row as the dataset has it.") from None
     return value
 
 
