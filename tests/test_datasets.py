@@ -5,6 +5,7 @@ benchmark itself decides."""
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -20,6 +21,9 @@ from agentmetrics.datasets import (
 from agentmetrics.expectations import align
 from agentmetrics.formats import cases_from_tau2
 from conftest import REPO
+
+sys.path.insert(0, str(REPO / "tests" / "peers"))
+import bfcl_rows
 
 DATA = REPO / "tests" / "data"
 TAU2_TASKS = DATA / "tau2" / "airline_tasks.json"
@@ -159,32 +163,11 @@ def _answers(category):
     return {entry["id"]: entry["ground_truth"] for entry in map(json.loads, lines)}
 
 
-_LEFT_OUT = object()
-
-
-def _acceptable(values, pick):
-    """The acceptable value at index ``pick`` (cycling), ``_LEFT_OUT`` for
-    ``""``; BFCL's dict candidates ({key: [values]}) unwrapped the same way."""
-    value = values[pick % len(values)]
-    if value == "":
-        return _LEFT_OUT
-    if isinstance(value, dict):
-        inner = {key: _acceptable(options, pick) for key, options in value.items()}
-        return {key: item for key, item in inner.items() if item is not _LEFT_OUT}
-    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
-        return [_acceptable([item], pick) for item in value]
-    return value
-
-
 def _each_acceptable(ground_truth, pick):
-    """A decoded output giving, for every parameter, an acceptable value (see
-    _acceptable), an optional one left out when ``""`` comes up."""
-    out = []
-    for item in ground_truth:
-        (name, parameters), = item.items()
-        arguments = {key: _acceptable(values, pick) for key, values in parameters.items()}
-        out.append({name: {key: value for key, value in arguments.items() if value is not _LEFT_OUT}})
-    return out
+    """A decoded output of acceptable values (the differential test's own
+    generator: each parameter's value at ``pick``, cycling; ``""`` left out;
+    dict candidates unwrapped)."""
+    return bfcl_rows._answer(ground_truth, pick)
 
 
 @pytest.mark.parametrize("category", SINGLE_TURN)

@@ -23,7 +23,8 @@ from agentmetrics.errors import InvalidCaseError
 
 __all__ = [
     "AnyValue", "Close", "Equals", "Items", "Matcher", "MayOmit", "Object", "OneOf", "Regex",
-    "Text", "equal_values", "fields_match", "matcher_from_json", "matching", "perfect_matching", "to_matcher",
+    "Text", "equal_values", "fields_match", "matcher_from_json", "matching", "named_matchers", "perfect_matching",
+    "to_matcher",
 ]
 
 _NUMBERS = ("equal", "typed")
@@ -365,13 +366,19 @@ class Regex(Matcher):
         return {"$regex": self.pattern}
 
 
-def _fields(items: Mapping[str, Any]) -> tuple[tuple[str, Matcher], ...]:
+def named_matchers(items: Any, where: str, example: str) -> tuple[tuple[str, Matcher], ...]:
+    """A mapping of names to matchers (plain values mean Equals) as sorted
+    ``(name, matcher)`` pairs; refused unless a mapping with string keys."""
     if not isinstance(items, Mapping):
-        raise _fail("Object.fields", "a mapping of names to matchers", items, "pass a dict.")
+        raise _fail(where, "a mapping of names to matchers", items, f"pass a dict such as {example}.")
     for key in items:
         if not isinstance(key, str):
-            raise _fail("Object.fields", "string keys", key, "write the keys as strings.")
+            raise _fail(where, "string names", key, "write the names as strings.")
     return tuple((key, to_matcher(items[key])) for key in sorted(items))
+
+
+def _fields(items: Mapping[str, Any]) -> tuple[tuple[str, Matcher], ...]:
+    return named_matchers(items, "Object.fields", "{'city': 'Paris'}")
 
 
 @attrs.frozen(slots=True)

@@ -18,7 +18,7 @@ from typing import Any
 import attrs
 
 from agentmetrics.errors import InvalidCaseError
-from agentmetrics.expectations._matchers import Matcher, fields_match, matcher_from_json, to_matcher
+from agentmetrics.expectations._matchers import Matcher, fields_match, matcher_from_json, named_matchers
 
 __all__ = ["AnyOrder", "Call", "Either", "Expectation", "InOrder", "OptionalStep", "Repeat", "Step",
            "expectation_from_json", "step_from_json", "weight"]
@@ -41,15 +41,10 @@ class Step:
 
 
 def _arguments(value: Mapping[str, Any] | None) -> tuple[tuple[str, Matcher], ...] | None:
+    """None (any arguments), or the argument matchers by name."""
     if value is None:
         return None
-    if not isinstance(value, Mapping):
-        raise _fail("Call.arguments", "a mapping of argument names to matchers (or None: any "
-                    "arguments)", value, "pass a dict such as {'city': 'Paris'}.")
-    for key in value:
-        if not isinstance(key, str):
-            raise _fail("Call.arguments", "string argument names", key, "write the names as strings.")
-    return tuple((key, to_matcher(value[key])) for key in sorted(value))
+    return named_matchers(value, "Call.arguments", "{'city': 'Paris'} (or None: any arguments)")
 
 
 @attrs.frozen(slots=True)
