@@ -225,12 +225,23 @@ class Expectation:
     never: tuple[Call, ...] = attrs.field(default=(), converter=_never)
     extra_calls: str = "forbid"
     _weight: float = attrs.field(init=False, eq=False, hash=False, repr=False)
+    #: The compiled steps expectation_match's values use, made on first use.
+    _plan: Any = attrs.field(init=False, default=None, eq=False, hash=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         if self.extra_calls not in ("forbid", "allow"):
             raise _fail("Expectation.extra_calls", "'forbid' or 'allow'", self.extra_calls,
                         "pass extra_calls='allow' to ignore calls no step accounts for.")
         object.__setattr__(self, "_weight", weight(self.steps))
+
+    def __getstate__(self) -> dict[str, Any]:  # the compiled plan is not data
+        return {"steps": self.steps, "never": self.never, "extra_calls": self.extra_calls}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for key, value in state.items():
+            object.__setattr__(self, key, value)
+        object.__setattr__(self, "_weight", weight(self.steps))
+        object.__setattr__(self, "_plan", None)
 
     @property
     def required_steps(self) -> float:

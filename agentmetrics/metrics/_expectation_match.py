@@ -23,6 +23,16 @@ _NAME = "expectation_match"
 
 
 def _calls(calls: Sequence[ToolCall]) -> list[tuple[str, Any]]:
+    """The (name, arguments) of each call, refused where arguments were unreadable."""
+    out = []
+    for call in calls:
+        if not call.arguments_valid:
+            _unreadable(calls)
+        out.append((call.name, call.arguments))
+    return out
+
+
+def _unreadable(calls: Sequence[ToolCall]) -> None:
     for k, call in enumerate(calls):
         if not call.arguments_valid:
             text = call.raw_arguments or ""
@@ -31,7 +41,6 @@ def _calls(calls: Sequence[ToolCall]) -> list[tuple[str, Any]]:
                 f"{_NAME}: call #{k + 1} ({call.name}) has arguments that are not a JSON object "
                 f"({shown!r}); expected an object to match against the expectation's arguments. "
                 f"Fix: repair the recorded arguments.")
-    return [(call.name, call.arguments) for call in calls]
 
 
 def _show(call: ToolCall) -> str:
