@@ -433,3 +433,24 @@ def test_a_forbidden_call_is_not_taken_for_a_step_another_call_can_meet():
     e = Expectation(AnyOrder([Call("a")]), never=[Call("a", {"x": 1})])
     assert align(e, [("a", {"x": 1}), ("a", {"x": 2})]).value == 0.5  # 1 / (1 step + 1 forbidden), not 1/3
     assert value_of(e, [("a", {"x": 1}), ("a", {"x": 2})]) == 0.5
+
+
+def test_the_command_line_scores_expectations_in_a_case_file_one_row_per_line(tmp_path, capsys):
+    from agentmetrics.cli import main
+
+    lines = [
+        {"id": "t1", "tool_calls": [{"name": "poll", "arguments": {}}] * 2,
+         "expectation": {"steps": [{"repeat": {"call": "poll"}, "at_least": 1, "at_most": 3}],
+                         "never": [{"call": "delete_user"}]}},
+        {"id": "t2", "tool_calls": ["delete_user"], "expectation": {"steps": [{"call": "poll"}]}},
+        {"id": "t3", "tool_calls": [], "expectation": {"steps": [{"cal": "poll"}]}},
+    ]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("\n".join(map(json.dumps, lines)) + "\nnot json\n", encoding="utf-8")
+    for reader in ("auto", "lines"):
+        main(["evaluate", str(path), "--metric", "expectation_match", "--errors", "record",
+              "--format", "jsonl", "--reader", reader])
+        rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+        assert [(r["id"], r["value"]) for r in rows] == [("t1", 1.0), ("t2", 0.0), ("t3", None), (None, None)]
+        assert "cases.jsonl:3: AgentTestCase.expectation.steps[0]" in rows[2]["error"]
+        assert "first unmet: steps.in_order[0] poll" in rows[1]["reason"]
