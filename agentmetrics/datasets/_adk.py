@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
-from agentmetrics.datasets._common import fail, load_json
+from agentmetrics.datasets._common import exact_call, fail, load_json, read_calls
 from agentmetrics.errors import InvalidCaseError
-from agentmetrics.expectations import Call, Equals, Expectation
+from agentmetrics.expectations import Expectation
 
 __all__ = ["adk_cases", "adk_expectation"]
 
 _LOADER = "adk_cases"
+_FIX = "repair the eval file."
 
 
 def _get(mapping: Mapping[str, Any], snake: str) -> Any:
@@ -28,8 +29,7 @@ def _get(mapping: Mapping[str, Any], snake: str) -> Any:
 def adk_expectation(tool_uses: list[tuple[str, dict[str, Any]]]) -> Expectation:
     """ADK's trajectory check for one invocation (EXACT, its default): these
     calls, in this order, arguments equal, no other call."""
-    return Expectation([Call(name, {key: Equals(value) for key, value in args.items()})
-                        for name, args in tool_uses])
+    return Expectation([exact_call(ToolCall(name, args)) for name, args in tool_uses])
 
 
 def _text(content: Any) -> str | None:
@@ -41,26 +41,8 @@ def _text(content: Any) -> str | None:
     return joined or None
 
 
-def _uses(items: Any, where: str, name_key: str, args_key: str) -> list[tuple[str, dict[str, Any]]]:
-    if items is None:
-        return []
-    if not isinstance(items, list):
-        raise fail(where, "a list of tool uses", items, "repair the eval file.")
-    out = []
-    for k, item in enumerate(items):
-        if not isinstance(item, Mapping) or not isinstance(item.get(name_key), str):
-            raise fail(f"{where}[{k}]", f"a tool use with {name_key!r}", item, "repair the eval file.")
-        args = item.get(args_key) or {}
-        if not isinstance(args, Mapping):
-            raise fail(f"{where}[{k}].{args_key}", "an object", args, "repair the eval file.")
-        out.append((item[name_key], dict(args)))
-    return out
-
-
-def _turn(text: str | None, uses: list[tuple[str, dict[str, Any]]], reference: str | None,
-          invocation: Any) -> AgentTestCase:
-    return AgentTestCase(input=text, expected_tool_calls=[ToolCall(n, a) for n, a in uses],
-                         expectation=adk_expectation(uses),
+def _turn(text: str | None, uses: list[ToolCall], reference: str | None, invocation: Any) -> AgentTestCase:
+    return AgentTestCase(input=text, expected_tool_calls=uses, expectation=Expectation(list(map(exact_call, uses))),
                          metadata={"invocation_id": invocation, "reference": reference})
 
 
@@ -126,8 +108,8 @@ def _read(data: Any, name: str) -> list[AgentTestCase | UnreadableCase]:
             if not isinstance(invocation, Mapping):
                 raise fail(here, "an invocation", invocation, "repair the eval file.")
             middle = _get(invocation, "intermediate_data")
-            uses = _uses(_get(middle, "tool_uses") if isinstance(middle, Mapping) else None,
-                         f"{here}.intermediate_data.tool_uses", "name", "args")
+            uses = read_calls(_get(middle, "tool_uses") if isinstance(middle, Mapping) else None,
+                              f"{here}.intermediate_data.tool_uses", "tool use", "name", "args", _FIX)
             turns.append(_turn(_text(_get(invocation, "user_content")), uses,
                                _text(_get(invocation, "final_response")), _get(invocation, "invocation_id")))
         out.append(AgentTestCase(turns=turns, metadata={"id": case_id, "category": set_id}))
@@ -142,6 +124,7 @@ def _old_case(turns: Any, case_id: str, where: str) -> AgentTestCase:
         here = f"{where}[{j}]"
         if not isinstance(turn, Mapping) or "query" not in turn:
             raise fail(here, 'a turn {"query", "expected_tool_use", "reference"}', turn, "repair the file.")
-        uses = _uses(turn.get("expected_tool_use"), f"{here}.expected_tool_use", "tool_name", "tool_input")
+        uses = read_calls(turn.get("expected_tool_use"), f"{here}.expected_tool_use", "tool use", "tool_name",
+                          "tool_input", _FIX)
         read.append(_turn(turn.get("query"), uses, turn.get("reference"), None))
     return AgentTestCase(turns=read, metadata={"id": case_id, "category": None})

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrics._model import AgentTestCase, ToolCall
-from agentmetrics.datasets._common import entries, fail
-from agentmetrics.expectations import Call, Equals, Expectation
+from agentmetrics.datasets._common import entries, exact_call, fail
+from agentmetrics.expectations import Expectation
 
 __all__ = ["api_bank_cases"]
 
@@ -51,13 +51,13 @@ def api_bank_cases(dialogue: str | os.PathLike[str] | Iterable[Any], *, name: st
     if not per_call:
         users = [t.get("text") for t in turns if t["role"] == "User"]
         return [AgentTestCase(input=users, expected_tool_calls=[c for _, c in calls],
-                              expectation=Expectation([_pattern(c) for _, c in calls], extra_calls="allow"),
+                              expectation=Expectation([exact_call(c) for _, c in calls], extra_calls="allow"),
                               metadata={"id": case_id, "category": level, "task": users[0] if users else None})]
     out = []
     for number, (k, call) in enumerate(calls):
         history = [{"role": t["role"], "text": t.get("text")} if t["role"] != "API" else
                    {"role": "API", "api_name": t["api_name"], "param_dict": t["param_dict"]} for t in turns[:k]]
-        out.append(AgentTestCase(input=history, expected_tool_calls=[call], expectation=Expectation([_pattern(call)]),
+        out.append(AgentTestCase(input=history, expected_tool_calls=[call], expectation=Expectation([exact_call(call)]),
                                  metadata={"id": f"{case_id}#{number}", "category": level, "dialogue": case_id}))
     return out
 
@@ -65,10 +65,6 @@ def api_bank_cases(dialogue: str | os.PathLike[str] | Iterable[Any], *, name: st
 def _output(turn: Mapping[str, Any]) -> Any:
     result = turn.get("result")
     return result.get("output") if isinstance(result, Mapping) else None
-
-
-def _pattern(call: ToolCall) -> Call:
-    return Call(call.name, {key: Equals(value) for key, value in call.arguments.items()})
 
 
 def _levels(case_id: str) -> Iterable[str]:

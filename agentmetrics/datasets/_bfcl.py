@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
-from agentmetrics.datasets._common import Source, entries, fail
+from agentmetrics.datasets._common import Source, entries, exact_call, fail
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations import (
     AnyOrder,
@@ -368,8 +368,7 @@ def bfcl_multi_turn_cases(questions: Source, answers: Source,
             expected = [parse_bfcl_call(text, names, f"{here}[{j}]") for j, text in enumerate(calls)]
             turns.append(AgentTestCase(
                 input=turns_in[k], tool_calls=made[k], expected_tool_calls=expected,
-                expectation=Expectation([Call(c.name, {key: Equals(value) for key, value in c.arguments.items()})
-                                         for c in expected], extra_calls="allow")))
+                expectation=Expectation(list(map(exact_call, expected)), extra_calls="allow")))
         cases.append(AgentTestCase(turns=turns, metadata={
             "id": entry_id, "category": bfcl_category(entry_id),
             "involved_classes": question.get("involved_classes")}))

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from agentmetrics._model import ToolCall
 from agentmetrics.errors import InvalidCaseError
+from agentmetrics.expectations import Call, Equals
 
-__all__ = ["Source", "entries", "fail", "load_json"]
+__all__ = ["Source", "entries", "exact_call", "fail", "load_json", "read_calls"]
 
 Source = str | os.PathLike[str] | Iterable[Any]
 
@@ -70,3 +72,29 @@ def entries(source: Source, loader: str) -> Iterator[tuple[str, Any]]:
                                f"{type(source).__name__}. Fix: pass the file's path or a list.")
     for k, item in enumerate(source):
         yield f"entry {k}", item
+
+
+def exact_call(call: ToolCall) -> Call:
+    """The pattern of exactly this call: its name, each argument equal (as
+    JSON values), no other argument."""
+    return Call(call.name, {key: Equals(value) for key, value in call.arguments.items()})
+
+
+def read_calls(items: Any, where: str, kind: str, name_key: str, args_key: str, fix: str) -> list[ToolCall]:
+    """A benchmark's list of calls, each an object with the tool's name under
+    ``name_key`` and its arguments (an object; missing or null: none) under
+    ``args_key``, as ToolCalls in order; None reads as no calls. Refused with
+    the path of the first bad item."""
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise fail(where, f"a list of {kind}s", items, fix)
+    out = []
+    for k, item in enumerate(items):
+        if not isinstance(item, Mapping) or not isinstance(item.get(name_key), str):
+            raise fail(f"{where}[{k}]", f"a {kind} with {name_key!r}", item, fix)
+        arguments = item.get(args_key) or {}
+        if not isinstance(arguments, Mapping):
+            raise fail(f"{where}[{k}].{args_key}", "an object", arguments, fix)
+        out.append(ToolCall(item[name_key], dict(arguments)))
+    return out

@@ -6,8 +6,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from agentmetrics._model import AgentTestCase, ToolCall
-from agentmetrics.datasets._common import Source, entries, fail
+from agentmetrics._model import AgentTestCase
+from agentmetrics.datasets._common import Source, entries, fail, read_calls
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations import AnyOrder, AnyValue, Call, Equals, Expectation, Matcher, OneOf
 
@@ -55,18 +55,13 @@ def seal_tools_cases(source: Source, outputs: Mapping[str, Any] | None = None) -
         calling = entry.get("calling")
         if isinstance(calling, Mapping):  # the older files' easy rows: one call
             calling = [calling]
-        if not isinstance(calling, list):
+        if calling is None:
             raise fail(f"{here}.calling", "a list of calls", calling, "pass a Seal-Tools jsonl file.")
-        steps, expected = [], []
-        for k, call in enumerate(calling):
-            if not isinstance(call, Mapping) or not isinstance(call.get("api"), str):
-                raise fail(f"{here}.calling[{k}]", 'a call {"api", "parameters"}', call, "repair the entry.")
-            parameters = call.get("parameters") or {}
-            if not isinstance(parameters, Mapping):
-                raise fail(f"{here}.calling[{k}].parameters", "an object", parameters, "repair the entry.")
+        expected = read_calls(calling, f"{here}.calling", "call", "api", "parameters", "repair the entry.")
+        steps = []
+        for k, call in enumerate(expected):
             try:
-                steps.append(Call(call["api"], {key: _acceptable(value) for key, value in parameters.items()}))
-                expected.append(ToolCall(call["api"], dict(parameters)))
+                steps.append(Call(call.name, {key: _acceptable(value) for key, value in call.arguments.items()}))
             except InvalidCaseError as error:
                 raise InvalidCaseError(f"{here}.calling[{k}]: {error}") from None
         entry_id = entry["id"]

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrics._model import AgentTestCase, ToolCall
-from agentmetrics.datasets._common import fail
+from agentmetrics.datasets._common import exact_call, fail
 from agentmetrics.errors import InvalidCaseError
-from agentmetrics.expectations import Call, Equals, Expectation
+from agentmetrics.expectations import Expectation
 
 __all__ = ["tau_bench_cases", "tau_bench_tasks"]
 
@@ -96,8 +96,8 @@ def tau_bench_cases(tasks: str | os.PathLike[str] | Iterable[Any], *, name: str 
             arguments = action.get("kwargs", action.get("arguments", {}))
             if not isinstance(arguments, Mapping):
                 raise fail(f"{where}.actions[{k}].kwargs", "an object", arguments, "repair the task.")
-            steps.append(Call(action["name"], {key: Equals(value) for key, value in arguments.items()}))
             expected.append(ToolCall(action["name"], dict(arguments)))
+            steps.append(exact_call(expected[-1]))
         calls = None if outputs is None else outputs.get(index)
         instruction = record.get("instruction")
         cases.append(AgentTestCase(

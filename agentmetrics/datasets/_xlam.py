@@ -6,9 +6,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from agentmetrics._model import AgentTestCase, ToolCall
-from agentmetrics.datasets._common import Source, entries, fail
-from agentmetrics.expectations import AnyOrder, Call, Equals, Expectation
+from agentmetrics._model import AgentTestCase
+from agentmetrics.datasets._common import Source, entries, exact_call, fail, read_calls
+from agentmetrics.expectations import AnyOrder, Expectation
 
 __all__ = ["xlam_cases"]
 
@@ -40,19 +40,12 @@ def xlam_cases(source: Source, outputs: Mapping[Any, Any] | None = None) -> list
         if not isinstance(row, Mapping) or "answers" not in row:
             raise fail(here, 'a row {"query", "tools", "answers"}', row, "pass the dataset's rows.")
         answers = _decoded(row["answers"], f"{here}.answers", "a list of calls")
-        if not isinstance(answers, list):
+        if answers is None:
             raise fail(f"{here}.answers", "a list of calls", answers, "pass the dataset's rows.")
-        expected = []
-        for k, answer in enumerate(answers):
-            if not isinstance(answer, Mapping) or not isinstance(answer.get("name"), str):
-                raise fail(f"{here}.answers[{k}]", 'a call {"name", "arguments"}', answer, "repair the row.")
-            arguments = answer.get("arguments") or {}
-            if not isinstance(arguments, Mapping):
-                raise fail(f"{here}.answers[{k}].arguments", "an object", arguments, "repair the row.")
-            expected.append(ToolCall(answer["name"], dict(arguments)))
+        expected = read_calls(answers, f"{here}.answers", "call", "name", "arguments", "repair the row.")
         tools = _decoded(row.get("tools"), f"{here}.tools", "a list of tools")
         row_id = row.get("id", index)
-        steps = [Call(c.name, {key: Equals(value) for key, value in c.arguments.items()}) for c in expected]
+        steps = list(map(exact_call, expected))
         cases.append(AgentTestCase(
             input=row.get("query"), expected_tool_calls=expected, expectation=Expectation(AnyOrder(steps)),
             tool_calls=None if outputs is None else outputs.get(row_id),
