@@ -347,6 +347,20 @@ class Comparison:
         regressions = worst._repr_html_() if len(worst) else ""
         return f"<p><b>{head}</b></p>{self.summary()._repr_html_()}{tail}{regressions}"
 
+    def to_html(self, path: str | os.PathLike[str] | None = None, *, title: str | None = None,
+                limit: int = 100) -> Any:
+        """The comparison as one self-contained HTML page: per metric the paired
+        difference with its interval and test, pass/fail flips with McNemar's
+        test, the regressions worst first with both reasons, the improvements,
+        what did not pair, and each side's provenance where known. Written to
+        ``path`` (returned as a Path), or returned as a string without one.
+        ``limit``: the most regressions (and improvements) listed."""
+        from agentmetrics.report._comparison import comparison_html
+        from agentmetrics.report._page import write_page
+
+        text = comparison_html(self, title=title, limit=limit)
+        return text if path is None else write_page(path, text)
+
     def plot(self, ax: Any = None) -> Any:
         """Each metric's mean difference (candidate minus baseline) with its
         interval, against a line at 0 (needs matplotlib). Returns the Axes."""

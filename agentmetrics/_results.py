@@ -4,6 +4,8 @@ summaries, tables to read, exports and plots."""
 from __future__ import annotations
 
 import html
+import os
+import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +22,7 @@ from agentmetrics.errors import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._repeated import Trials
+    from agentmetrics.runs._provenance import Provenance
 
 __all__ = ["EvaluationResult"]
 
@@ -35,7 +38,7 @@ class EvaluationResult:
     ``sources[label]`` says where each metric's class comes from.
     """
 
-    __slots__ = ("batch", "cache_stats", "results", "sources")
+    __slots__ = ("_provenance", "batch", "cache_stats", "created", "results", "sources")
 
     def __init__(
         self,
@@ -43,6 +46,7 @@ class EvaluationResult:
         results: Mapping[str, MetricResult],
         sources: Mapping[str, str] | None = None,
         cache_stats: Mapping[str, Any] | None = None,
+        provenance: Provenance | None = None,
     ) -> None:
         self.batch = batch
         self.results = dict(results)
@@ -51,6 +55,9 @@ class EvaluationResult:
         self.sources = dict(sources or {})
         #: Per metric scored with a cache: CacheStats(hits, misses).
         self.cache_stats = dict(cache_stats or {})
+        #: When the result was made (seconds since the epoch).
+        self.created = time.time()
+        self._provenance = provenance
 
     @classmethod
     def concat(cls, parts: Sequence[EvaluationResult]) -> EvaluationResult:
@@ -70,6 +77,17 @@ class EvaluationResult:
         return cls(batch, results, parts[0].sources)
 
     # -- access ------------------------------------------------------------------
+
+    @property
+    def provenance(self) -> Provenance:
+        """Where these numbers come from: the agentmetrics version, each
+        metric's name, version and parameters (secrets masked), the data's
+        fingerprint, when and where it ran. A loaded run keeps its own."""
+        if self._provenance is None:
+            from agentmetrics.runs._provenance import provenance_of
+
+            self._provenance = provenance_of(self, self.created)
+        return self._provenance
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -199,6 +217,43 @@ class EvaluationResult:
             for row in range(len(self))
         ]
 
+    # -- reports -----------------------------------------------------------------
+
+    def to_html(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        title: str | None = None,
+        limit: int = 100,
+        ci: float = 0.95,
+        cluster: str | Sequence[Any] | None = "auto",
+        trials: str | Sequence[Any] | None = "auto",
+        history: Any = None,
+        trend: int = 20,
+    ) -> Any:
+        """The run as one self-contained HTML page: the summary with intervals
+        (clustered ones too when cases share a task), a histogram per metric
+        with its threshold, the per-tool table, the failing cases worst first
+        with both call sequences side by side, error rows, pass@k and pass^k
+        for repeated trials, a trend over past runs, and the provenance.
+
+        Written to ``path`` (returned as a Path), or returned as a string when
+        no path is given. Nothing is fetched from the network when it is
+        opened. ``limit``: the most failing (and error) cases shown per metric,
+        the worst; counts say what is left out. ``cluster`` and ``trials``: a
+        metadata key (or one label per case) naming each case's task;
+        ``"auto"`` uses ``task_id`` when every case has one and some task has
+        several cases. ``history``: a run store (``agentmetrics.runs``), its
+        path, or True for the default one: the trend of each metric over its
+        last ``trend`` runs.
+        """
+        from agentmetrics.report._page import write_page
+        from agentmetrics.report._result import result_html
+
+        text = result_html(self, title=title, limit=limit, ci=ci, cluster=cluster,
+                           trials=trials, history=_store(history), trend=trend)
+        return text if path is None else write_page(path, text)
+
     # -- display -----------------------------------------------------------------
 
     def plot(self, metric: str | None = None, *, bins: int = 20, ax: Any = None) -> Any:
@@ -242,6 +297,23 @@ class EvaluationResult:
         failed = sum(int((~r.passed).sum()) for r in self.results.values())
         tail = html.escape(f"{failed} failing case-metric pairs; see .failures() and .per_tool()")
         return f"<p><b>{head}</b></p>{self._brief()._repr_html_()}<p>{tail}</p>"
+
+
+def _store(history: Any) -> Any:
+    """A run store from what ``to_html(history=...)`` accepts."""
+    if history is None or history is False:
+        return None
+    from agentmetrics.runs._history import RunStore
+
+    if isinstance(history, RunStore):
+        return history
+    if history is True:
+        return RunStore()
+    if isinstance(history, (str, os.PathLike)):
+        return RunStore(history)
+    raise InvalidParameterError(
+        f"history: expected a RunStore, the path of a run history, True (the default "
+        f"history) or None, got {type(history).__name__}.")
 
 
 # Pickles and reprs name the public path, not this private module.

@@ -45,6 +45,8 @@ class Side:
 
     name: str
     metrics: Mapping[str, Scores]
+    #: Where the scores come from, when known (a Provenance: an evaluation's own).
+    provenance: Any = None
 
 
 def _check_unique(keys: Sequence[Any], where: Callable[[int], str], side: str,
@@ -99,7 +101,7 @@ def side_from_result(result: EvaluationResult, on: str | None, name: str) -> Sid
                       reason=_result_reason(scores), error=scores.errors.get)
         for label, scores in result.results.items()
     }
-    return Side(name, metrics)
+    return Side(name, metrics, result.provenance)
 
 
 def _result_reason(scores: Any) -> Callable[[int], str | None]:

@@ -1,0 +1,145 @@
+"""Charts as inline SVG, drawn from counts already computed: a histogram with
+the threshold marked, intervals around a reference line, a trend over runs."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from agentmetrics.report._page import esc, num
+
+__all__ = ["histogram", "histogram_svg", "intervals_svg", "trend_svg"]
+
+_W, _H = 360, 170
+_LEFT, _RIGHT, _TOP, _BOTTOM = 40, 10, 10, 32
+
+
+def histogram(values: npt.NDArray[np.float64], value_range: tuple[float, float],
+              bins: int = 20) -> npt.NDArray[np.int64]:
+    """Counts of the scored values in ``bins`` equal bins over ``value_range``
+    (the top edge inclusive); NaN (unscored) left out."""
+    low, high = value_range
+    scored = values[~np.isnan(values)]
+    if not len(scored):
+        return np.zeros(bins, dtype=np.int64)
+    position = np.floor((scored - low) / (high - low) * bins).astype(np.int64)
+    np.clip(position, 0, bins - 1, out=position)
+    return np.bincount(position, minlength=bins).astype(np.int64)
+
+
+def histogram_svg(counts: npt.NDArray[np.int64], value_range: tuple[float, float],
+                  threshold: float, label: str) -> str:
+    """Bars of ``counts`` across ``value_range`` and a dashed line at ``threshold``."""
+    low, high = value_range
+    width, height = _W - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
+    top = int(counts.max()) if len(counts) and counts.max() > 0 else 1
+    step = width / max(1, len(counts))
+    parts = [f'<svg width="{_W}" height="{_H}" '
+             f'viewBox="0 0 {_W} {_H}" role="img" aria-label="{esc(label)}">']
+    for i, count in enumerate(counts.tolist()):
+        if count:
+            h = max(1.0, height * count / top)
+            x = _LEFT + i * step
+            a, b = low + (high - low) * i / len(counts), low + (high - low) * (i + 1) / len(counts)
+            parts.append(f'<rect class="bar" x="{x + 0.5:.1f}" y="{_TOP + height - h:.1f}" '
+                         f'width="{max(1.0, step - 1):.1f}" height="{h:.1f}">'
+                         f"<title>{a:.2f}\u2013{b:.2f}: {count:,} cases</title></rect>")
+    base = _TOP + height
+    parts.append(f'<line class="axis" x1="{_LEFT}" y1="{base}" x2="{_LEFT + width}" y2="{base}"/>')
+    parts.append(f'<line class="axis" x1="{_LEFT}" y1="{_TOP}" x2="{_LEFT}" y2="{base}"/>')
+    for tick in (low, (low + high) / 2, high):
+        x = _LEFT + width * (tick - low) / (high - low)
+        parts.append(f'<text x="{x:.1f}" y="{base + 14}" text-anchor="middle">{tick:g}</text>')
+    parts.append(f'<text x="{_LEFT - 4}" y="{_TOP + 9}" text-anchor="end">{top:,}</text>')
+    parts.append(f'<text x="{_LEFT - 4}" y="{base}" text-anchor="end">0</text>')
+    if low <= threshold <= high:
+        x = _LEFT + width * (threshold - low) / (high - low)
+        parts.append(f'<line class="threshold" x1="{x:.1f}" y1="{_TOP}" x2="{x:.1f}" '
+                     f'y2="{base}"><title>threshold {threshold:g}</title></line>')
+        parts.append(f'<text x="{x:.1f}" y="{base + 27}" text-anchor="middle">threshold '
+                     f"{threshold:g}</text>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def intervals_svg(rows: Sequence[tuple[str, float, float, float]], *, reference: float,
+                  span: tuple[float, float], label: str) -> str:
+    """One row per ``(name, estimate, low, high)``: a point with its interval,
+    against a dashed line at ``reference`` (0 for a difference)."""
+    row_h, left, width = 26, 170, 300
+    total_h = _TOP + row_h * max(1, len(rows)) + 24
+    a, b = span
+    if not b > a:
+        a, b = a - 1.0, b + 1.0
+
+    def x_of(value: float) -> float:
+        return left + width * (min(max(value, a), b) - a) / (b - a)
+
+    parts = [f'<svg width="{left + width + 20}" '
+             f'height="{total_h}" viewBox="0 0 {left + width + 20} {total_h}" role="img" '
+             f'aria-label="{esc(label)}">']
+    zero = x_of(reference)
+    parts.append(f'<line class="zero" x1="{zero:.1f}" y1="{_TOP - 4}" x2="{zero:.1f}" '
+                 f'y2="{total_h - 20}"/>')
+    for i, (name, estimate, low, high) in enumerate(rows):
+        y = _TOP + row_h * i + row_h / 2
+        shown = name if len(name) <= 26 else name[:25] + "…"
+        parts.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">{esc(shown)}'
+                     f"<title>{esc(name)}</title></text>")
+        if math.isfinite(low) and math.isfinite(high):
+            parts.append(f'<line class="whisker" x1="{x_of(low):.1f}" y1="{y:.1f}" '
+                         f'x2="{x_of(high):.1f}" y2="{y:.1f}"/>')
+        if math.isfinite(estimate):
+            parts.append(f'<circle class="point" cx="{x_of(estimate):.1f}" cy="{y:.1f}" r="4">'
+                         f"<title>{num(estimate)} [{num(low)}, {num(high)}]</title></circle>")
+    for tick in (a, reference, b):
+        parts.append(f'<text x="{x_of(tick):.1f}" y="{total_h - 6}" text-anchor="middle">'
+                     f"{tick:+.2g}</text>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def trend_svg(points: Sequence[tuple[str, float, float, float]], label: str) -> str:
+    """A metric's mean over runs, oldest first: ``(run, mean, low, high)``."""
+    width, height = _W + 120 - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
+    total_w = _W + 120
+    parts = [f'<svg width="{total_w}" height="{_H}" '
+             f'viewBox="0 0 {total_w} {_H}" role="img" aria-label="{esc(label)}">']
+    finite = [v for _, m, lo, hi in points for v in (m, lo, hi) if math.isfinite(v)]
+    low = min(finite, default=0.0)
+    high = max(finite, default=1.0)
+    if high - low < 0.05:
+        low, high = low - 0.025, high + 0.025
+    base = _TOP + height
+
+    def y_of(value: float) -> float:
+        return _TOP + height * (1 - (value - low) / (high - low))
+
+    step = width / max(1, len(points) - 1) if len(points) > 1 else 0.0
+    xs = [_LEFT + (step * i if len(points) > 1 else width / 2) for i in range(len(points))]
+    line = [f"{x:.1f},{y_of(m):.1f}" for x, (_, m, _, _) in zip(xs, points) if math.isfinite(m)]
+    parts.append(f'<line class="axis" x1="{_LEFT}" y1="{base}" x2="{_LEFT + width}" y2="{base}"/>')
+    if len(line) > 1:
+        parts.append(f'<polyline class="line" points="{" ".join(line)}"/>')
+    for x, (run, mean, lo, hi) in zip(xs, points):
+        if math.isfinite(lo) and math.isfinite(hi):
+            parts.append(f'<line class="whisker" x1="{x:.1f}" y1="{y_of(lo):.1f}" x2="{x:.1f}" '
+                         f'y2="{y_of(hi):.1f}"/>')
+        if math.isfinite(mean):
+            parts.append(f'<circle class="point" cx="{x:.1f}" cy="{y_of(mean):.1f}" r="3.5">'
+                         f"<title>{esc(run)}: {num(mean)} [{num(lo)}, {num(hi)}]</title>"
+                         f"</circle>")
+    for value in (low, high):
+        parts.append(f'<text x="{_LEFT - 4}" y="{y_of(value) + 4:.1f}" text-anchor="end">'
+                     f"{value:.2f}</text>")
+    if points:
+        parts.append(f'<text x="{xs[0]:.1f}" y="{base + 14}" text-anchor="start">'
+                     f"{esc(points[0][0])}</text>")
+        if len(points) > 1:
+            parts.append(f'<text x="{xs[-1]:.1f}" y="{base + 14}" text-anchor="end">'
+                         f"{esc(points[-1][0])}</text>")
+    parts.append("</svg>")
+    return "".join(parts)

@@ -1,0 +1,158 @@
+"""The report of a comparison: per metric the paired difference with its
+interval and test, pass/fail flips with McNemar's test, regressions first
+with both reasons, then improvements and what did not pair."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from agentmetrics.report._charts import intervals_svg
+from agentmetrics.report._page import esc, p_value, page, pct, section, table
+from agentmetrics.report._result import _check_limit, provenance_html
+
+if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._compare import Comparison
+
+__all__ = ["comparison_html"]
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str):
+        return f"{key[0]} [case {key[1]}]"
+    return str(key)
+
+
+def _signed(value: float) -> str:
+    return "\u2013" if math.isnan(value) else f"{value:+.3f}"
+
+
+def _summary(comparison: Comparison) -> str:
+    rows = []
+    for m in comparison:
+        d = m.difference
+        bar = "" if math.isnan(d.low) else (f' <span class="muted">[{_signed(d.low)}, '
+                                            f"{_signed(d.high)}]</span>")
+        verdict = m.verdict
+        css = "worse" if verdict == "worse" else "better" if verdict == "better" else ""
+        rows.append((
+            m.metric, m.paired, m.scored, m.baseline_mean, m.candidate_mean,
+            (f"{_signed(d.mean)}{bar}", d.mean, "n"), (p_value(d.p_value), d.p_value, "n"),
+            m.improved, m.regressed, m.unchanged,
+            (f"{pct(m.baseline_pass_rate)} → {pct(m.candidate_pass_rate)}",
+             m.candidate_pass_rate - m.baseline_pass_rate, "n"),
+            m.newly_passing, m.newly_failing, (p_value(m.mcnemar_p), m.mcnemar_p, "n"),
+            m.new_errors, len(comparison.only_in_baseline[m.metric]),
+            len(comparison.only_in_candidate[m.metric]),
+            (f'<span class="verdict {css}">{esc(verdict)}</span>', verdict, ""),
+        ))
+    first = next(iter(comparison), None)
+    level = (f"{first.difference.ci:.0%} CI, {first.difference.method} test"
+             if first is not None else "")
+    columns = ("metric", "paired", "scored", "baseline", "candidate",
+               "difference [interval]", "p", "improved", "regressed", "unchanged",
+               "pass rate", "newly passing", "newly failing", "McNemar p", "new errors",
+               "only in baseline", "only in candidate", "verdict")
+    body = table(columns, rows, caption=f"Candidate minus baseline ({level}); the verdict "
+                 f"also weighs pass/fail flips", table_id="comparison-table")
+    points = [(m.metric, m.difference.mean, m.difference.low, m.difference.high)
+              for m in comparison]
+    if points:
+        widest = max((abs(v) for _, *vs in points for v in vs if math.isfinite(v)), default=0.1)
+        widest = max(widest * 1.1, 0.01)
+        body += ('<figure class="differences">'
+                 + intervals_svg(points, reference=0.0, span=(-widest, widest),
+                                 label="difference per metric")
+                 + "<figcaption>Mean difference per metric with its interval; right of the "
+                   "dashed line is higher.</figcaption></figure>")
+    return section("Summary", body, section_id="summary")
+
+
+def _changes(comparison: Comparison, limit: int, worse: bool) -> str:
+    picked = comparison.regressions(limit=limit) if worse else comparison.improvements(
+        limit=limit)
+    total = sum(_count(comparison, m.metric, worse) for m in comparison)
+    name = "Regressions" if worse else "Improvements"
+    if not len(picked):
+        none = "No case got worse." if worse else "No case got better."
+        return section(name, f'<p class="{"good" if worse else "muted"}">{none}</p>',
+                       section_id=name.lower())
+    rows = []
+    for row in picked:
+        rows.append((
+            _key(row["key"]), row["metric"], row["baseline"], row["candidate"],
+            (_signed(row["change"]), row["change"], "n"),
+            ("pass" if row["baseline_passed"] else "fail") + " → "
+            + ("pass" if row["candidate_passed"] else "fail"),
+            (f'<div class="reason">{esc(row["baseline_reason"])}</div>', None, ""),
+            (f'<div class="reason">{esc(row["candidate_reason"])}</div>', None, ""),
+        ))
+    ident = name.lower()
+    left = total - len(rows)
+    note = (f'<p class="note">{left:,} more not shown; <code>comparison.{ident}()</code> '
+            f"lists them all.</p>" if left > 0 else "")
+    body = (f'<input class="filter" type="search" placeholder="Filter" data-for="{ident}-table"'
+            f' aria-label="Filter the {ident}">'
+            + table(("case", "metric", "baseline", "candidate", "change", "pass/fail",
+                     "baseline reason", "candidate reason"), rows, table_id=f"{ident}-table")
+            + note)
+    return section(f"{name} ({total:,}), {'worst' if worse else 'best'} first", body,
+                   section_id=ident)
+
+
+def _count(comparison: Comparison, metric: str, worse: bool) -> int:
+    """How many cases of ``metric`` changed for the worse (or better): the
+    rows :meth:`Comparison.regressions` lists, counted without building them."""
+    import numpy as np
+
+    b, c = comparison.baseline.metrics[metric], comparison.candidate.metrics[metric]
+    left, right = comparison._pairs[metric]
+    before, after = b.values[left], c.values[right]
+    with np.errstate(invalid="ignore"):
+        change = (after - before) * (1.0 if b.higher_is_better else -1.0)
+    was, now = b.passed[left], c.passed[right]
+    if worse:
+        hit = (change < 0) | (was & ~now) | (np.isnan(after) & ~np.isnan(before))
+    else:
+        hit = (change > 0) | (now & ~was) | (np.isnan(before) & ~np.isnan(after))
+    return int(hit.sum())
+
+
+def _unpaired(comparison: Comparison) -> str:
+    notes = []
+    for m in comparison:
+        for side, keys in (("baseline", comparison.only_in_baseline[m.metric]),
+                           ("candidate", comparison.only_in_candidate[m.metric])):
+            if keys:
+                shown = ", ".join(_key(k) for k in keys[:10]) + (
+                    f" and {len(keys) - 10:,} more" if len(keys) > 10 else "")
+                notes.append(f"{m.metric}: {len(keys):,} case{'s' if len(keys) != 1 else ''} "
+                             f"only in the {side} ({shown}), not compared")
+    notes += [f"{label}: only in the baseline, not compared"
+              for label in comparison.metrics_only_in_baseline]
+    notes += [f"{label}: only in the candidate, not compared"
+              for label in comparison.metrics_only_in_candidate]
+    if not notes:
+        return ""
+    return section("Not compared", "".join(f'<p class="note">{esc(n)}</p>' for n in notes),
+                   section_id="unpaired")
+
+
+def comparison_html(comparison: Comparison, *, title: str | None = None,
+                    limit: int = 100) -> str:
+    """The report of ``comparison`` as one HTML document (see
+    :meth:`agentmetrics.Comparison.to_html`)."""
+    limit = _check_limit(limit)
+    worse = comparison.significantly_worse
+    headline = (f'<span class="bad">significantly worse on {esc(", ".join(worse))}</span>'
+                if worse else "not significantly worse on any metric")
+    subtitle = (f"{esc(comparison.candidate.name)} (candidate) against "
+                f"{esc(comparison.baseline.name)} (baseline): {headline}")
+    sections = [_summary(comparison), _changes(comparison, limit, worse=True),
+                _changes(comparison, limit, worse=False), _unpaired(comparison)]
+    for side, ident in ((comparison.baseline, "baseline"), (comparison.candidate, "candidate")):
+        provenance = getattr(side, "provenance", None)
+        if provenance is not None:
+            sections.append(provenance_html(provenance, heading=f"Provenance of the {ident}",
+                                            section_id=f"provenance-{ident}"))
+    return page(title or "agentmetrics comparison", subtitle, sections)

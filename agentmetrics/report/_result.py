@@ -1,0 +1,356 @@
+"""The report of one evaluation: summary with intervals, histograms, the
+per-tool table, failing cases worst first with both call sequences, error
+rows, repeated trials, a trend over saved runs and the provenance.
+
+Aggregates cover every case; details are kept for at most ``limit`` cases per
+metric (the worst), with counts of what is left out, so that a run of a
+million cases still makes a page a browser opens at once."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from agentmetrics.errors import InvalidParameterError
+from agentmetrics.report._charts import histogram, histogram_svg, trend_svg
+from agentmetrics.report._page import esc, num, page, pct, section, table
+from agentmetrics.report._sequences import side_by_side
+
+if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._metric_result import MetricResult
+    from agentmetrics._results import EvaluationResult
+    from agentmetrics._table import Table
+    from agentmetrics.runs._history import RunStore
+    from agentmetrics.runs._provenance import Provenance
+
+__all__ = ["AUTO", "result_html"]
+
+AUTO = "auto"
+#: The metadata key of a task, looked for when ``cluster`` or ``trials`` is "auto".
+TASK_KEY = "task_id"
+#: The widest argument text shown in a call.
+_ARGUMENTS_SHOWN = 160
+#: The most tools listed in the per-tool table.
+_TOOLS_SHOWN = 500
+
+
+def _check_limit(limit: object) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise InvalidParameterError(
+            f"limit: expected a whole number >= 0 of failing cases to show per metric, got "
+            f"{limit!r}.")
+    return limit
+
+
+def _task_key(result: EvaluationResult, key: str | Sequence[Any] | None) -> Any:
+    """``key`` itself, or for "auto" the task key when every case has one and
+    some task has more than one case; None otherwise."""
+    if not (isinstance(key, str) and key == AUTO):
+        return key
+    cases = result.batch.cases
+    if cases is None or not len(cases):
+        return None
+    labels = []
+    for case in cases:
+        metadata = getattr(case, "metadata", None)
+        label = metadata.get(TASK_KEY) if isinstance(metadata, dict) else None
+        if label is None:
+            return None
+        labels.append(label)
+    try:
+        return TASK_KEY if len(set(labels)) < len(labels) else None
+    except TypeError:
+        return None
+
+
+# -- sections -------------------------------------------------------------------------
+
+
+def _interval(mean: float, low: float, high: float, rate: bool = False) -> tuple[str, float,
+                                                                                    str]:
+    shown = pct if rate else num
+    bar = "" if math.isnan(low) else f' <span class="muted">[{shown(low)}, {shown(high)}]</span>'
+    return f"{shown(mean)}{bar}", mean, "n"
+
+
+def _summary_rows(summary: Table) -> list[tuple[Any, ...]]:
+    rows = []
+    for row in summary:
+        passed_rate = _interval(row["pass_rate"], row.get("pass_low", math.nan),
+                                row.get("pass_high", math.nan), rate=True)
+        errors = row["errors"]
+        rows.append((
+            row["metric"], row["n"],
+            _interval(row["mean"], row.get("mean_low", math.nan), row.get("mean_high", math.nan)),
+            row.get("se", math.nan), row["std"], row["min"], row["max"], passed_rate,
+            row["passed"], (f'<span class="bad">{errors:,}</span>' if errors else "0", errors,
+                            "n"),
+            row["threshold"]))
+    return rows
+
+
+_SUMMARY_COLUMNS = ("metric", "cases", "mean [interval]", "se", "std", "min", "max",
+                    "pass rate [interval]", "passed", "errors", "threshold")
+
+
+def _summary_section(result: EvaluationResult, ci: float, cluster: Any) -> str:
+    summary = result.summary(ci)
+    body = [table(_SUMMARY_COLUMNS, _summary_rows(summary), caption=summary.title,
+                  table_id="summary-table")]
+    if cluster is not None:
+        clustered = result.summary(ci, cluster=cluster)
+        what = cluster if isinstance(cluster, str) else "the labels given"
+        body.append(f'<p class="note">Cases of one task are not independent: the intervals '
+                    f"below treat each task ({esc(what)}) as the unit.</p>")
+        body.append(table(_SUMMARY_COLUMNS, _summary_rows(clustered), caption=clustered.title,
+                          table_id="clustered-summary-table"))
+    body.append('<p class="muted">A case that could not be scored counts as not passed; '
+                "the mean is over the scored cases.</p>")
+    return section("Summary", "".join(body), section_id="summary")
+
+
+def _histograms_section(result: EvaluationResult) -> str:
+    figures = []
+    for label, scores in result.results.items():
+        low, high = (float(v) for v in type(scores.metric).value_range)
+        counts = histogram(scores.values, (low, high))
+        scored = int(counts.sum())
+        caption = (f"{esc(label)}: {scored:,} scored case{'s' if scored != 1 else ''}"
+                   + (f", {len(scores.errors):,} not scored" if scores.errors else ""))
+        figures.append(f'<figure class="histogram" data-metric="{esc(label)}">'
+                       f"{histogram_svg(counts, (low, high), float(scores.metric.threshold), label)}"
+                       f"<figcaption>{caption}</figcaption></figure>")
+    return section("Scores", f'<div class="charts">{"".join(figures)}</div>',
+                   section_id="histograms")
+
+
+def _per_tool_section(result: EvaluationResult) -> str:
+    tools = result.per_tool()
+    rows = tools.rows[:_TOOLS_SHOWN]
+    body = table(tools.columns, rows, caption="Over the cases with both call lists; most "
+                 "missed first", table_id="per-tool-table")
+    if len(tools) > len(rows):
+        body += f'<p class="note">{len(tools) - len(rows):,} more tools not listed.</p>'
+    if not len(tools):
+        body = '<p class="muted">No case has both its calls and its expected calls.</p>'
+    return section("Per tool", body, section_id="per-tool")
+
+
+def _call_texts(result: EvaluationResult, row: int) -> tuple[list[str] | None,
+                                                              list[str] | None]:
+    """Each call of case ``row`` as ``name(arguments)`` when the case keeps its
+    arguments; None to show the names alone."""
+    cases = result.batch.cases
+    if cases is None:
+        return None, None
+    case = cases[row]
+    shown: list[list[str] | None] = []
+    for field in ("tool_calls", "expected_tool_calls"):
+        calls = getattr(case, field, None)
+        if calls is None:
+            shown.append(None)
+            continue
+        texts = []
+        for call in calls:
+            name = getattr(call, "name", call)
+            arguments = getattr(call, "arguments", None)
+            if arguments:
+                try:
+                    text = json.dumps(arguments, ensure_ascii=False, sort_keys=True,
+                                      default=repr)
+                except (TypeError, ValueError):
+                    text = repr(arguments)
+                if len(text) > _ARGUMENTS_SHOWN:
+                    text = text[: _ARGUMENTS_SHOWN - 1] + "…"
+                texts.append(f"{name}({text})")
+            else:
+                texts.append(str(name))
+        shown.append(texts)
+    return shown[0], shown[1]
+
+
+def _worst(scores: MetricResult, limit: int) -> tuple[npt.NDArray[np.intp], int]:
+    """The failing scored cases, worst first (ties by position), at most
+    ``limit``; and how many fail in all."""
+    values = scores.values
+    failing = np.flatnonzero(~scores.passed & ~np.isnan(values))
+    total = len(failing)
+    if not total:
+        return failing, 0
+    badness = values[failing] if type(scores.metric).higher_is_better else -values[failing]
+    if limit == 0:
+        return failing[:0], len(failing)
+    if limit < len(failing):
+        # The limit-th worst value; every case at least that bad is a candidate,
+        # so that ties at the cut go by position, as the full sort would.
+        cut = np.partition(badness, limit - 1)[limit - 1]
+        keep = badness <= cut
+        failing, badness = failing[keep], badness[keep]
+    order = np.lexsort((failing, badness))[:limit]
+    return failing[order], total
+
+
+def _case_cell(result: EvaluationResult, row: int) -> tuple[str, Any, str]:
+    ident = result.batch.case_id(row)
+    if ident is None:
+        return f"{row}", row, "n"
+    return f'{row} <span class="muted">{esc(ident)}</span>', row, ""
+
+
+def _failures_section(result: EvaluationResult, limit: int) -> str:
+    parts: list[str] = []
+    any_failing = False
+    for index, (label, scores) in enumerate(result.results.items()):
+        rows_shown, total = _worst(scores, limit)
+        if not total:
+            continue
+        any_failing = True
+        rows = []
+        for row in rows_shown.tolist():
+            called_text, expected_text = _call_texts(result, row)
+            sequences = side_by_side(result.batch.called_names(row),
+                                     result.batch.expected_names(row),
+                                     called_text=called_text, expected_text=expected_text)
+            rows.append((_case_cell(result, row), float(scores.values[row]),
+                         (f'<div class="reason">{esc(scores.reason(row))}</div>', None, ""),
+                         (sequences, None, "")))
+        ident = f"failures-{index}"
+        left = total - len(rows)
+        note = (f'<p class="note">{left:,} more failing cases not shown (the {len(rows):,} '
+                f"worst are); <code>result.failures()</code> lists them all.</p>"
+                if left else "")
+        parts.append(
+            f'<h3 data-metric="{esc(label)}">{esc(label)}: {total:,} failing case'
+            f'{"s" if total != 1 else ""} (threshold {scores.metric.threshold:g})</h3>'
+            f'<input class="filter" type="search" placeholder="Filter these cases" '
+            f'data-for="{ident}" aria-label="Filter the failing cases of {esc(label)}">'
+            + table(("case", "value", "reason", "called / expected"), rows, table_id=ident,
+                    css="sortable failures")
+            + note)
+    if not any_failing:
+        parts.append('<p class="good">Every scored case passed.</p>')
+    return section("Failing cases, worst first", "".join(parts), section_id="failures")
+
+
+def _errors_section(result: EvaluationResult, limit: int) -> str:
+    parts: list[str] = []
+    for index, (label, scores) in enumerate(result.results.items()):
+        if not scores.errors:
+            continue
+        rows_of = sorted(scores.errors)[:limit]
+        rows = [(_case_cell(result, row), (f'<div class="reason">{esc(scores.errors[row])}'
+                                           f"</div>", None, "")) for row in rows_of]
+        left = len(scores.errors) - len(rows)
+        note = f'<p class="note">{left:,} more error rows not shown.</p>' if left else ""
+        parts.append(f'<h3 data-metric="{esc(label)}">{esc(label)}: {len(scores.errors):,} '
+                     f"case{'s' if len(scores.errors) != 1 else ''} not scored</h3>"
+                     + table(("case", "error"), rows, table_id=f"errors-{index}",
+                             row_classes=["error"] * len(rows))
+                     + note)
+    if not parts:
+        return ""
+    return section("Errors", "".join(parts), section_id="errors")
+
+
+def _trials_section(result: EvaluationResult, key: Any, ci: float) -> str:
+    parts: list[str] = []
+    for label in result.results:
+        trials = result.trials(key, label)
+        if not len(trials.tasks):
+            continue
+        summary = trials.summary(ci)
+        rows = [(row["k"], _interval(row["pass@k"], row["pass@k_low"], row["pass@k_high"]),
+                 _interval(row["pass^k"], row["pass^k_low"], row["pass^k_high"]))
+                for row in summary]
+        parts.append(table(("k", "pass@k [interval]", "pass^k [interval]"), rows,
+                           caption=summary.title, table_id=f"trials-{len(parts)}"))
+    if not parts:
+        return ""
+    note = ('<p class="muted">pass@k: the chance that at least one of k trials of a task '
+            "passes; pass^k: that all k do. Unscored trials count as failed.</p>")
+    return section("Repeated trials", "".join(parts) + note, section_id="trials")
+
+
+def _trend_section(result: EvaluationResult, store: RunStore, last: int, ci: float) -> str:
+    summary = {row["metric"]: row for row in result.summary(ci)}
+    figures = []
+    for label in result.results:
+        history = store.trend(label, last=max(0, last - 1))
+        points = [(f"run {run.id}", m.mean, m.mean_low, m.mean_high) for run, m in history]
+        mine = summary[label]
+        recorded = any(run.fingerprint == result.provenance.fingerprint
+                       and run.created == result.provenance.created for run, _ in history)
+        if not recorded:
+            points.append(("this run", mine["mean"], mine["mean_low"], mine["mean_high"]))
+        rows = [(name, _interval(mean, low, high)) for name, mean, low, high in points]
+        figures.append(f'<figure class="trend" data-metric="{esc(label)}">'
+                       f"{trend_svg(points, f'{label} over the last {len(points)} runs')}"
+                       f"<figcaption>{esc(label)}: mean over the last {len(points)} runs, "
+                       f"with intervals</figcaption></figure>"
+                       + table(("run", "mean [interval]"), rows, css="sortable trend-table"))
+    body = f'<div class="charts">{"".join(figures)}</div>'
+    return section("Trend", body + f'<p class="muted">From the run history '
+                   f"{esc(store.path)}.</p>", section_id="trend")
+
+
+def provenance_html(provenance: Provenance, *, heading: str = "Provenance",
+                    section_id: str = "provenance") -> str:
+    facts = [("agentmetrics", provenance.agentmetrics_version), ("ran at", provenance.created),
+             ("host", provenance.host), ("platform", provenance.platform),
+             ("python", provenance.python), ("cases", f"{provenance.cases:,}"),
+             ("data fingerprint", provenance.fingerprint)]
+    listing = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts)
+    rows = [(spec.label, spec.name, spec.version, spec.source or "\u2013",
+             (f"<code>{esc(json.dumps(dict(spec.params), sort_keys=True))}</code>", None, ""),
+             spec.threshold, "higher" if spec.higher_is_better else "lower",
+             f"[{spec.value_range[0]:g}, {spec.value_range[1]:g}]")
+            for spec in provenance.metrics]
+    metrics = table(("label", "metric", "version", "from", "parameters", "threshold",
+                     "better", "range"), rows, table_id=f"{section_id}-metrics")
+    return section(heading, f'<dl class="prov">{listing}</dl>{metrics}'
+                   '<p class="muted">Secret parameters are shown as ***.</p>',
+                   section_id=section_id)
+
+
+def result_html(
+    result: EvaluationResult,
+    *,
+    title: str | None = None,
+    limit: int = 100,
+    ci: float = 0.95,
+    cluster: str | Sequence[Any] | None = AUTO,
+    trials: str | Sequence[Any] | None = AUTO,
+    history: RunStore | None = None,
+    trend: int = 20,
+) -> str:
+    """The report of ``result`` as one HTML document (see
+    :meth:`agentmetrics.EvaluationResult.to_html`)."""
+    limit = _check_limit(limit)
+    cluster_key = _task_key(result, cluster)
+    trials_key = _task_key(result, trials)
+    provenance = result.provenance
+    metrics = ", ".join(result.metrics) or "no metrics"
+    subtitle = (f"{len(result):,} case{'s' if len(result) != 1 else ''} · {esc(metrics)} · "
+                f"ran {esc(provenance.created)} · agentmetrics "
+                f"{esc(provenance.agentmetrics_version)}")
+    sections = []
+    if not len(result):
+        sections.append('<p class="note">This run has no cases.</p>')
+    if result.results:
+        sections.append(_summary_section(result, ci, cluster_key))
+        sections.append(_histograms_section(result))
+    sections.append(_per_tool_section(result))
+    if result.results:
+        sections.append(_failures_section(result, limit))
+        sections.append(_errors_section(result, limit))
+        if trials_key is not None:
+            sections.append(_trials_section(result, trials_key, ci))
+        if history is not None:
+            sections.append(_trend_section(result, history, trend, ci))
+    sections.append(provenance_html(provenance))
+    return page(title or "agentmetrics report", subtitle, sections)

@@ -1,0 +1,333 @@
+"""HTML reports: what the page says, read back from its markup with an
+independent parser; that it is self-contained; that secrets stay out; the CLI.
+(Rendered in a real browser by tests/test_report_browser.py.)"""
+
+from __future__ import annotations
+
+import html.parser
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+
+import agentmetrics
+from agentmetrics import AgentTestCase, Metric, ToolSelectionAccuracy
+from agentmetrics.cli import main
+
+SECRET = "sk-test-SECRET1234567890"
+URL_SECRET = "pw-URLSECRET-42"
+
+
+class Page(html.parser.HTMLParser):
+    """The parts of a report a test reads: every table by id (header and rows
+    of cell texts), every element's text by id, and every URL-bearing
+    attribute."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tables: dict[str, list[list[str]]] = {}
+        self.sections: list[str] = []
+        self.urls: list[str] = []
+        self.styles: list[str] = []
+        self._table: str | None = None
+        self._row: list[str] | None = None
+        self._cell: list[str] | None = None
+        self._in_style = False
+        self.text: list[str] = []
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        for name in ("src", "href", "srcset", "action", "poster", "data", "xlink:href"):
+            if attributes.get(name):
+                self.urls.append(attributes[name])
+        if attributes.get("style"):
+            self.styles.append(attributes["style"])
+        if tag == "section":
+            self.sections.append(attributes.get("id", ""))
+        elif tag == "table":
+            self._table = attributes.get("id") or f"table{len(self.tables)}"
+            self.tables[self._table] = []
+        elif tag == "tr" and self._table is not None:
+            self._row = []
+        elif tag in ("td", "th") and self._row is not None:
+            self._cell = []
+        elif tag == "style":
+            self._in_style = True
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None and self._row is not None:
+            self._row.append(" ".join("".join(self._cell).split()))
+            self._cell = None
+        elif tag == "tr" and self._row is not None and self._table is not None:
+            self.tables[self._table].append(self._row)
+            self._row = None
+        elif tag == "table":
+            self._table = None
+        elif tag == "style":
+            self._in_style = False
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+        if self._in_style:
+            self.styles.append(data)
+        self.text.append(data)
+
+    def column(self, table: str, name: str) -> list[str]:
+        head, *rows = self.tables[table]
+        index = head.index(name)
+        return [row[index] for row in rows]
+
+    @property
+    def all_text(self) -> str:
+        return " ".join(" ".join(self.text).split())
+
+
+def external(page: Page) -> list[str]:
+    """Every URL the page would fetch: attributes, CSS url() and @import."""
+    found = [u for u in page.urls if not u.startswith(("#", "data:"))]
+    for style in page.styles:
+        found += re.findall(r"url\(\s*['\"]?([^'\")]+)", style)
+        found += re.findall(r"@import\s+['\"]?([^'\";\s]+)", style)
+    return [u for u in found if not u.startswith(("#", "data:"))]
+
+
+def _cases(n: int, seed: int = 0) -> list[AgentTestCase]:
+    rng = np.random.default_rng(seed)
+    tools = ["GetOrder", "CancelOrder", "IssueRefund", "Search", "Lookup"]
+    cases = []
+    for i in range(n):
+        expected = list(rng.choice(tools, size=int(rng.integers(1, 4)), replace=False))
+        called = [t for t in expected if rng.random() < 0.7] + (
+            ["Search"] if rng.random() < 0.3 else [])
+        cases.append(AgentTestCase(tool_calls=called, expected_tool_calls=expected,
+                                   metadata={"id": f"case-{i}", "task_id": i // 3}))
+    return cases
+
+
+@pytest.fixture
+def result():
+    cases = _cases(60)
+    cases.append(AgentTestCase(tool_calls=None, expected_tool_calls=["GetOrder"],
+                               metadata={"id": "no-calls", "task_id": 99}))
+    return agentmetrics.evaluate(cases, [ToolSelectionAccuracy(threshold=0.8),
+                                         "tool_call_f1"], errors="record", progress=False)
+
+
+def test_the_summary_numbers_are_the_summary_tables(result):
+    page = Page(result.to_html())
+    summary = result.summary()
+    assert page.column("summary-table", "metric") == list(summary["metric"])
+    for shown, mean, low, high in zip(page.column("summary-table", "mean [interval]"),
+                                      summary["mean"], summary["mean_low"],
+                                      summary["mean_high"]):
+        assert shown == f"{mean:.3f} [{low:.3f}, {high:.3f}]"
+    assert page.column("summary-table", "errors") == [str(e) for e in summary["errors"]]
+    # Cases share tasks: the clustered intervals are there too.
+    clustered = result.summary(cluster="task_id")
+    assert [s.split("[")[1] for s in page.column("clustered-summary-table", "mean [interval]")
+            ] == [f"{lo:.3f}, {hi:.3f}]" for lo, hi in zip(clustered["mean_low"],
+                                                           clustered["mean_high"])]
+
+
+def test_failing_cases_come_worst_first_with_both_sequences(result):
+    limit = 7
+    page = Page(result.to_html(limit=limit))
+    for index, label in enumerate(result.metrics):
+        scores = result[label]
+        # Reference: every failing scored row, by value then position.
+        failing = [(float(scores.values[r]), r) for r in range(len(result))
+                   if not scores.passed[r] and not math.isnan(scores.values[r])]
+        failing.sort()
+        rows = page.tables[f"failures-{index}"][1:]
+        assert [row[0].split()[0] for row in rows] == [str(r) for _, r in failing[:limit]]
+        assert [row[1] for row in rows] == [f"{v:.3f}" for v, _ in failing[:limit]]
+        first = failing[0][1]
+        assert rows[0][2] == scores.reason(first)
+        called = result.batch.called_names(first) or ()
+        expected = result.batch.expected_names(first) or ()
+        for name in set(called) | set(expected):
+            assert name in rows[0][3]
+        assert f"{len(failing) - limit:,} more failing cases not shown" in page.all_text
+
+
+def test_the_error_rows_and_the_per_tool_table(result):
+    page = Page(result.to_html())
+    errors = [row for key, rows in page.tables.items() if key.startswith("errors-")
+              for row in rows[1:]]
+    assert len(errors) == sum(len(result[label].errors) for label in result.metrics)
+    assert all(row[0].startswith("60") for row in errors)
+    tools = result.per_tool()
+    assert page.column("per-tool-table", "tool") == list(tools["tool"])
+    assert page.column("per-tool-table", "missed") == [str(m) for m in tools["missed"]]
+
+
+def test_the_page_is_self_contained_and_carries_its_provenance(result, tmp_path):
+    path = result.to_html(tmp_path / "report.html")
+    text = path.read_text(encoding="utf-8")
+    page = Page(text)
+    assert external(page) == []
+    assert "<link" not in text and "<img" not in text
+    assert not re.search(r"https?://", text.replace("http://www.w3.org", ""))
+    provenance = result.provenance
+    assert provenance.fingerprint in page.all_text
+    assert agentmetrics.__version__ in page.all_text
+    assert page.column("provenance-metrics", "label") == list(result.metrics)
+    assert {"summary", "histograms", "per-tool", "failures", "errors", "trials",
+            "provenance"} <= set(page.sections)
+
+
+def test_the_external_url_check_can_fail():
+    page = Page('<img src="http://x.example/a.png"><style>@import "https://cdn/x.css";'
+                'a{background:url(//t.example/p)}</style><a href="#top">top</a>')
+    assert sorted(external(page)) == ["//t.example/p", "http://x.example/a.png", "https://cdn/x.css"]
+
+
+def test_empty_all_errors_one_metric_and_trials():
+    empty = agentmetrics.evaluate([], [ToolSelectionAccuracy()], progress=False)
+    page = Page(empty.to_html())
+    assert "This run has no cases." in page.all_text
+    assert page.column("summary-table", "cases") == ["0"]
+
+    broken = [AgentTestCase(tool_calls=["a"], expected_tool_calls=None) for _ in range(3)]
+    errors = agentmetrics.evaluate(broken, [ToolSelectionAccuracy()], errors="record",
+                                   progress=False)
+    page = Page(errors.to_html())
+    assert page.column("summary-table", "errors") == ["3"]
+    assert len(page.tables["errors-0"]) == 4
+    assert "Every scored case passed." in page.all_text
+
+    trials = [AgentTestCase(tool_calls=["a"] if (i % 3) else ["b"], expected_tool_calls=["a"],
+                            metadata={"task_id": i // 3}) for i in range(12)]
+    result = agentmetrics.evaluate(trials, [ToolSelectionAccuracy()], progress=False)
+    page = Page(result.to_html())
+    summary = result.trials("task_id").summary()
+    assert page.column("trials-0", "pass@k [interval]")[1].startswith(
+        f"{summary['pass@k'][1]:.3f}")
+    assert page.column("trials-0", "pass^k [interval]")[2].startswith(
+        f"{summary['pass^k'][2]:.3f}")
+    none = Page(result.to_html(trials=None, cluster=None))
+    assert "trials" not in none.sections and "clustered-summary-table" not in none.tables
+
+
+def test_a_comparison_lists_regressions_first_with_both_reasons():
+    base_cases = _cases(40, seed=1)
+    worse = [AgentTestCase(tool_calls=(c.tool_calls or [])[:1], expected_tool_calls=c.expected_tool_calls,
+                           metadata=c.metadata) for c in base_cases]
+    metric = ToolSelectionAccuracy(threshold=0.8)
+    baseline = agentmetrics.evaluate(base_cases, [metric], progress=False)
+    candidate = agentmetrics.evaluate(worse, [metric], progress=False)
+    comparison = agentmetrics.compare(baseline, candidate)
+    page = Page(comparison.to_html(limit=5))
+    m = comparison["tool_selection_accuracy"]
+    row = page.tables["comparison-table"][1]
+    head = page.tables["comparison-table"][0]
+    assert row[head.index("difference [interval]")] == (
+        f"{m.difference.mean:+.3f} [{m.difference.low:+.3f}, {m.difference.high:+.3f}]")
+    assert row[head.index("newly failing")] == str(m.newly_failing)
+    assert row[head.index("verdict")] == m.verdict
+    regressions = comparison.regressions(limit=5)
+    shown = page.tables["regressions-table"][1:]
+    assert [r[0] for r in shown] == [str(k) for k in regressions["key"]]
+    assert [r[6] for r in shown] == list(regressions["baseline_reason"])
+    assert [r[7] for r in shown] == list(regressions["candidate_reason"])
+    assert page.sections.index("regressions") < page.sections.index("improvements")
+    assert "provenance-baseline" in page.sections and external(page) == []
+
+
+class Keyed(Metric):
+    name = "keyed_report"
+    required_fields = ("tool_calls",)
+    secret_params = ("api_key",)
+
+    def __init__(self, threshold=None, api_key=None,
+                 base_url=f"https://user:{URL_SECRET}@judge.example/v1?key={URL_SECRET}"):
+        super().__init__(threshold)
+        self.api_key = api_key
+        self.base_url = base_url
+
+    def measure(self, case):
+        if case.metadata.get("fail"):
+            raise ValueError(f"could not reach {self.base_url} with key {self.api_key}")
+        return 0.0, "no"
+
+
+def test_secrets_appear_nowhere_in_a_report():
+    cases = [AgentTestCase(tool_calls=["a"], expected_tool_calls=["a"], metadata={"fail": i == 0})
+             for i in range(3)]
+    result = agentmetrics.evaluate(cases, [Keyed(api_key=SECRET)], errors="record",
+                                   progress=False)
+    text = result.to_html()
+    comparison = agentmetrics.compare(result, result, on=None).to_html()
+    for page in (text, comparison):
+        assert SECRET not in page and URL_SECRET not in page
+    assert "***" in text and "judge.example" in text  # the masked forms are there
+
+
+def test_a_limit_must_be_a_count(result):
+    with pytest.raises(agentmetrics.InvalidParameterError, match="limit"):
+        result.to_html(limit=-1)
+
+
+def test_a_large_run_stays_small(tmp_path):
+    n = 100_000
+    rng = np.random.default_rng(3)
+    names = [f"tool_{i}" for i in range(40)]
+    called = [list(rng.choice(names, size=3)) for _ in range(n)]
+    expected = [list(rng.choice(names, size=3)) for _ in range(n)]
+    batch = agentmetrics.ToolCallBatch.from_columns(tool_calls=called, expected_tool_calls=expected,
+                                                    ids=[f"id-{i}" for i in range(n)])
+    result = agentmetrics.evaluate(batch, [ToolSelectionAccuracy(), "tool_call_f1"],
+                                   progress=False)
+    path = result.to_html(tmp_path / "big.html")
+    size = path.stat().st_size
+    assert size < 5_000_000, size
+    page = Page(path.read_text(encoding="utf-8"))
+    assert len(page.tables["failures-0"]) == 101
+    assert page.column("summary-table", "cases") == ["100,000", "100,000"]
+
+
+# -- the command ----------------------------------------------------------------------
+
+
+def _write_cases(path, cases):
+    with open(path, "w", encoding="utf-8") as out:
+        for case in cases:
+            out.write(json.dumps({"tool_calls": case.tool_calls and [c.name for c in case.tool_calls],
+                                  "expected_tool_calls": [c.name for c in case.expected_tool_calls],
+                                  "metadata": case.metadata}) + "\n")
+
+
+def test_the_command_writes_a_report_of_a_cases_file(tmp_path, capsys):
+    cases_path = tmp_path / "cases.jsonl"
+    _write_cases(cases_path, _cases(20))
+    out = tmp_path / "out.html"
+    assert main(["report", str(cases_path), "-o", str(out), "--metric",
+                 "tool_selection_accuracy:threshold=0.9", "--no-history"]) == 0
+    assert f"report written to {out}" in capsys.readouterr().out
+    page = Page(out.read_text(encoding="utf-8"))
+    assert page.column("summary-table", "metric") == ["tool_selection_accuracy"]
+    assert page.column("summary-table", "threshold") == ["0.900"]
+
+
+def test_the_command_compares_two_cases_files(tmp_path, capsys):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    _write_cases(a, _cases(20, seed=1))
+    _write_cases(b, _cases(20, seed=2))
+    out = tmp_path / "cmp.html"
+    assert main(["report", "--compare", str(a), str(b), "-o", str(out)]) == 0
+    page = Page(out.read_text(encoding="utf-8"))
+    assert page.tables["comparison-table"][1][0] == "tool_selection_accuracy"
+
+
+def test_the_command_refuses_bad_input_without_a_traceback(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n", encoding="utf-8")
+    assert main(["report", str(bad), "-o", str(tmp_path / "x.html"), "--errors", "raise"]) == 2
+    err = capsys.readouterr().err
+    assert "bad.jsonl:1" in err and "Traceback" not in err
+    assert main(["report", "--compare", str(bad), "-o", str(tmp_path / "x.html")]) == 2
+    assert "expected two runs" in capsys.readouterr().err
