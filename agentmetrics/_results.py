@@ -217,6 +217,30 @@ class EvaluationResult:
             for row in range(len(self))
         ]
 
+    # -- saved runs --------------------------------------------------------------
+
+    def save(self, path: str | os.PathLike[str], *, format: str | None = None,
+             history: Any = True, label: str | None = None) -> Any:
+        """Write the run to ``path``: Parquet for ``.parquet`` (needs pyarrow),
+        JSON lines for ``.jsonl`` or ``.json`` (``format`` says it otherwise).
+        Every value, pass flag, reason, error, case id and call name is kept,
+        with the provenance; :func:`agentmetrics.load_result` reads it back.
+        The file is written whole or not at all.
+
+        ``history``: ``True`` records the run (its summary, provenance and
+        this path) in the default run history (``$AGENTMETRICS_HISTORY``, else
+        ``.agentmetrics/runs.sqlite`` here), a RunStore or a path records it
+        there, ``False`` nowhere. ``label`` names the run there. Returns the
+        path written.
+        """
+        from agentmetrics.runs._save import save_result
+
+        written = save_result(self, path, format)
+        store = _store(history)
+        if store is not None:
+            store.record(self, written, label=label)
+        return written
+
     # -- reports -----------------------------------------------------------------
 
     def to_html(

@@ -36,6 +36,7 @@ MARKER = "agent_metric"
 REPORT_OPTION = "--agentmetrics-report"
 BASELINE_OPTION = "--agentmetrics-baseline"
 GATE_OPTION = "--agentmetrics-fail-on-regression"
+HTML_OPTION = "--agentmetrics-html"
 _REPORT_VERSION = 1
 #: Marker keywords that configure the capture, not the metric.
 _CAPTURE_KEYS = frozenset({"capture", "expected_tool_calls"})
@@ -185,6 +186,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         f"case by case (pairing on test, metric and case)",
     )
     group.addoption(
+        HTML_OPTION,
+        metavar="PATH",
+        default=None,
+        help="write one self-contained HTML report of every agent_metric evaluation to PATH",
+    )
+    group.addoption(
         GATE_OPTION,
         action="store_true",
         default=False,
@@ -249,6 +256,11 @@ def _plain(value: Any) -> Any:
     return value if value is None or isinstance(value, (str, int, float, bool)) else repr(value)
 
 
+def _names(calls: Any) -> list[str] | None:
+    """A case's calls as the report shows them: their names (None: not given)."""
+    return None if calls is None else [str(getattr(call, "name", call)) for call in calls]
+
+
 def _score_item(item: pytest.Item, markers: list[pytest.Mark]) -> None:
     from agentmetrics._metric import metric_labels
     from agentmetrics.errors import AgentMetricsError
@@ -280,6 +292,10 @@ def _score_item(item: pytest.Item, markers: list[pytest.Mark]) -> None:
                 "case_id": _plain(case.metadata.get("id")),
                 "threshold": metric.threshold,
                 "higher_is_better": bool(metric.higher_is_better),
+                "value_range": [float(v) for v in type(metric).value_range],
+                "version": str(type(metric).version),
+                "tool_calls": _names(case.tool_calls),
+                "expected_tool_calls": _names(case.expected_tool_calls),
             }
             try:
                 score = metric.evaluate(case)
@@ -485,9 +501,23 @@ class _Collector:
         if gate and self.comparison.significantly_worse and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
+    def _write_html(self, path: str) -> None:
+        from agentmetrics.report._page import write_page
+        from agentmetrics.report._result import parts_html
+
+        parts = session_results(self.evaluations)
+        tests = len({record["test"] for record in self.evaluations})
+        subtitle = (f"{len(self.evaluations):,} evaluations in {tests:,} test"
+                    f"{'s' if tests != 1 else ''}")
+        write_page(path, parts_html(parts, title="agentmetrics: pytest session",
+                                    subtitle=subtitle))
+
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.config.getoption(BASELINE_OPTION):
             self._compare(session)
+        html_path = self.config.getoption(HTML_OPTION)
+        if html_path:
+            self._write_html(html_path)
         path = self.config.getoption(REPORT_OPTION)
         if not path:
             return
@@ -499,3 +529,41 @@ class _Collector:
         with open(path, "w", encoding="utf-8") as handle:
             json.dump(document, handle, indent=2)
             handle.write("\n")
+
+
+def session_results(evaluations: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """A session's evaluations as EvaluationResults, one per metric
+    configuration, its cases the tests' recorded runs (keyed ``(test, case)``),
+    in test order. Their metrics are the saved form of each configuration."""
+    import numpy as np
+
+    from agentmetrics._metric_result import MetricResult
+    from agentmetrics._results import EvaluationResult
+    from agentmetrics._tool_call_batch import ToolCallBatch
+    from agentmetrics.runs._provenance import MetricSpec
+    from agentmetrics.runs._saved_metric import saved_metric
+
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for record in sorted(evaluations, key=lambda r: (r["test"], r["case"])):
+        groups.setdefault(record["config"], []).append(record)
+    configs = [group[0] for group in groups.values()]
+    parts = []
+    for group in groups.values():
+        first = group[0]
+        label = _session_label(first, configs)
+        spec = MetricSpec(label=label, name=first["name"], version=first.get("version", "1"),
+                          source="", params=first["params"], threshold=first["threshold"],
+                          higher_is_better=first["higher_is_better"],
+                          value_range=tuple(first.get("value_range", (0.0, 1.0))))  # type: ignore[arg-type]
+        batch = ToolCallBatch.from_columns(
+            tool_calls=[r.get("tool_calls") for r in group],
+            expected_tool_calls=[r.get("expected_tool_calls") for r in group],
+            ids=[(r["test"], r["case"]) for r in group], errors="record")
+        values = np.array([np.nan if r["value"] is None else r["value"] for r in group],
+                          dtype=np.float64)
+        passed = np.array([bool(r["passed"]) for r in group], dtype=bool)
+        errors = {row: r["error"] for row, r in enumerate(group) if r["error"] is not None}
+        reasons = [r["reason"] or "" for r in group]
+        scores = MetricResult(saved_metric(spec), values, passed, errors, reasons.__getitem__)
+        parts.append((label, EvaluationResult(batch, {label: scores}, {label: spec.source})))
+    return parts

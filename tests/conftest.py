@@ -25,6 +25,14 @@ def load_jsonl(path: Path) -> list[dict]:
 
 
 @pytest.fixture(autouse=True)
+def _own_run_history(tmp_path_factory, monkeypatch):
+    """Runs saved by a test are recorded in a history of its own, never in
+    the repository's .agentmetrics/."""
+    monkeypatch.setenv("AGENTMETRICS_HISTORY",
+                       str(tmp_path_factory.mktemp("history") / "runs.sqlite"))
+
+
+@pytest.fixture(autouse=True)
 def _fresh_registry():
     """Every test starts and ends with a rescanned, registration-free registry."""
     registry.refresh()

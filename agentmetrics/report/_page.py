@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["esc", "num", "page", "pct", "section", "table", "write_page"]
+__all__ = ["esc", "num", "p_value", "page", "pct", "section", "table", "write_page"]
 
 _STYLE = """
 :root{--bg:#fff;--fg:#1d2330;--muted:#5b6475;--line:#d9dde5;--panel:#f5f7fa;

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.runs._history import RunStore
     from agentmetrics.runs._provenance import Provenance
 
-__all__ = ["AUTO", "result_html"]
+__all__ = ["AUTO", "parts_html", "provenance_html", "result_html"]
 
 AUTO = "auto"
 #: The metadata key of a task, looked for when ``cluster`` or ``trials`` is "auto".
@@ -317,27 +317,10 @@ def provenance_html(provenance: Provenance, *, heading: str = "Provenance",
                    section_id=section_id)
 
 
-def result_html(
-    result: EvaluationResult,
-    *,
-    title: str | None = None,
-    limit: int = 100,
-    ci: float = 0.95,
-    cluster: str | Sequence[Any] | None = AUTO,
-    trials: str | Sequence[Any] | None = AUTO,
-    history: RunStore | None = None,
-    trend: int = 20,
-) -> str:
-    """The report of ``result`` as one HTML document (see
-    :meth:`agentmetrics.EvaluationResult.to_html`)."""
-    limit = _check_limit(limit)
+def _sections(result: EvaluationResult, *, limit: int, ci: float, cluster: Any, trials: Any,
+              history: RunStore | None, trend: int) -> list[str]:
     cluster_key = _task_key(result, cluster)
     trials_key = _task_key(result, trials)
-    provenance = result.provenance
-    metrics = ", ".join(result.metrics) or "no metrics"
-    subtitle = (f"{len(result):,} case{'s' if len(result) != 1 else ''} · {esc(metrics)} · "
-                f"ran {esc(provenance.created)} · agentmetrics "
-                f"{esc(provenance.agentmetrics_version)}")
     sections = []
     if not len(result):
         sections.append('<p class="note">This run has no cases.</p>')
@@ -352,5 +335,51 @@ def result_html(
             sections.append(_trials_section(result, trials_key, ci))
         if history is not None:
             sections.append(_trend_section(result, history, trend, ci))
-    sections.append(provenance_html(provenance))
-    return page(title or "agentmetrics report", subtitle, sections)
+    sections.append(provenance_html(result.provenance))
+    return sections
+
+
+def _subtitle(result: EvaluationResult) -> str:
+    provenance = result.provenance
+    metrics = ", ".join(result.metrics) or "no metrics"
+    return (f"{len(result):,} case{'s' if len(result) != 1 else ''} · {esc(metrics)} · "
+            f"ran {esc(provenance.created)} · agentmetrics "
+            f"{esc(provenance.agentmetrics_version)}")
+
+
+def result_html(
+    result: EvaluationResult,
+    *,
+    title: str | None = None,
+    limit: int = 100,
+    ci: float = 0.95,
+    cluster: str | Sequence[Any] | None = AUTO,
+    trials: str | Sequence[Any] | None = AUTO,
+    history: RunStore | None = None,
+    trend: int = 20,
+) -> str:
+    """The report of ``result`` as one HTML document (see
+    :meth:`agentmetrics.EvaluationResult.to_html`)."""
+    limit = _check_limit(limit)
+    sections = _sections(result, limit=limit, ci=ci, cluster=cluster, trials=trials,
+                         history=history, trend=trend)
+    return page(title or "agentmetrics report", _subtitle(result), sections)
+
+
+def parts_html(parts: Sequence[tuple[str, EvaluationResult]], *, title: str, subtitle: str,
+               limit: int = 100, ci: float = 0.95) -> str:
+    """Several results on one page, each under its own heading (a pytest
+    session's metrics, each over the tests that used it). Element ids get a
+    prefix per part; user text is escaped, so ``id="`` occurs only in ids."""
+    limit = _check_limit(limit)
+    body = []
+    for number, (heading, result) in enumerate(parts):
+        inner = "".join(_sections(result, limit=limit, ci=ci, cluster=AUTO, trials=AUTO,
+                                  history=None, trend=0))
+        inner = inner.replace(' id="', f' id="part{number}-').replace(
+            ' data-for="', f' data-for="part{number}-')
+        body.append(f'<article class="part" id="part{number}"><h2>{esc(heading)}</h2>'
+                    f'<p class="muted">{_subtitle(result)}</p>{inner}</article>')
+    if not parts:
+        body.append('<p class="note">No agent_metric evaluation ran in this session.</p>')
+    return page(title, subtitle, body)
