@@ -33,12 +33,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"agentmetrics {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    from agentmetrics.cli import _compare, _demo, _evaluate, _registry, _report
+    from agentmetrics.cli import _compare, _demo, _evaluate, _registry, _report, _runs
 
     _demo.add_parser(commands)
     _evaluate.add_parser(commands)
     _compare.add_parser(commands)
     _report.add_parser(commands)
+    _runs.add_parser(commands)
     _registry.add_parsers(commands)
     return parser
 

@@ -13,10 +13,14 @@ __all__ = ["add_parser"]
 
 
 def _kind(path: str) -> str:
-    """``"results"`` for saved scores (rows of ``agentmetrics evaluate``, its
-    ``--format json`` document, a pytest report), ``"cases"`` otherwise."""
+    """``"run"`` for a saved run (``agentmetrics evaluate --save``), ``"results"``
+    for saved scores (rows of ``agentmetrics evaluate``, its ``--format json``
+    document, a pytest report), ``"cases"`` otherwise."""
     from agentmetrics._lines import LineError, SourceError, lines, parse_json_line
+    from agentmetrics.runs._format import is_saved_run
 
+    if is_saved_run(path):
+        return "run"
     try:
         for line in lines(path):
             text = (line.text or "").strip(" \t\r\n")
@@ -42,6 +46,10 @@ def _side(path: str, kind: str, args: argparse.Namespace, on: str | None) -> Any
     cases file scored with --metric."""
     from agentmetrics._sides import read_side, side_from_result
 
+    if kind == "run":
+        from agentmetrics.runs._load import load_result
+
+        return side_from_result(load_result(path), on, path)
     if kind == "results":
         return read_side(path, on)
     from agentmetrics._dataset import read_cases
@@ -57,8 +65,21 @@ def _compare(args: argparse.Namespace, out: IO[str]) -> int:
     from agentmetrics._compare import compare
 
     on = None if args.on == "position" else args.on
+    args.runs = [path for path in (args.baseline, args.candidate) if path is not None]
+    if args.against is not None:
+        if len(args.runs) != 1:
+            raise InvalidParameterError(
+                f"--against {args.against}: the baseline is that run of the history; expected "
+                f"one file, the CANDIDATE, got {len(args.runs)}. Fix: agentmetrics compare "
+                f"--against {args.against} candidate.jsonl")
+        return _against(args, out, on)
+    if len(args.runs) != 2:
+        raise InvalidParameterError(
+            f"expected two files, BASELINE and CANDIDATE, got {len(args.runs)}. Fix: "
+            f"agentmetrics compare baseline.jsonl candidate.jsonl, or compare against a run of "
+            f"the history: agentmetrics compare --against last candidate.jsonl")
     base_kind, cand_kind = _kind(args.baseline), _kind(args.candidate)
-    kinds = {base_kind, cand_kind}
+    kinds = {"results" if kind == "run" else kind for kind in (base_kind, cand_kind)}
     if len(kinds) == 2 and args.metric:
         raise InvalidParameterError(
             "--metric: one side is a cases file (scored with --metric) and the other saved "
@@ -71,6 +92,32 @@ def _compare(args: argparse.Namespace, out: IO[str]) -> int:
         on=on,
         metrics=labels, ci=args.ci, method=args.method, resamples=args.resamples,
         seed=args.seed)
+    return _finish(comparison, args, out)
+
+
+def _against(args: argparse.Namespace, out: IO[str], on: str | None) -> int:
+    """``--against REF``: the stored run REF of the history is the baseline."""
+    from agentmetrics._compare import compare
+    from agentmetrics._sides import side_from_result
+    from agentmetrics.runs._history import RunStore
+
+    store = RunStore(args.history)
+    run = store.get(args.against)
+    baseline = side_from_result(store.load(run.id), on, f"run {run.id}"
+                                + (f" ({run.label})" if run.label else ""))
+    candidate = args.runs[0]
+    kind = _kind(candidate)
+    labels = list(args.metric) if args.metric and kind != "cases" else None
+    comparison = compare(baseline, _side(candidate, kind, args, on), on=on, metrics=labels,
+                         ci=args.ci, method=args.method, resamples=args.resamples,
+                         seed=args.seed)
+    return _finish(comparison, args, out)
+
+
+def _finish(comparison: Any, args: argparse.Namespace, out: IO[str]) -> int:
+    """Print the comparison, write its page, and say whether the gate passes."""
+    if args.html:
+        comparison.to_html(args.html, limit=args.show)
     if args.format == "json":
         out.write(to_json(_document(comparison), indent=2) + "\n")
     else:
@@ -156,12 +203,22 @@ def add_parser(commands: Any) -> None:
             "Compare CANDIDATE against BASELINE on the cases both have: per metric the mean "
             "difference with its interval and p-value, the exact McNemar test of pass/fail "
             "flips, and the cases that got worse with both reasons. Each file is either "
-            "test cases (scored here with --metric) or saved results (the rows of "
-            "`agentmetrics evaluate --format jsonl`, its --format json, or a pytest "
-            "--agentmetrics-report)."),
+            "test cases (scored here with --metric), a saved run (`agentmetrics evaluate "
+            "--save`), or saved results (the rows of `agentmetrics evaluate --format jsonl`, "
+            "its --format json, or a pytest --agentmetrics-report)."),
     )
-    parser.add_argument("baseline", metavar="BASELINE", help="the run to compare against")
-    parser.add_argument("candidate", metavar="CANDIDATE", help="the new run")
+    parser.add_argument("baseline", nargs="?", metavar="BASELINE",
+                        help="the run to compare against (with --against: the new run)")
+    parser.add_argument("candidate", nargs="?", metavar="CANDIDATE", help="the new run")
+    parser.add_argument(
+        "--against", default=None, metavar="RUN",
+        help="the baseline is a run of the history: 'last', 'last~N' (N runs before it) or "
+        "a run id (see `agentmetrics runs list`)")
+    parser.add_argument("--history", default=None, metavar="FILE",
+                        help="with --against: the run history (default: $AGENTMETRICS_HISTORY, "
+                        "else .agentmetrics/runs.sqlite)")
+    parser.add_argument("--html", default=None, metavar="PATH",
+                        help="also write the comparison as a self-contained HTML page")
     parser.add_argument(
         "--metric", action="append", metavar="NAME[:key=value,...]",
         help=f"for cases files: a metric to compute, repeatable (default: {DEFAULT_METRIC}); "

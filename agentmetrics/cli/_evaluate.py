@@ -30,6 +30,7 @@ from agentmetrics.errors import (
     EvaluationInterrupted,
     InvalidCaseError,
     InvalidMetricError,
+    InvalidParameterError,
 )
 
 __all__ = ["EXAMPLE_CASES", "add_parser"]
@@ -317,6 +318,18 @@ class _Lines:
 
 
 def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
+    if args.save is not None:
+        from agentmetrics.runs._format import form_of
+
+        form_of(args.save, None)  # a name whose form is unknown: said before scoring
+    else:
+        given = [flag for flag, value in (("--history", args.history is not None),
+                                          ("--no-history", args.no_history),
+                                          ("--label", args.label is not None)) if value]
+        if given:
+            raise InvalidParameterError(
+                f"{given[0]}: it says how --save records the run, and no --save was given. "
+                f"Fix: add --save run.jsonl (or .parquet), or leave {given[0]} out.")
     metrics = [build_metric(spec) for spec in args.metric or [DEFAULT_METRIC]]
 
     from agentmetrics._prefetch import prefetched
@@ -358,9 +371,12 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
 
     rows = _Rows(out, args.format, counts=args.counts,
                  where=lines.label if lines is not None else None)
+    kept: list[Any] = []  # the chunks' results, for --save
     with Progress(None, enabled=sys.stderr.isatty()) as bar:
 
         def on_chunk(offset: int, result: Any) -> None:
+            if args.save:
+                kept.append(result)
             rows.write(offset, result)
             if lines is not None:
                 lines.done(len(result))
@@ -379,6 +395,8 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
             sys.stderr.write(f"\nagentmetrics: interrupted; the {summaries[0].n} cases above "
                              f"were written" + (", and every score computed is in the cache "
                                                 f"{args.cache}" if args.cache else "")
+                             + (f"; the run was not saved to {args.save} (--save keeps whole "
+                                f"runs only)" if args.save else "")
                              + ". Run again to go on.\n")
             return INTERRUPTED
         except CaseEvaluationError as error:
@@ -407,6 +425,8 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
         out.write(("\n" if args.format == "table" else "")
                   + f"Scored {summaries[0].n if summaries else 0} cases from {source}\n\n")
     _print_summary(summaries, report)
+    if args.save:
+        _save(args, kept, metrics, report)
     # passed / n < fail_under, in exact arithmetic: no rounding decides a gate.
     failing = [s for s in summaries if s.n and Fraction(s.passed, s.n) < Fraction(args.fail_under)]
     if failing:
@@ -416,6 +436,23 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
         return 1
     return 0
 
+
+
+def _save(args: argparse.Namespace, parts: list[Any], metrics: list[Any], report: IO[str]) -> None:
+    """``--save PATH``: the whole run written to PATH and recorded in the history."""
+    from agentmetrics._evaluate import evaluate
+    from agentmetrics._results import EvaluationResult
+    from agentmetrics.runs._history import RunStore
+
+    result = (EvaluationResult.concat(parts) if parts
+              else evaluate([], metrics, progress=False))
+    history = None if args.no_history else RunStore(args.history)
+    written = result.save(args.save, history=False)
+    note = ""
+    if history is not None:
+        run = history.record(result, written, label=args.label)
+        note = f" (run {run.id} in {history.path})"
+    report.write(f"\nSaved the run to {written}{note}\n")
 
 
 def _arrow_jsonl(path: str, metrics: list[Any]) -> bool:
@@ -547,4 +584,15 @@ def add_parser(commands: Any) -> None:
         metavar="RATE",
         help="exit 1 when a metric's pass rate is below RATE (default 0)",
     )
+    evaluate.add_argument(
+        "--save", default=None, metavar="PATH",
+        help="also save the whole run to PATH (.parquet or .jsonl), with its provenance, and "
+        "record it in the run history (see `agentmetrics runs list`)")
+    evaluate.add_argument("--history", default=None, metavar="FILE",
+                          help="with --save: the run history to record it in (default: "
+                          "$AGENTMETRICS_HISTORY, else .agentmetrics/runs.sqlite)")
+    evaluate.add_argument("--no-history", action="store_true",
+                          help="with --save: do not record the run in a history")
+    evaluate.add_argument("--label", default=None, help="with --save: the run's name in the "
+                          "history")
     evaluate.set_defaults(run=_evaluate)

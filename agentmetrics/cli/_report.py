@@ -74,7 +74,8 @@ def _report(args: argparse.Namespace, out: IO[str]) -> int:
         written = result.to_html(args.output, title=args.title, limit=args.limit,
                                  cluster=args.cluster or "auto", trials=args.trials or "auto",
                                  history=_history(args), trend=args.trend)
-        what = f"{len(result):,} cases, {len(result.metrics)} metrics"
+        what = (f"{len(result):,} cases, {len(result.metrics)} metric"
+                + ("" if len(result.metrics) == 1 else "s"))
     print(f"report written to {written} ({what})", file=out)
     return 0
 

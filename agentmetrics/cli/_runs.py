@@ -1,0 +1,68 @@
+"""``agentmetrics runs list``: the runs of the history, newest first."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import IO, Any
+
+from agentmetrics.cli._common import output_width, positive, print_table, to_json
+
+__all__ = ["add_parser"]
+
+
+def _number(value: float, form: str) -> str:
+    return "-" if math.isnan(value) else format(value, form)
+
+
+def _list(args: argparse.Namespace, out: IO[str]) -> int:
+    import attrs
+
+    from agentmetrics.runs._history import RunStore
+
+    store = RunStore(args.history)
+    runs = store.list(limit=args.limit)
+    if args.format == "json":
+        out.write(to_json([{
+            "id": run.id, "created": run.created, "label": run.label, "path": run.path,
+            "cases": run.cases, "fingerprint": run.fingerprint,
+            "agentmetrics_version": run.agentmetrics_version,
+            "metrics": [attrs.asdict(m) for m in run.metrics]} for run in runs],
+            indent=2) + "\n")
+        return 0
+    if not runs:
+        out.write(f"No runs in {store.path} yet. Save one with `agentmetrics evaluate FILE "
+                  f"--save run.jsonl` or result.save(path).\n")
+        return 0
+    rows = [["run", "created", "label", "cases", "mean", "pass rate", "errors", "metric"]]
+    for run in runs:
+        head = [str(run.id), run.created, run.label or "-", f"{run.cases:,}"]
+        if not run.metrics:
+            rows.append([*head, "-", "-", "-", "(no metrics)"])
+        for position, m in enumerate(run.metrics):
+            rows.append([*(head if position == 0 else [""] * 4), _number(m.mean, ".3f"),
+                         _number(m.pass_rate, ".1%"), str(m.errors), m.metric])
+    out.write(f"Runs in {store.path}, newest first\n")
+    print_table(rows, out, right=frozenset({0, 3, 4, 5, 6}), width=output_width(out))
+    return 0
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "runs", help="the history of saved runs",
+        description="The runs recorded by `agentmetrics evaluate --save` and "
+        "result.save(path), in a SQLite file (see `agentmetrics runs list --help`).")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = actions.add_parser(
+        "list", help="the recorded runs, newest first",
+        description="The recorded runs, newest first: id, when it ran, label, cases, and "
+        "each metric's mean, pass rate and errors. Compare against one with `agentmetrics "
+        "compare --against ID` (or last, last~N).")
+    listing.add_argument("--history", default=None, metavar="FILE",
+                         help="the run history (default: $AGENTMETRICS_HISTORY, else "
+                         ".agentmetrics/runs.sqlite)")
+    listing.add_argument("--limit", type=positive, default=None, metavar="N",
+                         help="the N newest runs only")
+    listing.add_argument("--format", choices=("table", "json"), default="table",
+                         help="an aligned table (default) or one JSON document")
+    listing.set_defaults(run=_list)
