@@ -222,7 +222,7 @@ class _CheckedReasons:
         if len(reasons) != rows:
             self._bad(min(len(reasons), rows), "<missing>")
         for row, reason in enumerate(reasons):
-            if type(reason) is not str or not reason:
+            if (type(reason) is not str or not reason) and row not in self.errors:
                 self._bad(row, reason)
         return reasons
 

@@ -331,3 +331,37 @@ def test_the_command_refuses_bad_input_without_a_traceback(tmp_path, capsys):
     assert "bad.jsonl:1" in err and "Traceback" not in err
     assert main(["report", "--compare", str(bad), "-o", str(tmp_path / "x.html")]) == 2
     assert "expected two runs" in capsys.readouterr().err
+
+
+def test_reasons_of_a_result_with_error_rows_come_in_bulk(result):
+    # tool_call_f1 explains its cases in bulk; the unscored row's reason is its error.
+    scores = result["tool_call_f1"]
+    assert scores.reason_list() == [scores.reason(row) for row in range(len(result))]
+
+
+def test_pytest_writes_one_page_for_the_session(pytester):
+    pytester.makepyfile(test_agent="""
+        import pytest
+
+        @pytest.mark.agent_metric("tool_selection_accuracy", threshold=0.9)
+        def test_refund(agent_eval):
+            agent_eval.record_run(tool_calls=["GetOrder", "IssueRefund"],
+                                  expected_tool_calls=["GetOrder", "IssueRefund"])
+            agent_eval.record_run(tool_calls=["GetOrder"],
+                                  expected_tool_calls=["GetOrder", "IssueRefund"])
+
+        @pytest.mark.agent_metric("tool_call_f1")
+        def test_cancel(agent_eval):
+            agent_eval.record_run(tool_calls=["Search"], expected_tool_calls=["CancelOrder"])
+    """)
+    outcome = pytester.runpytest("--agentmetrics-html=session.html", "-p", "no:randomly")
+    outcome.assert_outcomes(failed=2)
+    page = Page((pytester.path / "session.html").read_text(encoding="utf-8"))
+    assert external(page) == []
+    # One part per metric, each over the tests that used it, in test order.
+    assert page.column("part1-summary-table", "metric") == ["tool_selection_accuracy"]
+    assert page.column("part1-summary-table", "cases") == ["2"]
+    assert page.column("part0-summary-table", "metric") == ["tool_call_f1"]
+    failing = page.tables["part1-failures-0"][1:]
+    assert len(failing) == 1 and "test_agent.py::test_refund" in failing[0][0]
+    assert "IssueRefund" in failing[0][3]
