@@ -57,7 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._metric_result import MetricResult
     from agentmetrics._results import EvaluationResult
     from agentmetrics._table import Table
-    from agentmetrics.runs._load import load_result
+    from agentmetrics.runs import load_result
 
 # Batch evaluation needs numpy; importing it lazily keeps `import agentmetrics`
 # light for code (and pytest runs) that only score single cases.
@@ -70,7 +70,7 @@ _LAZY = {
     "compare": "agentmetrics._compare",
     "MetricResult": "agentmetrics._metric_result",
     "Table": "agentmetrics._table",
-    "load_result": "agentmetrics.runs._load",
+    "load_result": "agentmetrics.runs",
 }
 
 

@@ -446,10 +446,16 @@ def _value_range(sources: tuple[Any, Any], label: str, before: npt.NDArray[np.fl
     to [0, 1], and to no clipping when they leave that too."""
     from agentmetrics._results import EvaluationResult
 
+    from agentmetrics._sides import Side
+
     declared = []
     for source in sources:
         if isinstance(source, EvaluationResult) and label in source.results:
             declared.append(type(source.results[label].metric).value_range)
+        elif isinstance(source, Side) and source.provenance is not None:
+            # A saved run (or a result's side): the range its metric declared.
+            declared.extend(spec.value_range for spec in source.provenance.metrics
+                            if spec.label == label)
     if not declared:
         declared.append(_registered_range(label))
     low = float(min(bounds[0] for bounds in declared))
@@ -489,8 +495,9 @@ def _side(value: Any, on: str | None, name: str) -> Side:
         return read_side(value, on)
     raise InvalidParameterError(
         f"{name}: expected an EvaluationResult (from agentmetrics.evaluate) or the path of "
-        f"saved results (agentmetrics evaluate --format jsonl, or a pytest "
-        f"--agentmetrics-report), got {type(value).__name__}.")
+        f"a saved run (result.save, agentmetrics evaluate --save) or of saved results "
+        f"(agentmetrics evaluate --format jsonl, or a pytest --agentmetrics-report), got "
+        f"{type(value).__name__}.")
 
 
 def compare(
@@ -506,7 +513,8 @@ def compare(
 ) -> Comparison:
     """Compare ``candidate`` against ``baseline`` case by case.
 
-    Both are EvaluationResults, or paths of saved results (the rows of
+    Both are EvaluationResults, or paths of saved runs (``result.save(path)``,
+    ``agentmetrics evaluate --save``) or of saved results (the rows of
     ``agentmetrics evaluate --format jsonl`` or ``json``, or a pytest
     ``--agentmetrics-report``). Cases pair on ``on``: the case id (default),
     another metadata key, or ``None`` for their position. ``metrics``: the
@@ -521,9 +529,11 @@ def compare(
 
     The difference's interval is clipped to ``[-(high - low), high - low]``
     for the metric's ``value_range`` ``(low, high)``: no difference of two of
-    its scores lies beyond. For saved results the range is that of the
-    metric class the registry has under the label's name, or [0, 1].
+    its scores lies beyond. A saved run keeps its metrics' ranges; for saved
+    results the range is that of the metric class the registry has under the
+    label's name, or [0, 1].
     """
+    from agentmetrics._results import EvaluationResult
     from agentmetrics.stats._intervals import _check_ci
     from agentmetrics.stats._tests import mcnemar_exact, paired_difference
 
@@ -558,7 +568,9 @@ def compare(
         before, after = b.values[left], c.values[right]
         scored = ~(np.isnan(before) | np.isnan(after))
         scored_before, scored_after = before[scored], after[scored]
-        bounds = _value_range((baseline, candidate), label, scored_before, scored_after)
+        bounds = _value_range((baseline if isinstance(baseline, EvaluationResult) else base,
+                               candidate if isinstance(candidate, EvaluationResult) else cand),
+                              label, scored_before, scored_after)
         difference = paired_difference(scored_before, scored_after, ci=ci, method=method,
                                        resamples=resamples, seed=seed, bounds=bounds)
         was, now = b.passed[left], c.passed[right]

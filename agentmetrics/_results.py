@@ -22,6 +22,9 @@ from agentmetrics.errors import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._repeated import Trials
+    from pathlib import Path
+
+    from agentmetrics.runs._history import RunStore
     from agentmetrics.runs._provenance import Provenance
 
 __all__ = ["EvaluationResult"]
@@ -220,23 +223,31 @@ class EvaluationResult:
     # -- saved runs --------------------------------------------------------------
 
     def save(self, path: str | os.PathLike[str], *, format: str | None = None,
-             history: Any = True, label: str | None = None) -> Any:
-        """Write the run to ``path``: Parquet for ``.parquet`` (needs pyarrow),
-        JSON lines for ``.jsonl`` or ``.json`` (``format`` says it otherwise).
-        Every value, pass flag, reason, error, case id and call name is kept,
-        with the provenance; :func:`agentmetrics.load_result` reads it back.
-        The file is written whole or not at all.
+             history: bool | str | os.PathLike[str] | RunStore = True, label: str | None = None,
+             metadata: bool = True) -> Path:
+        """Write the run to ``path``, whole or not at all (a temporary file
+        beside it, renamed over it): Parquet for a name ending in ``.parquet``
+        (needs pyarrow), JSON lines for ``.jsonl`` (``.jsonl.gz``: gzipped);
+        ``format="jsonl"`` or ``"parquet"`` says it for any other name, which
+        is refused otherwise. :func:`agentmetrics.load_result` reads it back.
 
-        ``history``: ``True`` records the run (its summary, provenance and
-        this path) in the default run history (``$AGENTMETRICS_HISTORY``, else
-        ``.agentmetrics/runs.sqlite`` here), a RunStore or a path records it
-        there, ``False`` nowhere. ``label`` names the run there. Returns the
-        path written.
+        Kept: the provenance (metrics with their parameters as shown, secrets
+        masked), and per case its position, id (with its type: str, int,
+        float, bool, None or tuples of them; another type is refused), tool
+        names called and expected (or not given), why it could not be read
+        if it could not, its metadata (``metadata=False`` leaves it out), and
+        per metric the value (to the bit), passed, reason and error.
+
+        ``history``: ``True`` records the run (its summary, provenance,
+        ``label`` and this file's absolute path) in the default run history
+        (``$AGENTMETRICS_HISTORY``, else ``.agentmetrics/runs.sqlite`` here), a
+        RunStore or the path of one records it there, ``False`` nowhere.
+        Returns ``path`` as a Path.
         """
         from agentmetrics.runs._save import save_result
 
-        written = save_result(self, path, format)
-        store = _store(history)
+        store = _store(history)  # a wrong history is said before anything is written
+        written = save_result(self, path, format, metadata=metadata)
         if store is not None:
             store.record(self, written, label=label)
         return written
@@ -324,17 +335,19 @@ class EvaluationResult:
 
 
 def _store(history: Any) -> Any:
-    """A run store from what ``to_html(history=...)`` accepts."""
+    """A run store from what ``to_html(history=...)`` and ``save(history=...)``
+    accept (the store file's base class: this module sits below the reader of
+    saved runs, which RunStore.load imports)."""
     if history is None or history is False:
         return None
-    from agentmetrics.runs._history import RunStore
+    from agentmetrics.runs._store import StoreFile
 
-    if isinstance(history, RunStore):
+    if isinstance(history, StoreFile):
         return history
     if history is True:
-        return RunStore()
+        return StoreFile()
     if isinstance(history, (str, os.PathLike)):
-        return RunStore(history)
+        return StoreFile(history)
     raise InvalidParameterError(
         f"history: expected a RunStore, the path of a run history, True (the default "
         f"history) or None, got {type(history).__name__}.")

@@ -1,6 +1,6 @@
 """The two sides of a comparison: each metric's scores keyed by case, read from
-an EvaluationResult, from the rows ``agentmetrics evaluate`` writes (``--format
-jsonl`` or ``json``) or from a pytest ``--agentmetrics-report``."""
+an EvaluationResult, a saved run, the rows ``agentmetrics evaluate`` writes
+(``--format jsonl`` or ``json``) or a pytest ``--agentmetrics-report``."""
 
 from __future__ import annotations
 
@@ -111,11 +111,17 @@ def _result_reason(scores: Any) -> Callable[[int], str | None]:
 
 
 def read_side(path: str | os.PathLike[str], on: str | None) -> Side:
-    """Saved scores: the rows of ``agentmetrics evaluate --format jsonl`` (or
+    """Saved scores: a saved run (``EvaluationResult.save``, ``agentmetrics
+    evaluate --save``), the rows of ``agentmetrics evaluate --format jsonl`` (or
     ``json``), or a pytest ``--agentmetrics-report``."""
     from agentmetrics._lines import LineError, SourceError, lines, parse_json_line
+    from agentmetrics.runs._format import is_saved_run
 
     name = os.fspath(path)
+    if is_saved_run(name):
+        from agentmetrics.runs._load import load_result
+
+        return side_from_result(load_result(name), on, name)
     texts: list[tuple[int, str]] = []
     try:
         for line in lines(name):

@@ -554,7 +554,7 @@ def session_results(evaluations: list[dict[str, Any]]) -> list[tuple[str, Any]]:
         spec = MetricSpec(label=label, name=first["name"], version=first.get("version", "1"),
                           source="", params=first["params"], threshold=first["threshold"],
                           higher_is_better=first["higher_is_better"],
-                          value_range=tuple(first.get("value_range", (0.0, 1.0))))  # type: ignore[arg-type]
+                          value_range=tuple(first.get("value_range", (0.0, 1.0))))
         batch = ToolCallBatch.from_columns(
             tool_calls=[r.get("tool_calls") for r in group],
             expected_tool_calls=[r.get("expected_tool_calls") for r in group],

@@ -5,6 +5,7 @@ that fetches nothing leaves it empty)."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import html.parser
 import os
@@ -16,6 +17,7 @@ import subprocess
 import tempfile
 import threading
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -71,6 +73,18 @@ def _run(args: list[str], timeout: float) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(args, capture_output=True, timeout=timeout, check=False)
 
 
+@contextlib.contextmanager
+def _one_at_a_time() -> Iterator[None]:
+    import fcntl
+
+    with open(Path(tempfile.gettempdir()) / "agentmetrics-chromium.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def render(path: str | os.PathLike[str], *, width: int = 1280, height: int = 2000,
            dark: bool = False, timeout: float = 90) -> Rendered:
     """``path`` rendered by headless Chromium: its DOM after scripts ran, a
@@ -94,9 +108,16 @@ def render(path: str | os.PathLike[str], *, width: int = 1280, height: int = 200
                   "MediaRouter,AutofillServerCommunication,SignInProfileCreation"]
         if dark:
             common += ["--force-dark-mode", "--blink-settings=preferredColorScheme=0"]
-        dom = _run([*common, "--dump-dom", url], timeout)
         shot = Path(profile) / "shot.png"
-        _run([*common, f"--screenshot={shot}", f"--window-size={width},{height}", url], timeout)
+        with _one_at_a_time():  # two Chromiums at once (pytest -n 2) starve each other
+            dom = _run([*common, "--dump-dom", url], timeout)
+            for _ in range(3):
+                _run([*common, f"--screenshot={shot}", f"--window-size={width},{height}", url],
+                     timeout)
+                if shot.exists():
+                    break
+            else:
+                raise AssertionError(f"Chromium wrote no screenshot of {url}")
         png = shot.read_bytes()
     finally:
         recorder.shutdown()

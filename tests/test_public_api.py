@@ -33,6 +33,7 @@ PUBLIC_MODULES = [
     "agentmetrics.partition",
     "agentmetrics.pytest_plugin",
     "agentmetrics.registry",
+    "agentmetrics.runs",
     "agentmetrics.stats",
     "agentmetrics.testing",
 ]
@@ -102,7 +103,19 @@ def _public_objects():
                                       metadata={"id": "c1"})
     result = agentmetrics.evaluate([case], "tool_selection_accuracy")
     batch = agentmetrics.ToolCallBatch.from_cases([case])
+    from agentmetrics import runs
+
+    spec = runs.MetricSpec(label="tool_selection_accuracy(threshold=0.8)",
+                           name="tool_selection_accuracy", version="1", source="",
+                           params={"threshold": 0.8, "api_key": "***"}, threshold=0.8,
+                           higher_is_better=True, value_range=(0.0, 1.0))
     return {
+        "MetricSpec": spec,
+        "Provenance": result.provenance,
+        "SavedMetric": runs.SavedMetric.from_spec(spec),
+        "SavedMetricResult": agentmetrics.MetricResult(
+            runs.SavedMetric.from_spec(spec), result["tool_selection_accuracy"].values,
+            result["tool_selection_accuracy"].passed, {}, ["why"].__getitem__),
         "ToolCall": agentmetrics.ToolCall("A", {"x": 1}),
         "AgentTestCase": case,
         "EvalScore": agentmetrics.ToolSelectionAccuracy().evaluate(case),
@@ -126,9 +139,12 @@ def test_pickles_name_public_paths_and_round_trip(name):
     assert ours and not [module for module in ours if "._" in module], ours
     again = pickle.loads(data)
     assert type(again) is type(value)
-    if name in ("ToolCall", "AgentTestCase", "EvalScore", "UnreadableCase"):
+    if name in ("ToolCall", "AgentTestCase", "EvalScore", "UnreadableCase", "MetricSpec",
+                "Provenance", "SavedMetric"):
         assert again == value
-    if name == "MetricResult":
+    if name == "SavedMetricResult":
+        assert again.metric == value.metric and again.reason(0) == "why"
+    if name in ("MetricResult", "SavedMetricResult"):
         assert again.reason_list() == value.reason_list()
 
 

@@ -159,7 +159,8 @@ def check_report(path, workers_note=""):
     assert len(evaluations) == 5, workers_note
     first = evaluations[0]
     assert set(first) == {"test", "metric", "name", "params", "config", "case", "case_id",
-                          "threshold", "higher_is_better", "value", "passed", "reason",
+                          "threshold", "higher_is_better", "value_range", "version",
+                          "tool_calls", "expected_tool_calls", "value", "passed", "reason",
                           "error"}
     failing = [e for e in evaluations if not e["passed"]]
     assert {(e["test"].split("::")[1], e["metric"], round(e["value"], 4)) for e in failing} == {

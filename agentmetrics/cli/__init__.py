@@ -1,6 +1,6 @@
 """The ``agentmetrics`` command: ``evaluate`` test cases, ``compare`` two runs,
-``list`` and ``describe`` metrics, ``demo`` on the bundled runs; one module per
-command.
+``report`` a run as HTML, ``runs list`` the history of saved runs, ``list`` and
+``describe`` metrics, ``demo`` on the bundled runs; one module per command.
 
 Exit status: 0 when done (and every pass rate reaches --fail-under), 1 when a
 metric's pass rate is below --fail-under, the candidate of ``compare

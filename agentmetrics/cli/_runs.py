@@ -34,16 +34,18 @@ def _list(args: argparse.Namespace, out: IO[str]) -> int:
         out.write(f"No runs in {store.path} yet. Save one with `agentmetrics evaluate FILE "
                   f"--save run.jsonl` or result.save(path).\n")
         return 0
-    rows = [["run", "created", "label", "cases", "mean", "pass rate", "errors", "metric"]]
+    rows = [["run", "created (UTC)", "label", "cases", "mean", "passed", "metric"]]
     for run in runs:
-        head = [str(run.id), run.created, run.label or "-", f"{run.cases:,}"]
+        when = run.created.replace("T", " ").removesuffix("+00:00")
+        head = [str(run.id), when, run.label or "-", f"{run.cases:,}"]
         if not run.metrics:
-            rows.append([*head, "-", "-", "-", "(no metrics)"])
+            rows.append([*head, "-", "-", "(no metrics)"])
         for position, m in enumerate(run.metrics):
             rows.append([*(head if position == 0 else [""] * 4), _number(m.mean, ".3f"),
-                         _number(m.pass_rate, ".1%"), str(m.errors), m.metric])
-    out.write(f"Runs in {store.path}, newest first\n")
-    print_table(rows, out, right=frozenset({0, 3, 4, 5, 6}), width=output_width(out))
+                         _number(m.pass_rate, ".1%"), m.metric])
+    out.write(f"Runs in {store.path}, newest first (passed: the pass rate; `--format json` "
+              f"has every summary column)\n")
+    print_table(rows, out, right=frozenset({0, 3, 4, 5}), width=output_width(out))
     return 0
 
 
@@ -56,8 +58,9 @@ def add_parser(commands: Any) -> None:
     listing = actions.add_parser(
         "list", help="the recorded runs, newest first",
         description="The recorded runs, newest first: id, when it ran, label, cases, and "
-        "each metric's mean, pass rate and errors. Compare against one with `agentmetrics "
-        "compare --against ID` (or last, last~N).")
+        "each metric's mean and pass rate (--format json: every column of the summary kept, "
+        "with the saved file's path). Compare against one with `agentmetrics compare "
+        "--against ID` (or last, last~N).")
     listing.add_argument("--history", default=None, metavar="FILE",
                          help="the run history (default: $AGENTMETRICS_HISTORY, else "
                          ".agentmetrics/runs.sqlite)")

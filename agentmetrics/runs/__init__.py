@@ -1,13 +1,29 @@
-"""Saved runs and their history: ``result.save(path)`` writes a run (Parquet
-or JSON lines, with its provenance), :func:`load_result` reads it back
-exactly, and :class:`RunStore` keeps each saved run's summary and provenance
-in a local SQLite file, for ``agentmetrics runs list``, ``agentmetrics compare
---against last`` and the report's trend."""
+"""Saved runs and their history.
 
-from agentmetrics.runs._history import MetricSummary, Run, RunStore, default_store_path
-from agentmetrics.runs._load import is_saved_run, load_result, load_run
+``result.save(path)`` writes a run (JSON lines or Parquet, with its
+provenance) whole or not at all, and :func:`load_result` reads it back
+exactly: the same values to the bit, pass flags, reasons, errors, ids,
+tool names and metadata. :class:`RunStore` keeps each saved run's summary,
+provenance and path in a local SQLite file, read by ``agentmetrics runs
+list``, ``agentmetrics compare --against last`` and the report's trend.
+"""
+
+from agentmetrics.runs._format import is_saved_run
+from agentmetrics.runs._history import (
+    MetricSummary,
+    Run,
+    RunStore,
+    default_store_path,
+    open_store,
+)
+from agentmetrics.runs._load import load_result, load_run
 from agentmetrics.runs._provenance import MetricSpec, Provenance
 from agentmetrics.runs._saved_metric import SavedMetric
 
 __all__ = ["MetricSpec", "MetricSummary", "Provenance", "Run", "RunStore", "SavedMetric",
-           "default_store_path", "is_saved_run", "load_result", "load_run"]
+           "default_store_path", "is_saved_run", "load_result", "load_run", "open_store"]
+
+# Pickles and reprs name the public path, not the private modules.
+for _public in (MetricSpec, MetricSummary, Provenance, Run, RunStore, SavedMetric):
+    _public.__module__ = "agentmetrics.runs"
+del _public

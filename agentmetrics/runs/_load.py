@@ -1,243 +1,530 @@
-"""Reading a saved run back: the same values, pass flags, reasons, errors,
-ids and call names, and the provenance it was saved with. A file that is not
-a saved run, a later layout, or a run cut short is refused, never read in
-part."""
+"""Reading a saved run back (see :mod:`agentmetrics.runs._save` for the
+layout): the same values to the bit, pass flags, reasons, errors, ids with
+their types, call names, unreadable rows and metadata, and the provenance it
+was saved with. A file that is not a saved run, one of a later format, or a
+run cut short or edited is refused with the file and line (or row), never
+read in part."""
 
 from __future__ import annotations
 
+import datetime as _dt
+import gzip
 import json
+import math
 import os
+import zlib
+from collections.abc import Callable
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 import attrs
 import numpy as np
 
+from agentmetrics._columnar import paused_gc
 from agentmetrics._metric_result import MetricResult
 from agentmetrics._results import EvaluationResult
 from agentmetrics._tool_call_batch import ToolCallBatch
-from agentmetrics.errors import InvalidCaseError, InvalidParameterError
-from agentmetrics.runs._history import RunStore
+from agentmetrics.errors import AgentMetricsError, InvalidCaseError, InvalidParameterError
+from agentmetrics.runs._format import (
+    FORMAT_KEY,
+    check_header,
+    decode_score,
+    decode_value,
+    looks_like_parquet,
+)
 from agentmetrics.runs._provenance import Provenance
-from agentmetrics.runs._save import FORMAT_VERSION, HEADER_KEY
 from agentmetrics.runs._saved_metric import saved_metric
+from agentmetrics.runs._store import StoreFile
 
-__all__ = ["is_saved_run", "load_result", "load_run"]
+__all__ = ["load_recorded", "load_result", "load_run"]
 
-_PARQUET_MAGIC = b"PAR1"
-
-
-def is_saved_run(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is a run saved by :meth:`EvaluationResult.save` (by
-    its content: a Parquet file with a run header, or JSON lines whose first
-    line is one)."""
-    try:
-        with open(path, "rb") as handle:
-            start = handle.read(4)
-            if start == _PARQUET_MAGIC:
-                return Path(path).suffix.lower() == ".parquet"
-            first = start + handle.readline(1 << 20)
-    except OSError:
-        return False
-    return first.lstrip().startswith(b'{"' + HEADER_KEY.encode() + b'"')
+_ID_TYPES = (type(None), bool, int, float, str, tuple)
 
 
-def _decode_id(value: Any, where: str) -> Any:
-    if isinstance(value, dict):
-        items = value.get("tuple")
-        if set(value) != {"tuple"} or not isinstance(items, list):
-            raise InvalidCaseError(f"{where}: expected an id (a string, number, boolean, null "
-                                   f"or {{\"tuple\": [...]}}), got {value!r}.")
-        return tuple(_decode_id(item, where) for item in items)
-    if isinstance(value, list):
-        raise InvalidCaseError(f"{where}: expected an id, got a list.")
-    return value
+def _refuse(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
-def _check_header(header: Any, where: str) -> dict[str, Any]:
-    if not isinstance(header, dict) or HEADER_KEY not in header:
-        raise InvalidParameterError(
-            f"{where}: expected a run saved by EvaluationResult.save (a header with "
-            f"{HEADER_KEY!r}), got something else. Fix: save the run with result.save(path) "
-            f"or `agentmetrics evaluate --save PATH`.")
-    version = header[HEADER_KEY]
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise InvalidParameterError(f"{where}: expected a layout version (a whole number), "
-                                    f"got {version!r}.")
-    if version > FORMAT_VERSION:
-        raise InvalidParameterError(
-            f"{where}: this run was saved in layout {version} by a later agentmetrics; this "
-            f"version reads layouts up to {FORMAT_VERSION}. Fix: upgrade agentmetrics.")
-    return header
+_DECODER = json.JSONDecoder(parse_constant=_refuse)
 
 
 class _Columns:
     """A saved run's cases, column by column, before they become a result."""
 
-    def __init__(self, metrics: int) -> None:
-        self.ids: list[Any] = []
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.ids: list[Any] | None = None
         self.called: list[Any] = []
         self.expected: list[Any] = []
         self.invalid: dict[int, str] = {}
-        self.values: list[list[float]] = [[] for _ in range(metrics)]
-        self.passed: list[list[bool]] = [[] for _ in range(metrics)]
-        self.reasons: list[list[str]] = [[] for _ in range(metrics)]
-        self.errors: list[dict[int, str]] = [{} for _ in range(metrics)]
+        self.metadata: list[Any] | None = None
+        #: Per metric: values (float64), passed (bool), reasons, errors.
+        self.scores: list[tuple[Any, Any, list[str], dict[int, str]]] = []
 
 
-def _names(value: Any, where: str) -> list[str] | None:
-    if value is None:
-        return None
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise InvalidCaseError(f"{where}: expected a list of tool names or null, got "
-                               f"{value!r:.80}.")
-    return value
+def _damaged(where: str, what: str) -> InvalidCaseError:
+    return InvalidCaseError(f"{where}: {what}. The saved run is damaged (edited, or cut "
+                            f"short); save the run again.")
+
+
+# -- JSON lines ------------------------------------------------------------------
+
+
+def _text(path: Path) -> str:
+    name = os.fspath(path)
+    try:
+        data = path.read_bytes()
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as error:
+        raise InvalidCaseError(f"{name}: cannot read the saved run ({error}). It may be cut "
+                               f"short; save the run again.") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise InvalidCaseError(f"{name}:{line}: not UTF-8 ({error.reason}); expected a saved "
+                               f"run, which is UTF-8 JSON lines.") from None
+
+
+def _parse(text: str, where: str) -> Any:
+    try:
+        return _DECODER.decode(text)
+    except (ValueError, RecursionError) as error:
+        raise InvalidCaseError(f"{where}: expected one JSON object of a saved run, got "
+                               f"invalid JSON ({error}). The file may be cut short or edited; "
+                               f"save the run again.") from None
+
+
+_KEYS = ("case", "id", "tool_calls", "expected_tool_calls", "invalid", "scores")
+
+
+def _records(body: list[str], name: str) -> list[Any]:
+    """Every line's JSON value: all lines parsed as one array (no call a line),
+    or, where that fails, line by line, which names the line."""
+    try:
+        records = _DECODER.decode("[" + ",".join(body) + "]") if body else []
+        if type(records) is list and len(records) == len(body):
+            return records
+    except (ValueError, RecursionError):
+        pass
+    for number, line in enumerate(body, start=2):
+        if not line.strip():
+            raise _damaged(f"{name}:{number}", "an empty line; expected a case")
+        _parse(line, f"{name}:{number}")
+    raise _damaged(name, "a line holds more than one JSON value; expected one case a line")
 
 
 def _read_jsonl(path: Path) -> tuple[dict[str, Any], _Columns]:
     name = os.fspath(path)
-    with open(path, encoding="utf-8") as handle:
-        first = handle.readline()
-        try:
-            header = json.loads(first)
-        except json.JSONDecodeError:
-            header = None
-        header = _check_header(header, f"{name}:1")
-        metrics = len(header["provenance"]["metrics"])
-        columns = _Columns(metrics)
-        row = -1
-        for number, line in enumerate(handle, start=2):
-            where = f"{name}:{number}"
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise InvalidCaseError(f"{where}: expected a case of the saved run (one JSON "
-                                       f"object), got invalid JSON ({error.msg}). The file "
-                                       f"may be cut short or edited.") from None
-            row += 1
-            if not isinstance(record, dict) or record.get("case") != row:
-                raise InvalidCaseError(f"{where}: expected case {row} of the saved run, got "
-                                       f"{line.strip()[:80]!r}.")
-            columns.ids.append(_decode_id(record.get("id"), f"{where}: id"))
-            columns.called.append(_names(record.get("called"), f"{where}: called"))
-            columns.expected.append(_names(record.get("expected"), f"{where}: expected"))
-            if record.get("invalid") is not None:
-                columns.invalid[row] = str(record["invalid"])
-            scores = record.get("scores")
-            if not isinstance(scores, list) or len(scores) != metrics:
-                raise InvalidCaseError(f"{where}: scores: expected one entry per metric "
-                                       f"({metrics}), got {scores!r:.80}.")
-            for k, entry in enumerate(scores):
-                if not isinstance(entry, list) or len(entry) != 4:
-                    raise InvalidCaseError(f"{where}: scores[{k}]: expected [value, passed, "
-                                           f"reason, error], got {entry!r:.80}.")
-                value, passed, reason, error = entry
-                _add(columns, k, row, value, passed, reason, error, f"{where}: scores[{k}]")
+    text = _text(path)
+    lines = text.split("\n")
+    header = check_header(_parse(lines[0], f"{name}:1") if lines[0].strip() else None,
+                          f"{name}:1")
+    n, metrics = _counts(header, f"{name}:1")
+    if lines[-1] == "":
+        lines.pop()
+    body = lines[1:]
+    if len(body) != n:
+        raise InvalidCaseError(
+            f"{name}: the header says {n} cases, the file holds {len(body)} lines after it; "
+            f"expected one line per case. The file was cut short or edited; save the run "
+            f"again.")
+    records = _records(body, name)
+    where: Callable[[int], str] = lambda row: f"{name}:{row + 2}"  # noqa: E731
+    keys = _KEYS + (("metadata",) if header["metadata"] else ())
+    fields = _fields(records, keys, where)
+    if fields[0] != list(range(n)):
+        row = next(i for i, case in enumerate(fields[0]) if case != i)
+        raise _damaged(where(row), f"expected case {row}, got case {_shape(fields[0][row])}")
+    columns = _Columns(n)
+    if header["ids"]:
+        columns.ids = _ids(fields[1], where)
+    columns.called, columns.expected = fields[2], fields[3]
+    columns.invalid = _invalid(fields[4], where)
+    scores = fields[5]
+    if header["metadata"]:
+        columns.metadata = _metadata(fields[6], where)
+    if set(map(type, scores)) - {list} or set(map(len, scores)) - {metrics}:
+        row = next(i for i, entry in enumerate(scores)
+                   if type(entry) is not list or len(entry) != metrics)
+        raise _damaged(where(row), f"'scores': expected {metrics} entries [value, passed, "
+                       f"reason, error], one per metric, got {_shape(scores[row])}")
+    for k in range(metrics):
+        entries = [entry[k] for entry in scores]
+        if set(map(type, entries)) - {list} or set(map(len, entries)) - {4}:
+            row = next(i for i, entry in enumerate(entries)
+                       if type(entry) is not list or len(entry) != 4)
+            raise _damaged(where(row), f"scores[{k}]: expected [value, passed, reason, error], "
+                           f"got {_shape(entries[row])}")
+        values, passed, reasons, errors = (list(column) for column in zip(*entries)) if n else (
+            [], [], [], [])
+        columns.scores.append(_score_columns(values, passed, reasons, errors, k, where))
     return header, columns
 
 
-def _add(columns: _Columns, k: int, row: int, value: Any, passed: Any, reason: Any,
-         error: Any, where: str) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-        raise InvalidCaseError(f"{where}: expected a number or null as the value, got "
-                               f"{value!r:.40}.")
-    if not isinstance(passed, bool):
-        raise InvalidCaseError(f"{where}: expected true or false as passed, got {passed!r:.40}.")
-    columns.values[k].append(float("nan") if value is None else float(value))
-    columns.passed[k].append(passed)
-    if error is not None:
-        columns.errors[k][row] = str(error)
-        columns.reasons[k].append("")
+def _fields(records: list[Any], keys: tuple[str, ...], where: Callable[[int], str]
+            ) -> list[list[Any]]:
+    """The records' values of ``keys``, one list a key, each record checked to
+    be an object with exactly those keys."""
+    if not records:
+        return [[] for _ in keys]
+    try:
+        if set(map(type, records)) != {dict} or set(map(len, records)) != {len(keys)}:
+            raise KeyError
+        return [list(column) for column in zip(*map(itemgetter(*keys), records))]
+    except KeyError:
+        for row, record in enumerate(records):
+            if type(record) is not dict:
+                raise _damaged(where(row), f"expected a case (a JSON object), got "
+                               f"{_shape(record)}") from None
+            if set(record) != set(keys):
+                raise _damaged(where(row), f"expected a case with the keys {sorted(keys)}, got "
+                               f"{sorted(record)}") from None
+        raise
+
+
+def _shape(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _counts(header: dict[str, Any], where: str) -> tuple[int, int]:
+    n = header.get("cases")
+    metrics = header["provenance"].get("metrics")
+    if type(n) is not int or n < 0 or not isinstance(metrics, list):
+        raise _damaged(where, f"the header's 'cases' is {n!r} and its metrics "
+                       f"{_shape(metrics)}; expected a count and a list")
+    return n, len(metrics)
+
+
+def _ids(encoded: list[Any], where: Callable[[int], str]) -> list[Any]:
+    if set(map(type, encoded)) <= {str, int}:
+        return encoded  # the common case: nothing tagged
+    ids = []
+    for row, value in enumerate(encoded):
+        try:
+            decoded = decode_value(value)
+        except ValueError as error:
+            raise _damaged(where(row), f"the case id {_shape(value)} cannot be read ({error})"
+                           ) from None
+        if not _is_id(decoded):
+            raise _damaged(where(row), f"expected a case id (a string, number, boolean, null "
+                           f"or a tagged tuple), got {_shape(value)}")
+        ids.append(decoded)
+    return ids
+
+
+def _is_id(value: Any) -> bool:
+    if type(value) is tuple:
+        return all(map(_is_id, value))
+    return type(value) in _ID_TYPES
+
+
+def _invalid(messages: list[Any], where: Callable[[int], str]) -> dict[int, str]:
+    invalid = {}
+    for row, message in enumerate(messages):
+        if message is not None:
+            if type(message) is not str:
+                raise _damaged(where(row), f"'invalid': expected why the row could not be read "
+                               f"(a string) or null, got {_shape(message)}")
+            invalid[row] = message
+    return invalid
+
+
+def _metadata(found: list[Any], where: Callable[[int], str]) -> list[Any]:
+    metadata = []
+    for row, value in enumerate(found):
+        if value is not None and type(value) is not dict:
+            raise _damaged(where(row), f"'metadata': expected an object or null, got "
+                           f"{_shape(value)}")
+        try:
+            metadata.append(None if value is None else decode_value(value))
+        except ValueError as error:
+            raise _damaged(where(row), f"'metadata' cannot be read ({error})") from None
+    return metadata
+
+
+def _score_columns(values: list[Any], passed: list[Any], reasons: list[Any], errors: list[Any],
+                   k: int, where: Callable[[int], str]) -> tuple[Any, Any, list[str],
+                                                                 dict[int, str]]:
+    if set(map(type, values)) <= {float}:
+        array = np.array(values, dtype=np.float64)
     else:
-        columns.reasons[k].append("" if reason is None else str(reason))
+        decoded = []
+        for row, value in enumerate(values):
+            try:
+                decoded.append(decode_score(value))
+            except ValueError as error:
+                raise _damaged(where(row), f"scores[{k}]: {error}") from None
+        array = np.array(decoded, dtype=np.float64)
+    if set(map(type, passed)) - {bool}:
+        row = next(i for i, p in enumerate(passed) if type(p) is not bool)
+        raise _damaged(where(row), f"scores[{k}]: expected true or false as passed, got "
+                       f"{_shape(passed[row])}")
+    return array, np.array(passed, dtype=bool), *_reasons(reasons, errors, k, where)
+
+
+def _reasons(reasons: list[Any], errors: list[Any], k: int, where: Callable[[int], str]
+             ) -> tuple[list[str], dict[int, str]]:
+    failed = {}
+    for row, message in enumerate(errors):
+        if message is not None:
+            if type(message) is not str or reasons[row] is not None:
+                raise _damaged(where(row), f"scores[{k}]: expected an error (a string) with a "
+                               f"null reason, got the error {_shape(message)} and the reason "
+                               f"{_shape(reasons[row])}")
+            failed[row] = message
+    kinds = set(map(type, reasons))
+    if kinds - {str, type(None)} or (type(None) in kinds
+                                     and reasons.count(None) != len(failed)):
+        row = next(i for i, r in enumerate(reasons)
+                   if type(r) is not str and (r is not None or i not in failed))
+        raise _damaged(where(row), f"scores[{k}]: expected a reason (a string), got "
+                       f"{_shape(reasons[row])}")
+    if failed:
+        reasons = ["" if reason is None else reason for reason in reasons]
+    return reasons, failed
+
+
+# -- Parquet ---------------------------------------------------------------------
 
 
 def _read_parquet(path: Path) -> tuple[dict[str, Any], _Columns]:
     from agentmetrics._optional import require
 
-    require("pyarrow", "arrow")
-    import pyarrow.parquet as pq
-
+    pa = require("pyarrow", "arrow")
+    pq = require("pyarrow.parquet", "arrow")
     name = os.fspath(path)
     try:
         table = pq.read_table(path)
     except Exception as error:  # pyarrow's own errors: a damaged or cut file
-        raise InvalidParameterError(f"{name}: expected a saved run in Parquet, but it cannot "
-                                    f"be read ({type(error).__name__}: {error}).") from None
-    metadata = table.schema.metadata or {}
-    raw = metadata.get(HEADER_KEY.encode())
-    header = _check_header(json.loads(raw) if raw else None, name)
-    metrics = len(header["provenance"]["metrics"])
-    columns = _Columns(metrics)
-    data = table.to_pydict()
-    if data.get("case") != list(range(table.num_rows)):
-        raise InvalidCaseError(f"{name}: expected the cases numbered 0 to "
-                               f"{table.num_rows - 1} in order.")
-    columns.ids = [_decode_id(json.loads(text), f"{name}: row {row}: id")
-                   for row, text in enumerate(data["id"])]
-    columns.called = data["called"]
-    columns.expected = data["expected"]
-    columns.invalid = {row: message for row, message in enumerate(data["invalid"])
-                       if message is not None}
+        raise InvalidCaseError(f"{name}: expected a saved run in Parquet, but it cannot be read "
+                               f"({type(error).__name__}: {error}). It may be cut short; save "
+                               f"the run again.") from None
+    raw = (table.schema.metadata or {}).get(FORMAT_KEY.encode())
+    header = check_header(_parse(raw.decode("utf-8", "replace"), name) if raw else None,
+                          f"{name} (Parquet schema metadata)")
+    n, metrics = _counts(header, name)
+    where: Callable[[int], str] = lambda row: f"{name}: row {row}"  # noqa: E731
+    text, names = pa.string(), pa.list_(pa.string())
+    expected = {"case": pa.int64(), "id": text, "tool_calls": names,
+                "expected_tool_calls": names, "invalid": text}
+    if header["metadata"]:
+        expected["metadata"] = text
     for k in range(metrics):
-        for row, (value, passed, reason, error) in enumerate(zip(
-                data[f"m{k}_value"], data[f"m{k}_passed"], data[f"m{k}_reason"],
-                data[f"m{k}_error"])):
-            _add(columns, k, row, value, passed, reason, error, f"{name}: row {row}: m{k}")
+        expected.update({f"m{k}.value": pa.float64(), f"m{k}.passed": pa.bool_(),
+                         f"m{k}.reason": text, f"m{k}.error": text})
+    found = {field.name: field.type for field in table.schema}
+    for column in found:
+        if column in ("tool_calls", "expected_tool_calls") and found[column] == pa.large_list(
+                pa.string()):
+            expected[column] = found[column]
+    if found != expected:
+        wrong = next((c for c in expected if found.get(c) != expected[c]), None) or next(
+            c for c in found if c not in expected)
+        raise _damaged(name, f"the column {wrong!r} is {found.get(wrong, 'missing')}; expected "
+                       f"{expected.get(wrong, 'no such column')}")
+    if table.num_rows != n:
+        raise InvalidCaseError(f"{name}: the header says {n} cases, the file holds "
+                               f"{table.num_rows} rows; it was cut short or edited. Save the "
+                               f"run again.")
+    cases = table.column("case").to_numpy()
+    if not np.array_equal(cases, np.arange(n)):
+        row = int(np.flatnonzero(cases != np.arange(n))[0])
+        raise _damaged(where(row), f"expected case {row}, got case {int(cases[row])}")
+    columns = _Columns(n)
+    id_texts = table.column("id").to_pylist()
+    if None in id_texts:
+        raise _damaged(where(id_texts.index(None)), "the id is null; expected its JSON text")
+    if header["ids"]:
+        columns.ids = _ids(_values(id_texts, lambda row: f"{where(row)}: id"), where)
+    columns.invalid = _invalid(table.column("invalid").to_pylist(), where)
+    if header["metadata"]:
+        texts = table.column("metadata").to_pylist()
+        present = [row for row, text in enumerate(texts) if text is not None]
+        parsed = iter(_values([texts[row] for row in present],
+                              lambda i: f"{where(present[i])}: metadata"))
+        columns.metadata = _metadata([None if text is None else next(parsed) for text in texts],
+                                     where)
+    columns.called = table.column("tool_calls")  # read by ToolCallBatch.from_arrow
+    columns.expected = table.column("expected_tool_calls")
+    for k in range(metrics):
+        values, passed = table.column(f"m{k}.value"), table.column(f"m{k}.passed")
+        for column, what in ((values, "value"), (passed, "passed")):
+            if column.null_count:
+                row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
+                raise _damaged(where(row), f"m{k}.{what} is null; expected a "
+                               f"{'number' if what == 'value' else 'true or false'}")
+        columns.scores.append((
+            np.ascontiguousarray(values.to_numpy(), dtype=np.float64),
+            passed.to_numpy(zero_copy_only=False).astype(bool),
+            *_reasons(table.column(f"m{k}.reason").to_pylist(),
+                      table.column(f"m{k}.error").to_pylist(), k, where)))
     return header, columns
 
 
-def load_result(path: str | os.PathLike[str]) -> EvaluationResult:
-    """The run saved at ``path`` by :meth:`EvaluationResult.save` (JSON lines
-    or Parquet, told apart by content). Its metrics are the saved
-    descriptions (see :class:`agentmetrics.runs.SavedMetric`): summaries,
-    failures, per-tool tables, comparisons and reports work as on the
-    original; scoring new cases needs the metric itself."""
-    source = Path(path)
-    if not source.is_file():
-        raise InvalidParameterError(f"{os.fspath(path)}: expected a saved run, but there is "
-                                    f"no such file.")
-    with open(source, "rb") as handle:
-        parquet = handle.read(4) == _PARQUET_MAGIC
-    header, columns = _read_parquet(source) if parquet else _read_jsonl(source)
-    n = len(columns.ids)
-    if header.get("cases") != n:
-        raise InvalidCaseError(
-            f"{os.fspath(path)}: the header says {header.get('cases')} cases, the file holds "
-            f"{n}; it was cut short or edited. Fix: save the run again.")
-    provenance = Provenance.from_json(header["provenance"])
-    batch = ToolCallBatch.from_columns(
-        tool_calls=columns.called, expected_tool_calls=columns.expected,
-        ids=columns.ids if header.get("has_ids", True) else None)
+def _values(texts: list[str], where: Callable[[int], str]) -> list[Any]:
+    """Each text's JSON value: all parsed as one array, or one by one (naming
+    the first that is not one value) when that fails."""
+    try:
+        values = _DECODER.decode("[" + ",".join(texts) + "]")
+        if type(values) is list and len(values) == len(texts):
+            return values
+    except (ValueError, RecursionError):
+        pass
+    return [_parse(text, where(row)) for row, text in enumerate(texts)]
+
+
+# -- the result ------------------------------------------------------------------
+
+
+def _batch(columns: _Columns, parquet: bool, name: str,
+           where: Callable[[int], str]) -> ToolCallBatch:
+    try:
+        if parquet:
+            batch = ToolCallBatch.from_arrow(tool_calls=columns.called,
+                                             expected_tool_calls=columns.expected,
+                                             ids=columns.ids, errors="raise")
+        else:
+            for side in (columns.called, columns.expected):
+                kinds = set(map(type, side))
+                if not kinds <= {list, type(None)}:
+                    row = next(i for i, r in enumerate(side) if type(r) not in (list, type(None)))
+                    raise _damaged(where(row), f"expected a list of tool names or null, got "
+                                   f"{_shape(side[row])}")
+            batch = ToolCallBatch.from_columns(tool_calls=columns.called,
+                                               expected_tool_calls=columns.expected,
+                                               ids=columns.ids, errors="raise")
+    except InvalidCaseError as error:
+        if "damaged" in str(error):
+            raise
+        raise InvalidCaseError(f"{name}: {error}. The saved run is damaged (edited, or cut "
+                               f"short); save the run again.") from None
+    for row in columns.invalid:
+        if batch.called_given[row] or batch.expected_given[row]:
+            raise _damaged(where(row), "a row that could not be read has tool names; expected "
+                           "null on both sides")
     if columns.invalid:
-        called_given = batch.called_given.copy()
-        expected_given = batch.expected_given.copy()
-        rows = list(columns.invalid)
-        called_given[rows] = expected_given[rows] = False
-        batch = attrs.evolve(batch, invalid=dict(sorted(columns.invalid.items())),
-                             called_given=called_given, expected_given=expected_given)
+        batch = attrs.evolve(batch, invalid=dict(sorted(columns.invalid.items())))
+    if columns.metadata is not None:
+        batch = attrs.evolve(batch, cases=_cases(batch, columns, name))
+    return batch
+
+
+def _cases(batch: ToolCallBatch, columns: _Columns, name: str) -> Any:
+    """The cases, built when first read: their tool names and metadata (a row
+    that was not a case is an UnreadableCase, as when it was read)."""
+    from agentmetrics._columnar import LazyCases
+    from agentmetrics._model import UnreadableCase
+
+    assert columns.metadata is not None
+    called, expected = batch.name_lists()
+    records: list[Any] = []
+    built: dict[int, Any] = {}
+    for row, metadata in enumerate(columns.metadata):
+        if metadata is None:
+            built[row] = UnreadableCase(name, row, columns.invalid.get(
+                row, "not a case when the run was saved"), id=batch.case_id(row))
+            records.append({})
+        else:
+            records.append({"tool_calls": called[row], "expected_tool_calls": expected[row],
+                            "metadata": metadata})
+    return LazyCases(records, built)
+
+
+def _epoch(created: str) -> float | None:
+    try:
+        return _dt.datetime.fromisoformat(created).timestamp()
+    except ValueError:
+        return None
+
+
+def load_result(path: str | os.PathLike[str]) -> EvaluationResult:
+    """The run saved at ``path`` by :meth:`EvaluationResult.save` (JSON lines,
+    gzipped or not, or Parquet, told apart by content).
+
+    Its batch holds the cases' ids, tool names, unreadable rows and metadata;
+    its metrics are the saved descriptions (:class:`~agentmetrics.runs.SavedMetric`,
+    with the saved name, version, threshold and masked parameters); its
+    ``provenance`` is the one saved. Summaries, failures, per-tool tables,
+    trials, exports, comparisons and reports give what they gave on the
+    original; scoring new cases needs the metric itself
+    (:func:`agentmetrics.get_metric`)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidParameterError(f"path: expected the path of a saved run, got "
+                                    f"{type(path).__name__}.")
+    source = Path(path)
+    name = os.fspath(path)
+    if not source.is_file():
+        raise InvalidParameterError(f"{name}: expected a saved run, but there is no such file"
+                                    f"{' (a directory)' if source.is_dir() else ''}.")
+    with paused_gc():  # a million cases' lists and strings, no cycles: nothing to collect
+        return _load(source, name)
+
+
+def _load(source: Path, name: str) -> EvaluationResult:
+    parquet = looks_like_parquet(source)
+    header, columns = _read_parquet(source) if parquet else _read_jsonl(source)
+    try:
+        provenance = Provenance.from_json(header["provenance"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise _damaged(f"{name}: header", f"its provenance cannot be read ({error!r})") from None
+    if provenance.cases != columns.n:
+        raise _damaged(f"{name}: header", f"the provenance says {provenance.cases} cases, the "
+                       f"header {columns.n}")
+    where: Callable[[int], str] = ((lambda row: f"{name}: row {row}") if parquet
+                                   else (lambda row: f"{name}:{row + 2}"))
+    batch = _batch(columns, parquet, name, where)
     results = {}
-    for k, spec in enumerate(provenance.metrics):
-        reasons = columns.reasons[k]
-        results[spec.label] = MetricResult(
-            saved_metric(spec), np.array(columns.values[k], dtype=np.float64),
-            np.array(columns.passed[k], dtype=bool), columns.errors[k], reasons.__getitem__)
-    return EvaluationResult(batch, results, {s.label: s.source for s in provenance.metrics},
-                            provenance=provenance)
+    for spec, (values, passed, reasons, errors) in zip(provenance.metrics, columns.scores):
+        if spec.label in results:
+            raise _damaged(f"{name}: header", f"the metric label {spec.label!r} is there twice")
+        try:
+            metric = saved_metric(spec)
+        except AgentMetricsError as error:
+            raise _damaged(f"{name}: header", f"the metric {spec.label!r} cannot be described "
+                           f"({error})") from None
+        results[spec.label] = MetricResult(metric, values, passed, errors, reasons.__getitem__)
+    sources = {spec.label: spec.source for spec in provenance.metrics if spec.source}
+    result = EvaluationResult(batch, results, sources, provenance=provenance)
+    created = _epoch(provenance.created)
+    if created is not None and math.isfinite(created):
+        result.created = created
+    return result
 
 
-def load_run(ref: int | str = "last", history: RunStore | str | os.PathLike[str] | None = None,
-             ) -> EvaluationResult:
-    """The saved file of run ``ref`` (an id, ``"last"``, ``"last~N"``) of
-    the run history (default: the default one), loaded."""
-    store = history if isinstance(history, RunStore) else RunStore(history)
+def load_recorded(store: StoreFile, ref: int | str) -> EvaluationResult:
+    """The run ``ref`` of ``store`` read back from its saved file (see
+    :meth:`agentmetrics.runs.RunStore.load`)."""
     run = store.get(ref)
+    where = f"run history {os.fspath(store.path)}"
+    listing = store._how_to_list()
     if run.path is None:
         raise InvalidParameterError(
-            f"run {run.id} of {os.fspath(store.path)} was recorded without a saved file, so "
-            f"its cases cannot be read. Fix: save runs with result.save(path).")
+            f"{where}: run {run.id} was recorded without a saved file, so there is nothing to "
+            f"load (its summary is in the history: RunStore.get({run.id})). Fix: record runs "
+            f"with result.save(path), which keeps every case.")
     if not os.path.isfile(run.path):
         raise InvalidParameterError(
-            f"run {run.id} of {os.fspath(store.path)} was saved at {run.path}, which is gone. "
-            f"Fix: restore the file, or use another run (agentmetrics runs list).")
-    return load_result(run.path)
+            f"{where}: run {run.id}'s saved file {run.path} is gone (moved or deleted). Fix: "
+            f"put it back at that path, or use another run ({listing} lists them).")
+    result = load_result(run.path)
+    found = result.provenance
+    if found.fingerprint != run.fingerprint or found.created != run.created:
+        raise InvalidParameterError(
+            f"{where}: run {run.id}'s saved file {run.path} now holds another run (created "
+            f"{found.created}, not {run.created}): it was saved over since. Fix: save each run "
+            f"to a file of its own (a name with the date, say), and use a run whose file is its "
+            f"own ({listing} lists them).")
+    return result
+
+
+def load_run(ref: int | str = "last", history: StoreFile | str | os.PathLike[str] | None = None,
+             ) -> EvaluationResult:
+    """The saved file of run ``ref`` (an id, ``"last"``, ``"last~N"``) of the
+    run history ``history`` (a RunStore or its path; default: the default
+    one), loaded: ``RunStore(history).load(ref)``."""
+    store = history if isinstance(history, StoreFile) else StoreFile(history)
+    return load_recorded(store, ref)

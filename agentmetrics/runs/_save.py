@@ -1,148 +1,316 @@
-"""Writing a run to a file: JSON lines (a header, then one line per case) or
-Parquet (one row per case, the header in the schema's metadata). Every value,
-pass flag, reason, error and id as the result holds it."""
+"""Writing a run to a file, whole or not at all: JSON lines (the header, then
+one line per case) or Parquet (one row per case, the header in the schema's
+metadata). Every value (to the bit), pass flag, reason, error, case id (with
+its type), call name and, where the cases have any, their metadata.
+
+Below :mod:`agentmetrics._results`, which calls it: it reads a result only
+through its attributes and methods.
+
+One JSONL line per case::
+
+    {"case": 0, "id": "c1", "tool_calls": ["A"], "expected_tool_calls": ["A", "B"],
+     "invalid": null, "scores": [[0.5, false, "Missing expected tool: B", null]]}
+
+``scores`` holds ``[value, passed, reason, error]`` per metric, in the order of
+the header's ``provenance.metrics`` (labels are never column names, so any
+label is kept as it is); ``metadata`` is there when the header says so. In
+Parquet the columns are ``case``, ``id`` (the id's JSON text), ``tool_calls``
+and ``expected_tool_calls`` (``list<string>``), ``invalid``, ``metadata`` (JSON
+text, when kept), and per metric ``k`` (its index) ``m{k}.value``,
+``m{k}.passed``, ``m{k}.reason``, ``m{k}.error``.
+"""
 
 from __future__ import annotations
 
+import gzip
 import json
-import math
 import os
 import tempfile
 from collections.abc import Iterator
+from itertools import pairwise
+from json.encoder import encode_basestring
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
+import numpy as np
+
+from agentmetrics._columnar import paused_gc
 from agentmetrics.errors import InvalidParameterError
+from agentmetrics.runs._format import (
+    FORMAT_KEY,
+    FORMAT_VERSION,
+    encode_id,
+    encode_metadata,
+    encode_score,
+    form_of,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._results import EvaluationResult
 
-__all__ = ["FORMAT_VERSION", "HEADER_KEY", "encode_id", "format_of", "save_result"]
+__all__ = ["save_result"]
 
-#: The key of a saved run's header, and the version of its layout.
-HEADER_KEY = "agentmetrics_run"
-FORMAT_VERSION = 1
-_SUFFIXES = {".jsonl": "jsonl", ".json": "jsonl", ".parquet": "parquet"}
+#: Lines encoded and written at a time.
+_BLOCK = 8192
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False)
+_ASCII = json.JSONEncoder(ensure_ascii=True, allow_nan=False, check_circular=False)
 
 
-def format_of(path: str | os.PathLike[str], format: str | None) -> str:
-    if format is not None:
-        if format not in ("jsonl", "parquet"):
+class _Run:
+    """What is written of a result, column by column, checked once for both forms."""
+
+    def __init__(self, result: EvaluationResult, metadata: bool) -> None:
+        batch = result.batch
+        self.n = n = len(result)
+        provenance = result.provenance
+        labels = [spec.label for spec in provenance.metrics]
+        if labels != list(result.results) or provenance.cases != n:
             raise InvalidParameterError(
-                f"format: expected 'jsonl' or 'parquet', got {format!r}.")
-        return format
-    suffix = Path(path).suffix.lower()
-    try:
-        return _SUFFIXES[suffix]
-    except KeyError:
-        raise InvalidParameterError(
-            f"{os.fspath(path)}: expected a saved run's file name ending in .jsonl or .json "
-            f"(JSON lines) or .parquet, got the suffix {suffix or 'none'!r}. Fix: name the "
-            f"file run.jsonl or run.parquet, or pass format='jsonl'.") from None
+                f"save: the result's provenance describes {provenance.cases} cases and the "
+                f"metrics {labels}, but the result has {n} cases and the metrics "
+                f"{list(result.results)}; expected the provenance of this result. Fix: build "
+                f"the EvaluationResult without provenance=, so that it takes its own.")
+        self.provenance = provenance
+        self.has_ids = batch.case_ids is not None
+        self.ids: list[Any] | None = None
+        if batch.case_ids is not None:
+            self.ids = [encode_id(case_id, row) for row, case_id in enumerate(batch.case_ids)]
+        self.invalid = dict(batch.invalid)
+        self.metadata: list[Any] | None = None
+        cases = batch.cases
+        if metadata and cases is not None and _has_metadata(cases):
+            from agentmetrics._model import AgentTestCase
+
+            self.metadata = [encode_metadata(case.metadata, row)
+                             if isinstance(case, AgentTestCase) else None
+                             for row, case in enumerate(cases)]
+        self.scores = []
+        for scores in result.results.values():
+            values = scores.values
+            if values.dtype != np.float64 or len(values) != n or len(scores.passed) != n:
+                raise InvalidParameterError(
+                    f"save: {scores.metric!r} holds {len(values)} {values.dtype} values and "
+                    f"{len(scores.passed)} pass flags; expected {n} float64 values and flags.")
+            reasons: list[str | None] = list(scores.reason_list())
+            errors: list[str | None] = [None] * n
+            for row, message in scores.errors.items():
+                errors[int(row)] = str(message)
+                reasons[int(row)] = None  # an error row's reason is its error
+            self.scores.append((values, scores.passed.astype(bool, copy=False), reasons, errors))
+
+    def header(self) -> dict[str, Any]:
+        return {FORMAT_KEY: FORMAT_VERSION, "cases": self.n, "ids": self.has_ids,
+                "metadata": self.metadata is not None,
+                "fields": ["value", "passed", "reason", "error"],
+                "provenance": self.provenance.to_json()}
 
 
-def encode_id(value: Any, row: int) -> Any:
-    """A case id as JSON keeps it with its type: a string, an integer, a
-    finite float, a boolean or None as itself; a tuple (pytest's
-    ``(test, case)``) as ``{"tuple": [...]}``."""
-    if value is None or isinstance(value, (str, bool, int)):
-        return value
-    if isinstance(value, float) and math.isfinite(value):
-        return value
-    if isinstance(value, tuple):
-        return {"tuple": [encode_id(item, row) for item in value]}
-    raise InvalidParameterError(
-        f"row {row}: the case id {value!r} is a {type(value).__name__}; a saved run keeps "
-        f"ids that are strings, integers, finite floats, booleans, None or tuples of those. "
-        f"Fix: give the case a string id (metadata['id']).")
+def _has_metadata(cases: Any) -> bool:
+    """Whether any case has metadata beyond its id (which the ids keep)."""
+    for case in cases:
+        metadata = getattr(case, "metadata", None)
+        if metadata and (len(metadata) > 1 or "id" not in metadata):
+            return True
+    return False
 
 
-def _header(result: EvaluationResult) -> dict[str, Any]:
-    return {HEADER_KEY: FORMAT_VERSION, "cases": len(result),
-            "has_ids": result.batch.case_ids is not None,
-            "provenance": result.provenance.to_json()}
+def _line(encoder: json.JSONEncoder, record: Any) -> str:
+    return encoder.encode(record) + "\n"
 
 
-def _columns(result: EvaluationResult) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
-    batch = result.batch
-    ids = [encode_id(batch.case_id(row), row) for row in range(len(batch))]
-    called, expected = batch.name_lists()
-    invalid = [batch.invalid.get(row) for row in range(len(batch))]
-    return ids, called, expected, invalid
+def _score_column(values: Any) -> list[str]:
+    """Each value's JSON text: ``repr`` of a finite float (what json.dumps
+    writes), null for NaN, a float tag for any other non-finite value."""
+    texts: list[str] = list(map(float.__repr__, values.tolist()))
+    if not np.isfinite(values).all():
+        for row in np.flatnonzero(~np.isfinite(values)).tolist():
+            texts[row] = _JSON.encode(encode_score(float(values[row])))
+    return texts
 
 
-def _scores(result: EvaluationResult) -> list[tuple[list[float | None], list[bool],
-                                                    list[str | None], list[str | None]]]:
-    out = []
-    for scores in result.results.values():
-        values = [None if v != v else v for v in scores.values.tolist()]
-        reasons: list[str | None] = list(scores.reason_list())
-        errors: list[str | None] = [None] * len(scores)
-        for row, message in scores.errors.items():
-            errors[row] = message
-            reasons[row] = None
-        out.append((values, [bool(p) for p in scores.passed.tolist()], reasons, errors))
-    return out
+def _texts(column: list[str | None]) -> list[str]:
+    """Strings (or None) as JSON text, at C speed."""
+    if None not in column:
+        return list(map(encode_basestring, column))  # type: ignore[arg-type]
+    return ["null" if text is None else encode_basestring(text) for text in column]
 
 
-def _jsonl_lines(result: EvaluationResult) -> Iterator[str]:
-    yield json.dumps(_header(result), allow_nan=False) + "\n"
-    ids, called, expected, invalid = _columns(result)
-    scores = _scores(result)
-    for row in range(len(result)):
-        record: dict[str, Any] = {"case": row, "id": ids[row], "called": called[row],
-                                  "expected": expected[row]}
-        if invalid[row] is not None:
-            record["invalid"] = invalid[row]
-        record["scores"] = [[v[row], p[row], r[row], e[row]] for v, p, r, e in scores]
-        yield json.dumps(record, allow_nan=False) + "\n"
+def _name_texts(batch: Any, invalid: dict[int, str]) -> tuple[list[str], list[str]]:
+    """Each row's called and expected names as JSON text (null where not
+    given, and on both sides of a row that could not be read): each name
+    encoded once, rows joined from the encoded names."""
+    encoded = np.empty(len(batch.vocabulary), dtype=object)
+    encoded[:] = [encode_basestring(name) for name in batch.vocabulary]
+    sides = []
+    for ids, offsets, given in ((batch.called_ids, batch.called_offsets, batch.called_given),
+                                (batch.expected_ids, batch.expected_offsets,
+                                 batch.expected_given)):
+        flat = encoded[ids].tolist()
+        join = ", ".join
+        rows = [f"[{join(flat[a:b])}]" for a, b in pairwise(offsets.tolist())]
+        for row in np.flatnonzero(~np.asarray(given, dtype=bool)).tolist():
+            rows[row] = "null"
+        for row in invalid:
+            rows[row] = "null"
+        sides.append(rows)
+    return sides[0], sides[1]
 
 
-def _write_parquet(result: EvaluationResult, target: str) -> None:
+def _jsonl_lines(run: _Run, batch: Any) -> Iterator[str]:
+    """The header line, then one line per case; each column's text made at
+    once (the same JSON as json.dumps of each record, tested)."""
+    yield _line(_ASCII, run.header())
+    called, expected = _name_texts(batch, run.invalid)
+    id_texts = ["null"] * run.n if run.ids is None else _id_texts(run.ids)
+    invalid = ["null"] * run.n
+    for row, message in run.invalid.items():
+        invalid[row] = encode_basestring(message)
+    metadata = (None if run.metadata is None else
+                [", \"metadata\": " + _JSON.encode(m) for m in run.metadata])
+    scores = [list(zip(_score_column(values), map(_BOOLS.__getitem__, passed.tolist()),
+                       _texts(reasons), _texts(errors)))
+              for values, passed, reasons, errors in run.scores]
+    for row in range(run.n):
+        entries = ", ".join(f"[{v}, {p}, {r}, {e}]" for v, p, r, e in
+                            (column[row] for column in scores))
+        yield (f'{{"case": {row}, "id": {id_texts[row]}, "tool_calls": {called[row]}, '
+               f'"expected_tool_calls": {expected[row]}, "invalid": {invalid[row]}'
+               f'{"" if metadata is None else metadata[row]}, "scores": [{entries}]}}\n')
+
+
+_BOOLS = {True: "true", False: "false"}
+
+
+def _write_jsonl(run: _Run, batch: Any, handle: IO[bytes]) -> None:
+    lines = _jsonl_lines(run, batch)
+    while True:
+        block = [line for _, line in zip(range(_BLOCK), lines)]
+        if not block:
+            return
+        try:
+            handle.write("".join(block).encode("utf-8"))
+        except UnicodeEncodeError:  # a lone surrogate: those lines as \u escapes, exactly
+            for line in block:
+                try:
+                    handle.write(line.encode("utf-8"))
+                except UnicodeEncodeError:
+                    handle.write(_line(_ASCII, json.loads(line)).encode("ascii"))
+
+
+def _name_lists(pa: Any, vocabulary: Any, ids: Any, offsets: Any, given: Any,
+                invalid: dict[int, str]) -> Any:
+    """One side's names as a ``list<string>`` column, built from the batch's
+    arrays (no Python object per name); a null list where not given."""
+    mask = ~np.asarray(given, dtype=bool)
+    if invalid:
+        mask = mask.copy()
+        mask[list(invalid)] = True
+    values = vocabulary.take(pa.array(ids, type=pa.int32())) if len(ids) else pa.array(
+        [], type=pa.string())
+    offsets = np.asarray(offsets, dtype=np.int64)
+    if offsets[-1] > np.iinfo(np.int32).max:
+        return pa.LargeListArray.from_arrays(pa.array(offsets), values, mask=pa.array(mask))
+    return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), values,
+                                    mask=pa.array(mask))
+
+
+def _id_texts(ids: list[Any]) -> list[str]:
+    if all(type(value) is str for value in ids):
+        return list(map(encode_basestring, ids))  # what json.dumps gives a str, at C speed
+    return [_JSON.encode(value) for value in ids]
+
+
+def _write_parquet(run: _Run, batch: Any, target: str) -> None:
     from agentmetrics._optional import require
 
     pa = require("pyarrow", "arrow")
-    import pyarrow.parquet as pq
-
-    ids, called, expected, invalid = _columns(result)
+    pq = require("pyarrow.parquet", "arrow")
+    vocabulary = pa.array(batch.vocabulary, type=pa.string())
     columns: dict[str, Any] = {
-        "case": pa.array(range(len(result)), type=pa.int64()),
-        "id": pa.array([json.dumps(i) for i in ids], type=pa.string()),
-        "called": pa.array(called, type=pa.list_(pa.string())),
-        "expected": pa.array(expected, type=pa.list_(pa.string())),
-        "invalid": pa.array(invalid, type=pa.string()),
+        "case": pa.array(np.arange(run.n, dtype=np.int64)),
+        "id": pa.array(_id_texts(run.ids if run.ids is not None else [None] * run.n),
+                       type=pa.string()),
+        "tool_calls": _name_lists(pa, vocabulary, batch.called_ids, batch.called_offsets,
+                                  batch.called_given, run.invalid),
+        "expected_tool_calls": _name_lists(pa, vocabulary, batch.expected_ids,
+                                           batch.expected_offsets, batch.expected_given,
+                                           run.invalid),
+        "invalid": pa.array([run.invalid.get(row) for row in range(run.n)] if run.invalid
+                            else pa.nulls(run.n, pa.string()), type=pa.string()),
     }
-    for k, (values, passed, reasons, errors) in enumerate(_scores(result)):
-        columns[f"m{k}_value"] = pa.array(values, type=pa.float64())
-        columns[f"m{k}_passed"] = pa.array(passed, type=pa.bool_())
-        columns[f"m{k}_reason"] = pa.array(reasons, type=pa.string())
-        columns[f"m{k}_error"] = pa.array(errors, type=pa.string())
+    if run.metadata is not None:
+        columns["metadata"] = pa.array([None if m is None else _JSON.encode(m)
+                                        for m in run.metadata], type=pa.string())
+    for k, (values, passed, reasons, errors) in enumerate(run.scores):
+        columns[f"m{k}.value"] = pa.array(values, type=pa.float64())
+        columns[f"m{k}.passed"] = pa.array(passed, type=pa.bool_())
+        columns[f"m{k}.reason"] = pa.array(reasons, type=pa.string())
+        columns[f"m{k}.error"] = pa.array(errors, type=pa.string())
     table = pa.table(columns).replace_schema_metadata(
-        {HEADER_KEY: json.dumps(_header(result), allow_nan=False)})
-    pq.write_table(table, target)
+        {FORMAT_KEY: _ASCII.encode(run.header())})
+    # Dictionaries for the text (names repeat, reasons too); never for the values,
+    # which are kept as their bits.
+    text = ["id", "tool_calls.list.element", "expected_tool_calls.list.element", "invalid",
+            "metadata", *(f"m{k}.{field}" for k in range(len(run.scores))
+                          for field in ("reason", "error"))]
+    if any(isinstance(columns[side], pa.LargeListArray) for side in ("tool_calls",
+                                                                     "expected_tool_calls")):
+        text = [name.replace(".list.", ".large_list.") if ".list." in name else name
+                for name in text]
+    pq.write_table(table, target, compression="zstd", use_dictionary=text)
+
+
+def _mode() -> int:
+    """The permissions a new file gets here (0666 less the umask)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def save_result(result: EvaluationResult, path: str | os.PathLike[str],
-                format: str | None = None) -> Path:
-    """Write ``result`` to ``path`` whole or not at all (see
-    :meth:`agentmetrics.EvaluationResult.save`)."""
-    kind = format_of(path, format)
+                format: str | None = None, *, metadata: bool = True) -> Path:
+    """Write ``result`` to ``path`` whole or not at all: into a temporary file
+    beside it, then renamed over it (see :meth:`agentmetrics.EvaluationResult.save`)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidParameterError(f"path: expected a file path, got {type(path).__name__}.")
+    form = form_of(path, format)
+    if not isinstance(metadata, bool):
+        raise InvalidParameterError(f"metadata: expected True or False, got {metadata!r}.")
     target = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
-                                         prefix=f".{target.name}.", suffix=".tmp")
+    if target.is_dir():
+        raise InvalidParameterError(f"{os.fspath(path)}: a directory; expected the path of a "
+                                    f"file to save the run in, e.g. {target / 'run.jsonl'}.")
+    if form == "parquet":
+        from agentmetrics._optional import require
+
+        require("pyarrow", "arrow")  # before any work: say what to install at once
+    with paused_gc():  # many short-lived strings, no cycles: nothing to collect
+        return _save(result, target, form, metadata)
+
+
+def _save(result: EvaluationResult, target: Path, form: str, metadata: bool) -> Path:
+    path = target
+    run = _Run(result, metadata)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                         suffix=".tmp")
     try:
-        if kind == "parquet":
+        if form == "parquet":
             os.close(handle)
             try:
-                _write_parquet(result, temporary)
+                _write_parquet(run, result.batch, temporary)
             except UnicodeEncodeError as error:
                 raise InvalidParameterError(
-                    f"{os.fspath(path)}: a name, reason or id holds text Parquet cannot "
-                    f"store ({error.reason} at {error.start}). Fix: save as JSON lines "
-                    f"(run.jsonl), which keeps it exactly.") from None
+                    f"{os.fspath(path)}: a tool name, reason, error or id holds text that "
+                    f"Parquet cannot store (a lone surrogate, {error.object[error.start:error.end]!r}). "
+                    f"Fix: save as JSON lines (run.jsonl), which keeps it exactly.") from None
         else:
-            with os.fdopen(handle, "w", encoding="ascii", newline="\n") as out:
-                out.writelines(_jsonl_lines(result))
+            with os.fdopen(handle, "wb") as raw:
+                if target.name.lower().endswith(".gz"):
+                    with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as out:
+                        _write_jsonl(run, result.batch, out)  # type: ignore[arg-type]
+                else:
+                    _write_jsonl(run, result.batch, raw)
+        os.chmod(temporary, _mode())
         os.replace(temporary, target)
     except BaseException:
         try:

@@ -4,7 +4,8 @@ class that may not be installed where the run is read."""
 
 from __future__ import annotations
 
-from typing import Any
+import abc
+from typing import Any, cast
 
 from agentmetrics._metric import METRIC_NAME_PATTERN, Metric
 from agentmetrics._model import AgentTestCase
@@ -15,9 +16,12 @@ __all__ = ["SavedMetric", "saved_metric"]
 
 
 class SavedMetric(Metric):
-    """A metric as a saved run recorded it. It reports its threshold,
-    direction, range, version and (masked) parameters; it cannot score a new
-    case: get the metric itself with ``agentmetrics.get_metric(name, ...)``."""
+    """A metric as a saved run recorded it: each is an instance of a subclass
+    made for its name, version, direction and value range (never
+    registered). It reports its threshold and (masked) parameters
+    (``get_params()`` and ``shown_params()`` are the saved ones, secrets still
+    masked); it cannot score a new case: get the metric itself with
+    ``agentmetrics.get_metric(name, ...)``."""
 
     name = "saved_metric"
     spec: MetricSpec
@@ -51,8 +55,19 @@ class SavedMetric(Metric):
     def __hash__(self) -> int:
         return hash((self.spec.name, self.spec.threshold))
 
+    @property
+    def saved_name(self) -> str:
+        """The registry name the run saved (kept even where it is no valid name here)."""
+        return self.spec.name
+
+    @classmethod
+    def from_spec(cls, spec: MetricSpec) -> SavedMetric:
+        """The stand-in for the metric ``spec`` describes (see :func:`saved_metric`)."""
+        return saved_metric(spec)
+
     def __reduce__(self) -> tuple[Any, ...]:
-        return (saved_metric, (self.spec,))
+        # Rebuilt from its spec; the pickle names agentmetrics.runs.SavedMetric.
+        return (SavedMetric.from_spec, (self.spec,))
 
 
 _CLASSES: dict[tuple[str, str, bool, tuple[float, float]], type[SavedMetric]] = {}
@@ -67,9 +82,9 @@ def saved_metric(spec: MetricSpec) -> SavedMetric:
     key = (name, spec.version, spec.higher_is_better, spec.value_range)
     cls = _CLASSES.get(key)
     if cls is None:
-        cls = type(SavedMetric)(f"Saved_{name}", (SavedMetric,), {
+        cls = cast("type[SavedMetric]", abc.ABCMeta(f"Saved_{name}", (SavedMetric,), {
             "name": name, "version": spec.version, "higher_is_better": spec.higher_is_better,
             "value_range": spec.value_range, "__module__": __name__,
-            "__doc__": SavedMetric.__doc__})
+            "__doc__": SavedMetric.__doc__}))
         _CLASSES[key] = cls
     return cls(spec)

@@ -1,0 +1,375 @@
+"""The run history's SQLite file: its schema, transactions, and runs in and
+out as :class:`Run` records. Everything of :class:`~agentmetrics.runs.RunStore`
+but loading a run's saved file, which lives above (``_history``): saving
+records a run here without importing the reader of saved runs.
+
+Two processes may record into one file at once: each write is one
+``BEGIN IMMEDIATE`` transaction, and a writer waits up to 30 s for another's
+lock. Reading never creates the file.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import math
+import os
+import re
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from agentmetrics.errors import InvalidParameterError
+from agentmetrics.runs._provenance import Provenance
+
+if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._results import EvaluationResult
+
+__all__ = ["ENV_VAR", "MetricSummary", "Run", "StoreFile", "default_store_path"]
+
+#: The environment variable naming the default run history.
+ENV_VAR = "AGENTMETRICS_HISTORY"
+#: The schema this agentmetrics writes, and the newest it reads.
+SCHEMA_VERSION = 1
+#: How long a writer waits for another process's transaction (seconds).
+_BUSY_TIMEOUT = 30.0
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS runs ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " created TEXT NOT NULL,"
+    " label TEXT,"
+    " path TEXT,"
+    " cases INTEGER NOT NULL,"
+    " fingerprint TEXT NOT NULL,"
+    " agentmetrics_version TEXT NOT NULL,"
+    " provenance TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS run_metrics ("
+    " run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    " position INTEGER NOT NULL,"
+    " metric TEXT NOT NULL,"
+    " n INTEGER NOT NULL,"
+    " mean REAL, mean_low REAL, mean_high REAL,"
+    " pass_rate REAL, pass_low REAL, pass_high REAL,"
+    " errors INTEGER NOT NULL,"
+    " threshold REAL NOT NULL,"
+    " PRIMARY KEY (run, position))",
+    "CREATE INDEX IF NOT EXISTS run_metrics_by_metric ON run_metrics (metric, run)",
+)
+
+def default_store_path() -> Path:
+    """The run history used when none is named: ``$AGENTMETRICS_HISTORY`` when
+    set, else ``.agentmetrics/runs.sqlite`` under the current directory
+    (created on the first write)."""
+    named = os.environ.get(ENV_VAR)
+    if named:
+        return Path(named)
+    return Path.cwd() / ".agentmetrics" / "runs.sqlite"
+
+
+@attrs.frozen(slots=True)
+class MetricSummary:
+    """One metric of a recorded run: the columns of ``result.summary()`` a
+    history keeps (NaN where the summary has none, e.g. a mean with no case
+    scored)."""
+
+    metric: str
+    n: int
+    mean: float
+    mean_low: float
+    mean_high: float
+    pass_rate: float
+    pass_low: float
+    pass_high: float
+    errors: int
+    threshold: float
+
+
+@attrs.frozen(slots=True)
+class Run:
+    """A run in the history: its ``id`` (1, 2, ... in the order recorded),
+    ``created`` (the provenance's ISO 8601 UTC time), the ``label`` it was
+    given, the absolute ``path`` of its saved file (None when recorded
+    without one), its number of ``cases``, the data's ``fingerprint``, the
+    agentmetrics version that scored it, its :class:`Provenance`, and one
+    :class:`MetricSummary` per metric, in the run's order."""
+
+    id: int
+    created: str
+    label: str | None
+    path: str | None
+    cases: int
+    fingerprint: str
+    agentmetrics_version: str
+    provenance: Provenance
+    metrics: tuple[MetricSummary, ...]
+
+    def summary(self, metric: str) -> MetricSummary | None:
+        """The summary of the metric labelled ``metric`` (None if the run has none)."""
+        return next((m for m in self.metrics if m.metric == metric), None)
+
+
+def _real(value: Any) -> float | None:
+    """A summary number as SQLite keeps it: NaN (and infinities) as NULL."""
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _number(value: Any) -> float:
+    """A number SQLite gave back: NULL is NaN."""
+    return math.nan if value is None else float(value)
+
+
+def _kept(value: Any) -> float:
+    """A summary number as the history gives it back (what is not finite, NaN)."""
+    return _number(_real(value))
+
+
+_REF = re.compile(r"^last(?:~(\d+))?$")
+
+
+class StoreFile:
+    """A run history in one SQLite file (see :class:`~agentmetrics.runs.RunStore`)."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        if path is not None and not isinstance(path, (str, os.PathLike)):
+            raise InvalidParameterError(
+                f"RunStore: expected the path of a run history (a .sqlite file) or None for "
+                f"the default one, got {type(path).__name__}.")
+        #: The SQLite file (it need not exist yet).
+        self.path = Path(path) if path is not None else default_store_path()
+
+    def __repr__(self) -> str:
+        return f"RunStore({os.fspath(self.path)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StoreFile) and other.path == self.path
+
+    def __hash__(self) -> int:
+        return hash(self.path)
+
+    # -- the file ----------------------------------------------------------------
+
+    def _where(self) -> str:
+        return f"run history {os.fspath(self.path)}"
+
+    def _how_to_list(self) -> str:
+        """The command that lists this history's runs, for messages."""
+        default = self.path == default_store_path()
+        return ("`agentmetrics runs list`" if default
+                else f"`agentmetrics runs list --history {os.fspath(self.path)}`")
+
+    def _fail(self, error: sqlite3.Error) -> InvalidParameterError:
+        return InvalidParameterError(
+            f"{self._where()}: not a readable run history ({error}). Fix: name a file that "
+            f"RunStore (or `agentmetrics evaluate --save`) wrote, or a new path.")
+
+    @contextmanager
+    def _connect(self, write: bool) -> Iterator[sqlite3.Connection | None]:
+        """A connection in a transaction (``BEGIN IMMEDIATE`` for a write), with
+        the schema checked (and made, for a write); None for a read of a file
+        that is not there yet."""
+        if not write and not self.path.exists():
+            yield None
+            return
+        if write:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if write:
+                connection = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT,
+                                             isolation_level=None)
+            else:
+                connection = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True,
+                                             timeout=_BUSY_TIMEOUT, isolation_level=None)
+        except sqlite3.Error as error:
+            raise self._fail(error) from None
+        try:
+            connection.execute("PRAGMA foreign_keys = ON")
+            connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                fresh = self._check_schema(connection, write)
+                yield None if fresh and not write else connection
+                connection.execute("COMMIT")
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as error:
+            raise self._fail(error) from None
+        finally:
+            connection.close()
+
+    def _check_schema(self, connection: sqlite3.Connection, write: bool) -> bool:
+        """Refuse a newer schema or another program's database; make the
+        tables on a first write. True when the file holds no history yet."""
+        tables = {row[0] for row in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "schema_version" not in tables:
+            if tables - {"sqlite_sequence"}:
+                raise InvalidParameterError(
+                    f"{self._where()}: an SQLite file that is not a run history (it has the "
+                    f"tables {sorted(tables)}). Fix: name another file for the history.")
+            if not write:
+                return True
+            for statement in _SCHEMA:
+                connection.execute(statement)
+            connection.execute("INSERT INTO schema_version (version) VALUES (?)",
+                               (SCHEMA_VERSION,))
+            return False
+        versions = [row[0] for row in connection.execute("SELECT version FROM schema_version")]
+        if len(versions) != 1 or type(versions[0]) is not int:
+            raise InvalidParameterError(
+                f"{self._where()}: its schema_version table holds {versions!r}; expected one "
+                f"version number. The file is damaged.")
+        if versions[0] > SCHEMA_VERSION:
+            raise InvalidParameterError(
+                f"{self._where()}: a run history of schema {versions[0]}, written by a newer "
+                f"agentmetrics; this one reads schema {SCHEMA_VERSION}. Fix: upgrade "
+                f"agentmetrics (pip install -U agent-tool-metrics).")
+        return False
+
+    # -- writing -----------------------------------------------------------------
+
+    def record(self, result: EvaluationResult, path: str | os.PathLike[str] | None = None, *,
+               label: str | None = None) -> Run:
+        """Record ``result`` as the newest run: its provenance, the absolute
+        path of its saved file (``path``; None when it has none), ``label``,
+        and per metric the main columns of ``result.summary()``. Returns the
+        :class:`Run` recorded."""
+        if label is not None and not isinstance(label, str):
+            raise InvalidParameterError(
+                f"label: expected a str or None, got {type(label).__name__}.")
+        provenance = result.provenance
+        summary = result.summary()
+        metrics = tuple(MetricSummary(
+            metric=row["metric"], n=int(row["n"]), mean=_kept(row["mean"]),
+            mean_low=_kept(row["mean_low"]), mean_high=_kept(row["mean_high"]),
+            pass_rate=_kept(row["pass_rate"]), pass_low=_kept(row["pass_low"]),
+            pass_high=_kept(row["pass_high"]), errors=int(row["errors"]),
+            threshold=float(row["threshold"])) for row in summary)
+        saved = None if path is None else os.path.abspath(os.fspath(path))
+        text = json.dumps(provenance.to_json(), ensure_ascii=False, allow_nan=False)
+        with self._connect(write=True) as connection:
+            assert connection is not None
+            cursor = connection.execute(
+                "INSERT INTO runs (created, label, path, cases, fingerprint, agentmetrics_version,"
+                " provenance) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (provenance.created, label, saved, provenance.cases, provenance.fingerprint,
+                 provenance.agentmetrics_version, text))
+            run_id = cursor.lastrowid
+            assert run_id is not None
+            connection.executemany(
+                "INSERT INTO run_metrics (run, position, metric, n, mean, mean_low, mean_high, "
+                "pass_rate, pass_low, pass_high, errors, threshold) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(run_id, position, m.metric, m.n, _real(m.mean), _real(m.mean_low),
+                  _real(m.mean_high), _real(m.pass_rate), _real(m.pass_low), _real(m.pass_high),
+                  m.errors, m.threshold) for position, m in enumerate(metrics)])
+        return Run(run_id, provenance.created, label, saved, provenance.cases,
+                   provenance.fingerprint, provenance.agentmetrics_version, provenance, metrics)
+
+    # -- reading -----------------------------------------------------------------
+
+    def _runs(self, connection: sqlite3.Connection, where: str, parameters: tuple[Any, ...]
+              ) -> builtins.list[Run]:
+        rows = connection.execute(
+            "SELECT id, created, label, path, cases, fingerprint, agentmetrics_version, "
+            f"provenance FROM runs {where}", parameters).fetchall()
+        if not rows:
+            return []
+        ids = [row[0] for row in rows]
+        metrics: dict[int, builtins.list[MetricSummary]] = {run_id: [] for run_id in ids}
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            for found in connection.execute(
+                    "SELECT run, metric, n, mean, mean_low, mean_high, pass_rate, pass_low, "
+                    "pass_high, errors, threshold FROM run_metrics WHERE run IN "
+                    f"({', '.join('?' * len(part))}) ORDER BY run, position", part):
+                (run, metric, n, mean, mean_low, mean_high, pass_rate, pass_low, pass_high,
+                 errors, threshold) = found
+                metrics[run].append(MetricSummary(
+                    metric=metric, n=int(n), mean=_number(mean), mean_low=_number(mean_low),
+                    mean_high=_number(mean_high), pass_rate=_number(pass_rate),
+                    pass_low=_number(pass_low), pass_high=_number(pass_high),
+                    errors=int(errors), threshold=float(threshold)))
+        runs = []
+        for run_id, created, label, path, cases, fingerprint, version, provenance in rows:
+            try:
+                parsed = Provenance.from_json(json.loads(provenance))
+            except (ValueError, KeyError, TypeError) as error:
+                raise InvalidParameterError(
+                    f"{self._where()}: run {run_id}'s provenance cannot be read ({error!r}). "
+                    f"The file is damaged.") from None
+            runs.append(Run(run_id, created, label, path, cases, fingerprint, version, parsed,
+                            tuple(metrics[run_id])))
+        return runs
+
+    def list(self, limit: int | None = None) -> builtins.list[Run]:
+        """The runs recorded, newest first (the ``limit`` newest, when given)."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                                  or limit < 0):
+            raise InvalidParameterError(f"limit: expected a whole number, 0 or more, or None, "
+                                        f"got {limit!r}.")
+        with self._connect(write=False) as connection:
+            if connection is None:
+                return []
+            return self._runs(connection, "ORDER BY id DESC LIMIT ?",
+                              (-1 if limit is None else limit,))
+
+    def get(self, ref: int | str) -> Run:
+        """One run: by its id (``3``, or ``"3"``), ``"last"`` (the newest), or
+        ``"last~N"`` (N runs before the newest)."""
+        run_id, offset = self._parse_ref(ref)
+        with self._connect(write=False) as connection:
+            found: builtins.list[Run] = []
+            count = 0
+            if connection is not None:
+                if run_id is not None:
+                    found = self._runs(connection, "WHERE id = ?", (run_id,))
+                else:
+                    found = self._runs(connection, "ORDER BY id DESC LIMIT 1 OFFSET ?", (offset,))
+                if not found:
+                    count = connection.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        if found:
+            return found[0]
+        held = ("has no runs yet" if not count else f"has {count} run{'s' if count != 1 else ''}")
+        shown = run_id if run_id is not None else repr(ref)
+        raise InvalidParameterError(
+            f"{self._where()}: no run {shown}; the history {held}. Fix: "
+            f"{self._how_to_list()} shows the runs recorded (`agentmetrics evaluate FILE --save "
+            f"run.jsonl`, or result.save(path), records one).")
+
+    def _parse_ref(self, ref: int | str) -> tuple[int | None, int]:
+        """(id, None) or (None, offset from the newest)."""
+        if isinstance(ref, int) and not isinstance(ref, bool):
+            return ref, 0
+        if isinstance(ref, str):
+            text = ref.strip()
+            if text.isdigit() and text.isascii():
+                return int(text), 0
+            match = _REF.match(text)
+            if match:
+                return None, int(match[1] or 0)
+        raise InvalidParameterError(
+            f"run: expected a run's id (3), 'last' or 'last~N' (N runs before the last), got "
+            f"{ref!r}. Fix: {self._how_to_list()} shows the ids.")
+
+    def trend(self, metric: str, last: int = 20) -> builtins.list[tuple[Run, MetricSummary]]:
+        """The ``last`` newest runs that have a metric labelled ``metric``, oldest
+        first, each with that metric's summary."""
+        if isinstance(last, bool) or not isinstance(last, int) or last < 0:
+            raise InvalidParameterError(f"last: expected a whole number, 0 or more, got "
+                                        f"{last!r}.")
+        with self._connect(write=False) as connection:
+            if connection is None or not last:
+                return []
+            runs = self._runs(connection, "WHERE id IN (SELECT run FROM run_metrics WHERE "
+                              "metric = ?) ORDER BY id DESC LIMIT ?", (metric, last))
+        return [(run, summary) for run in reversed(runs)
+                for summary in [run.summary(metric)] if summary is not None]
