@@ -97,6 +97,8 @@ bench: $(VENV)/.installed $(PEERS)/.installed-bench $(BFCL)/.installed
 	$(BIN)/python benchmarks/bench_capture.py
 	$(BIN)/python benchmarks/bench_expectations.py
 	$(BIN)/python benchmarks/bench_bfcl.py
+	$(BIN)/python benchmarks/bench_report.py
+	$(BIN)/python benchmarks/bench_runs.py
 	$(PEERS)/bin/python benchmarks/bench_peers.py
 
 clean:
