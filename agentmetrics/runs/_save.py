@@ -260,11 +260,15 @@ def _write_parquet(run: _Run, batch: Any, target: str) -> None:
     pq.write_table(table, target, compression="zstd", use_dictionary=text)
 
 
-def _mode() -> int:
-    """The permissions a new file gets here (0666 less the umask)."""
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return 0o666 & ~umask
+def _mode(target: Path) -> int:
+    """The permissions of the file saved over, or those a new file gets here
+    (0666 less the umask); the temporary file is made private (0600)."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def save_result(result: EvaluationResult, path: str | os.PathLike[str],
@@ -280,6 +284,10 @@ def save_result(result: EvaluationResult, path: str | os.PathLike[str],
     if target.is_dir():
         raise InvalidParameterError(f"{os.fspath(path)}: a directory; expected the path of a "
                                     f"file to save the run in, e.g. {target / 'run.jsonl'}.")
+    if not target.parent.is_dir():
+        raise InvalidParameterError(f"{os.fspath(path)}: the folder {target.parent} does not "
+                                    f"exist; expected the path of a file in a folder that does. "
+                                    f"Fix: create the folder first.")
     if form == "parquet":
         from agentmetrics._optional import require
 
@@ -310,7 +318,7 @@ def _save(result: EvaluationResult, target: Path, form: str, metadata: bool) -> 
                         _write_jsonl(run, result.batch, out)  # type: ignore[arg-type]
                 else:
                     _write_jsonl(run, result.batch, raw)
-        os.chmod(temporary, _mode())
+        os.chmod(temporary, _mode(target))
         os.replace(temporary, target)
     except BaseException:
         try:

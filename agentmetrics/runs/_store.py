@@ -254,7 +254,7 @@ class StoreFile:
             pass_high=_kept(row["pass_high"]), errors=int(row["errors"]),
             threshold=float(row["threshold"])) for row in summary)
         saved = None if path is None else os.path.abspath(os.fspath(path))
-        text = json.dumps(provenance.to_json(), ensure_ascii=False, allow_nan=False)
+        text = json.dumps(provenance.to_json(), allow_nan=False)
         with self._connect(write=True) as connection:
             assert connection is not None
             cursor = connection.execute(
