@@ -19,7 +19,15 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._columnar import BadName, Ingested, Vocabulary, check_input_format, ingest
+from agentmetrics._columnar import (
+    BadName,
+    Ingested,
+    Vocabulary,
+    check_input_format,
+    holds_call_objects,
+    ingest,
+    records_from_arrow,
+)
 from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase, _describe, _is_not_given
 from agentmetrics._optional import require
 from agentmetrics._types import ErrorsMode, check_errors_mode
@@ -29,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["ToolCallBatch"]
+__all__ = ["ToolCallBatch", "holds_mappings", "refuse_row"]
 
 IntArray = npt.NDArray[np.int64]
 IdArray = npt.NDArray[np.int32]
@@ -301,8 +309,12 @@ class ToolCallBatch:
                 f"from_records: expected a list or iterable of mappings, got {_describe(records)}. "
                 f"Fix: wrap a single record in a list.")
         check_input_format(input_format)
-        read = ingest(list(records), errors=errors,
+        read = ingest(list(records), errors="record",
                       options={"input_format": input_format, "hosted_tools": hosted_tools})
+        if errors == "raise" and read.invalid:
+            row = min(read.invalid)
+            raise refuse_row(row, read.case_ids[row],
+                             read.invalid[row].removeprefix(f"record {row}: "), "record")
         return cls.from_ingested(read)
 
     @classmethod
@@ -437,6 +449,13 @@ class ToolCallBatch:
         else:
             case_ids = tuple(frame.index.tolist())
         called, expected = frame[tool_calls], frame[expected_tool_calls]
+        if holds_mappings(called) or holds_mappings(expected):
+            batch = cls.from_object_columns(called.tolist(), expected.tolist(), case_ids)
+            if errors == "raise" and batch.invalid:
+                row = min(batch.invalid)
+                raise refuse_row(row, batch.case_id(row),
+                                 batch.invalid[row].removeprefix(f"record {row}: "))
+            return batch
         if _is_arrow_list(called) and _is_arrow_list(expected):
             pa = require("pyarrow", "arrow")
             batch = cls.from_arrow(
@@ -451,6 +470,21 @@ class ToolCallBatch:
             ids=case_ids,
             errors=errors,
         )
+
+    @classmethod
+    def from_object_columns(cls, called: Sequence[Any], expected: Sequence[Any],
+                            ids: Sequence[Any] | None) -> ToolCallBatch:
+        """Two columns of call lists holding call objects (a DataFrame's object
+        columns), read as records, arguments included; unreadable rows kept
+        as invalid rows."""
+        records: list[dict[str, Any]] = [
+            {"tool_calls": _cell(a), "expected_tool_calls": _cell(b)}
+            for a, b in zip(called, expected)]
+        if ids is not None:
+            for record, identity in zip(records, ids):
+                record["id"] = identity
+        batch = cls.from_records(records, errors="record")
+        return batch if ids is not None else attrs.evolve(batch, case_ids=None)
 
     @classmethod
     def from_arrow(
@@ -471,7 +505,27 @@ class ToolCallBatch:
         """
         check_errors_mode(errors)
         require("pyarrow", "arrow")
-        columns = [_arrow_list(tool_calls, "tool_calls"), _arrow_list(expected_tool_calls, "expected_tool_calls")]
+        if ids is not None and not isinstance(ids, (list, tuple)):
+            ids = ids.to_pylist()  # type: ignore[union-attr]
+        given = [_chunked(tool_calls, "tool_calls"), _chunked(expected_tool_calls, "expected_tool_calls")]
+        if any(holds_call_objects(column) for column in given):
+            if len(given[0]) != len(given[1]):
+                raise InvalidCaseError(
+                    f"from_arrow: tool_calls has {len(given[0])} rows but "
+                    f"expected_tool_calls has {len(given[1])}; they must be parallel.")
+            if ids is not None and len(ids) != len(given[0]):
+                raise InvalidCaseError(f"from_arrow: ids has {len(ids)} rows, the columns {len(given[0])}.")
+            records = records_from_arrow(given[0], given[1], ids)
+            batch = cls.from_ingested(ingest(records, errors="record", where="row"))
+            if ids is None:
+                batch = attrs.evolve(batch, case_ids=None)
+            if errors == "raise" and batch.invalid:
+                row, message = next(iter(batch.invalid.items()))
+                raise refuse_row(row, None if ids is None else ids[row],
+                                 message.removeprefix(f"row {row}: "))
+            return batch
+        columns = [_arrow_list(column, field) for column, field in
+                   zip(given, ("tool_calls", "expected_tool_calls"))]
         if len(columns[0]) != len(columns[1]):
             raise InvalidCaseError(
                 f"from_arrow: tool_calls has {len(columns[0])} rows but "
@@ -510,19 +564,16 @@ class ToolCallBatch:
                 bad_positions = np.union1d(bad_positions, np.flatnonzero(ids_side == vocabulary.index("")))
             for position in bad_positions:
                 row = int(np.searchsorted(offsets, position, side="right") - 1)
-                message = (
-                    f"{field}[{int(position - offsets[row])}]: expected a non-empty tool "
-                    f"name, got {'null' if not validity[position] else repr('')}."
-                )
-                if errors == "raise":
-                    raise InvalidCaseError(f"row {row}: {message}")
+                message = f"{field}[{int(position - offsets[row])}]: " + (
+                    _NULL_NAME if not validity[position] else _EMPTY_NAME)
                 invalid.setdefault(row, message)
             sides.append((np.ascontiguousarray(ids_side), offsets, given))
-        if ids is not None and not isinstance(ids, (list, tuple)):
-            ids = ids.to_pylist()  # type: ignore[union-attr]
         case_ids = None if ids is None else tuple(ids)
         if case_ids is not None and len(case_ids) != n:
             raise InvalidCaseError(f"from_arrow: ids has {len(case_ids)} rows, the columns {n}.")
+        if errors == "raise" and invalid:
+            row = min(invalid)
+            raise refuse_row(row, None if case_ids is None else case_ids[row], invalid[row])
         return cls._assemble(vocabulary, sides[0], sides[1], case_ids, invalid=invalid)
 
     # -- reading ---------------------------------------------------------------
@@ -635,6 +686,27 @@ class ToolCallBatch:
                    cases=cases, invalid=invalid)
 
 
+def holds_mappings(series: Any) -> bool:
+    """Whether a DataFrame's object column holds call objects (mappings) in its lists."""
+    if getattr(series.dtype, "pyarrow_dtype", None) is not None:
+        return False
+    for cell in series.tolist():
+        if isinstance(cell, np.ndarray) and cell.ndim != 1:
+            continue  # not a list of calls: the column's reading says what it is
+        if isinstance(cell, (list, tuple, np.ndarray)) and any(
+                isinstance(item, Mapping) for item in cell):
+            return True
+    return False
+
+
+def _cell(value: Any) -> Any:
+    """A DataFrame cell as a record's value: arrays as lists, a missing cell as None."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, float) and value != value:
+        return None
+    return value
+
 
 def _is_arrow_list(series: Any) -> bool:
     dtype = series.dtype
@@ -646,7 +718,27 @@ def _is_arrow_list(series: Any) -> bool:
     return bool(pa.types.is_list(pyarrow_dtype) or pa.types.is_large_list(pyarrow_dtype))
 
 
-def _arrow_list(column: Any, field: str) -> Any:
+#: What the records' reading says of a null and of an empty name (one wording for both readers).
+_NULL_NAME = "expected a ToolCall, a tool name (str) or a mapping with 'name'; got NoneType None."
+_EMPTY_NAME = ("ToolCall.name: expected a non-empty str, got ''. Fix: give every tool call the "
+               "name of the tool that was called.")
+
+
+def refuse_row(row: int, case_id: Any, message: str, where: str = "row",
+               local: int | None = None) -> InvalidCaseError:
+    """The error for a row that cannot be read, with ``errors="raise"``: the
+    row, the case's id when it has one, what is wrong, and the way to keep
+    going. Every tabular reader (Arrow, pandas, a partition) words it so.
+    ``local`` is the row's position in its batch when ``row`` counts the whole."""
+    notes = ([] if local is None else [f"row {local} of this batch"]) + (
+        [] if case_id is None else [f"id {case_id!r}"])
+    named = f"{where} {row}" + (f" ({', '.join(notes)})" if notes else "")
+    return InvalidCaseError(
+        f"{named}: {message} To score the other rows and keep this one as an error row, "
+        f"pass errors=\"record\".")
+
+
+def _chunked(column: Any, field: str) -> Any:
     import pyarrow as pa
 
     if isinstance(column, pa.Array):
@@ -655,6 +747,17 @@ def _arrow_list(column: Any, field: str) -> Any:
         raise InvalidCaseError(
             f"from_arrow: {field} must be a pyarrow Array or ChunkedArray, got {_describe(column)}."
         )
+    if pa.types.is_null(column.type):  # a column with no value at all: nothing given
+        return column.cast(pa.list_(pa.string()))
+    if ((pa.types.is_list(column.type) or pa.types.is_large_list(column.type))
+            and pa.types.is_null(column.type.value_type)):  # lists that hold no name
+        return column.cast(pa.list_(pa.string()))
+    return column
+
+
+def _arrow_list(column: Any, field: str) -> Any:
+    import pyarrow as pa
+
     if not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
         raise InvalidCaseError(
             f"from_arrow: {field} must be list<string>, got {column.type}. Fix: cast it, "

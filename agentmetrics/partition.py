@@ -33,19 +33,21 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from agentmetrics._aggregate import Aggregate, merge
+import attrs
+
+from agentmetrics._aggregate import Aggregate, ToolCounts
+from agentmetrics._aggregate import merge as _merge_aggregates
 from agentmetrics._dataset import case_from_record
-from agentmetrics._model import UnreadableCase
+from agentmetrics._metric import Metric, metric_labels
+from agentmetrics._model import AgentTestCase, UnreadableCase, _describe
 from agentmetrics._optional import require
-from agentmetrics._tool_call_batch import ToolCallBatch
-from agentmetrics._types import check_errors_mode
-from agentmetrics._metric import Metric
-from agentmetrics._model import AgentTestCase, _describe
 from agentmetrics._results import EvaluationResult
-from agentmetrics._types import ErrorsMode
+from agentmetrics._tool_call_batch import ToolCallBatch, holds_mappings, refuse_row
+from agentmetrics._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 
-__all__ = ["Aggregate", "aggregate", "merge", "rows_schema", "score", "score_rows"]
+__all__ = ["AGGREGATE_DDL", "Aggregate", "RowScorer", "SparkScorer", "aggregate", "merge",
+           "rows_schema", "score", "score_rows", "spark_schema"]
 
 _CALL_FIELDS = ("tool_calls", "expected_tool_calls")
 
@@ -103,27 +105,40 @@ def evaluate_partition(
 
     check_errors_mode(errors)
     names = _columns(columns)
-    batch, ids, kept = _batch(data, names, errors, tuple(keep))
+    batch, ids, kept, first = _batch(data, names, tuple(keep))
+    if errors == "raise" and batch.invalid:
+        row = min(batch.invalid)
+        message = batch.invalid[row]
+        noun = "row"
+        for each in ("row", "record", "item"):
+            if message.startswith(f"{each} {row}: "):
+                noun, message = each, message.removeprefix(f"{each} {row}: ")
+        if first is None:
+            raise refuse_row(row, batch.case_id(row), message, f"batch {noun}")
+        raise refuse_row(row + first, batch.case_id(row), message, local=row)
     result = evaluate(batch, list(metrics), errors=errors, progress=False, **options)
     return result, ids, kept
 
 
-def _batch(data: Any, names: dict[str, str | None], errors: ErrorsMode,
-           keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any]]:
+def _batch(data: Any, names: dict[str, str | None],
+           keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any], int | None]:
+    """The batch (unreadable rows kept as invalid rows), the ids, the kept
+    columns and the global position of the first row, when the data says it
+    (a pandas index numbered from the partition's offset, as Dask's is)."""
     pa = require("pyarrow", "arrow")
     module = type(data).__module__
     if module.startswith("pandas") and type(data).__name__ == "DataFrame":
-        return _from_pandas(data, names, errors, keep)
+        return _from_pandas(data, names, keep)
     if module.startswith("pyarrow") and type(data).__name__ in ("Table", "RecordBatch"):
         table = data if isinstance(data, pa.Table) else pa.Table.from_batches([data])
-        return _from_arrow(table, names, errors, keep)
+        return (*_from_arrow(table, names, keep), None)
     if isinstance(data, Mapping):  # Ray's "numpy" batches: column name -> array
         pd = require("pandas", "pandas")
         frame = pd.DataFrame({key: list(value) if getattr(value, "ndim", 1) > 1 else value
                               for key, value in data.items()})
-        return _from_pandas(frame, names, errors, keep)
+        return _from_pandas(frame, names, keep)
     if isinstance(data, (list, tuple)):
-        return _from_items(data, errors, keep)
+        return (*_from_items(data, keep), None)
     raise InvalidParameterError(
         f"data: expected a pandas DataFrame, an Arrow Table or RecordBatch, a dict of columns "
         f"or a list of cases, got {_describe(data)}.")
@@ -140,10 +155,13 @@ def _require_columns(present: Sequence[str], names: dict[str, str | None],
             f"your columns.")
 
 
-def _from_pandas(frame: Any, names: dict[str, str | None], errors: ErrorsMode,
-                 keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any]]:
+def _from_pandas(frame: Any, names: dict[str, str | None], keep: tuple[str, ...]
+                 ) -> tuple[ToolCallBatch, Any, dict[str, Any], int | None]:
     pa = require("pyarrow", "arrow")
+    pd = require("pandas", "pandas")
     present = [str(c) for c in frame.columns]
+    if not len(frame) and not present:  # an empty frame that lost its columns
+        return (*_from_arrow(pa.table({}), names, keep), 0)
     _require_columns(present, names, keep)
     refuse_text_calls({str(c): frame[c].dtype for c in frame.columns}, names, "data")
     called, expected = frame[names["tool_calls"]], frame[names["expected_tool_calls"]]
@@ -157,17 +175,35 @@ def _from_pandas(frame: Any, names: dict[str, str | None], errors: ErrorsMode,
         ids = pa.nulls(len(frame), pa.string())
     if id_name is not None or frame.index.name is not None:
         id_values = tuple(ids.to_pylist())
-    from agentmetrics._tool_call_batch import _is_arrow_list
-
-    if _is_arrow_list(called) and _is_arrow_list(expected):
+    index = frame.index
+    # Dask numbers a partition's rows from its offset: a range from elsewhere
+    # than 0 is where the rows are in the whole; from 0 it may be a batch's own.
+    first = (int(index.start) if isinstance(index, pd.RangeIndex) and index.step == 1
+             and index.name is None and index.start != 0 else None)
+    if _is_arrow_column(called) and _is_arrow_column(expected):
         batch = ToolCallBatch.from_arrow(tool_calls=pa.array(called.array),
                                          expected_tool_calls=pa.array(expected.array),
-                                         ids=id_values, errors=errors)
+                                         ids=id_values, errors="record")
+    elif holds_mappings(called) or holds_mappings(expected):
+        # Call objects in object columns: read as records, arguments included.
+        batch = ToolCallBatch.from_object_columns(called.tolist(), expected.tolist(), id_values)
     else:
         batch = ToolCallBatch.from_columns(tool_calls=called.tolist(),
                                            expected_tool_calls=expected.tolist(),
-                                           ids=id_values, errors=errors)
-    return batch, ids, {name: _arrow_column(frame[name]) for name in keep}
+                                           ids=id_values, errors="record")
+    return batch, ids, {name: _arrow_column(frame[name]) for name in keep}, first
+
+
+def _is_arrow_column(series: Any) -> bool:
+    """An Arrow-backed list column (Ray's pandas batches, ``dtype_backend="pyarrow"``),
+    or one with no value at all."""
+    pyarrow_dtype = getattr(series.dtype, "pyarrow_dtype", None)
+    if pyarrow_dtype is None:
+        return False
+    import pyarrow as pa
+
+    return bool(pa.types.is_list(pyarrow_dtype) or pa.types.is_large_list(pyarrow_dtype)
+                or pa.types.is_null(pyarrow_dtype))
 
 
 def _arrow_column(series: Any) -> Any:
@@ -178,9 +214,12 @@ def _arrow_column(series: Any) -> Any:
     return pa.Array.from_pandas(series)
 
 
-def _from_arrow(table: Any, names: dict[str, str | None], errors: ErrorsMode,
+def _from_arrow(table: Any, names: dict[str, str | None],
                 keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any]]:
     pa = require("pyarrow", "arrow")
+    if not table.num_rows and not table.num_columns:  # an empty batch with no schema
+        table = pa.table({name: pa.array([], pa.list_(pa.string()))
+                          for name in (names["tool_calls"], names["expected_tool_calls"])})
     _require_columns(table.column_names, names, keep)
     id_name = names["id"] if names["id"] is not None else (
         "id" if "id" in table.column_names else None)
@@ -189,11 +228,11 @@ def _from_arrow(table: Any, names: dict[str, str | None], errors: ErrorsMode,
     batch = ToolCallBatch.from_arrow(
         tool_calls=table.column(names["tool_calls"]),
         expected_tool_calls=table.column(names["expected_tool_calls"]),
-        ids=None if id_name is None else ids, errors=errors)
+        ids=None if id_name is None else ids, errors="record")
     return batch, ids, {name: table.column(name).combine_chunks() for name in keep}
 
 
-def _from_items(items: Sequence[Any], errors: ErrorsMode,
+def _from_items(items: Sequence[Any],
                 keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any]]:
     cases: list[Any] = []
     for position, item in enumerate(items):
@@ -201,14 +240,12 @@ def _from_items(items: Sequence[Any], errors: ErrorsMode,
             try:
                 cases.append(case_from_record(dict(item)))
             except InvalidCaseError as error:
-                if errors == "raise":
-                    raise InvalidCaseError(f"item {position}: {error}") from None
                 identity = item.get("id") if isinstance(item, Mapping) else None
                 cases.append(UnreadableCase("<items>", position, f"item {position}: {error}",
                                             id=identity))
         else:
             cases.append(item)
-    batch = ToolCallBatch.from_cases(cases, errors=errors)
+    batch = ToolCallBatch.from_cases(cases, errors="record")
     ids = text_column([_case_value(case, "id") for case in cases])
     kept = {key: text_column([_case_value(case, key) for case in cases]) for key in keep}
     return batch, ids, kept
@@ -260,12 +297,27 @@ def rows_table(result: EvaluationResult, ids: Any, kept: Mapping[str, Any], *,
     return pa.table(columns)
 
 
-def rows_schema(labels: Sequence[str], *, id_type: Any = None,
+def _labels(metrics: Sequence[Any]) -> list[str]:
+    """The column labels of ``metrics``: labels as given when every one is a
+    string, else the labels ``evaluate`` gives the resolved metrics (names,
+    instances, ``(name, params)`` pairs; twins told apart by their parameters)."""
+    if isinstance(metrics, (str, Metric)):
+        metrics = [metrics]
+    if all(isinstance(each, str) for each in metrics):
+        return list(metrics)
+    from agentmetrics._evaluate import _resolve_metric
+
+    return metric_labels([_resolve_metric(each) for each in metrics])
+
+
+def rows_schema(labels: Sequence[Any], *, id_type: Any = None,
                 keep: Mapping[str, Any] | None = None) -> Any:
-    """The Arrow schema of the per-case rows for metrics labelled ``labels``:
-    ``id`` (``id_type``, string by default), the ``keep`` columns (name -> Arrow
+    """The Arrow schema of the per-case rows for metrics labelled ``labels``
+    (or for the metrics themselves, as ``evaluate`` takes them): ``id``
+    (``id_type``, string by default), the ``keep`` columns (name -> Arrow
     type), then four columns per metric."""
     pa = require("pyarrow", "arrow")
+    labels = _labels(labels)
     fields = [pa.field("id", id_type if id_type is not None else pa.string())]
     fields += [pa.field(name, kind) for name, kind in (keep or {}).items()]
     for label in labels:
@@ -332,3 +384,100 @@ def aggregate(data: Any, metrics: Sequence[Metric | str | Any], *, errors: Error
     result, _, _ = evaluate_partition(data, metrics, errors=errors, columns=columns)
     return Aggregate.from_result(result, failure_limit=failure_limit)
 
+
+def merge(aggregates: Iterable[Aggregate], metrics: Sequence[Metric | str | Any] = (), *,
+          split_every: int = 8) -> Aggregate:
+    """Merge the partitions' aggregates, given in data order (only the order of
+    ``failures()`` depends on it). With no aggregate at all (a filter that left
+    every partition empty), the aggregate of no case: ``n = 0`` for each of
+    ``metrics``, as ``agentmetrics.evaluate`` gives on 0 cases."""
+    level = list(aggregates)
+    if level:
+        return _merge_aggregates(level, split_every=split_every)
+    if not metrics:
+        return Aggregate(rows=0, metrics={}, tools=ToolCounts.from_batch(
+            ToolCallBatch.from_columns(tool_calls=[], expected_tool_calls=[])),
+            failing={}, failure_limit=100)
+    from agentmetrics._evaluate import evaluate
+
+    return Aggregate.from_result(evaluate([], list(metrics), progress=False))
+
+
+def spark_schema(labels: Sequence[Any], *, id_type: str = "string",
+                 keep: Mapping[str, str] | None = None, ddl: bool = False) -> Any:
+    """The schema Spark's ``mapInArrow`` needs for the per-case rows of
+    metrics labelled ``labels`` (:func:`rows_schema` in Spark's terms): a
+    ``pyspark.sql.types.StructType``, or with ``ddl=True`` its DDL string
+    (which needs no pyspark to build). ``id_type`` and the ``keep`` column
+    types are Spark SQL type names (``"string"``, ``"bigint"``...). Metric
+    instances in place of labels are labelled as ``evaluate`` labels them."""
+    fields = [("id", id_type), *(keep or {}).items()]
+    for label in _labels(labels):
+        fields += [(label, "double"), (f"{label}_passed", "boolean"),
+                   (f"{label}_reason", "string"), (f"{label}_error", "string")]
+    text = ", ".join(f"`{name.replace('`', '``')}` {kind}" for name, kind in fields)
+    if ddl:
+        return text
+    types = require("pyspark.sql.types", "spark")
+    known = {"string": types.StringType, "double": types.DoubleType,
+             "boolean": types.BooleanType, "bigint": types.LongType, "long": types.LongType,
+             "int": types.IntegerType, "integer": types.IntegerType}
+    unknown = next((kind for _, kind in fields if kind.lower() not in known), None)
+    if unknown is not None:
+        raise InvalidParameterError(
+            f"spark_schema: expected Spark SQL type names among {sorted(known)}, got "
+            f"{unknown!r}. Fix: pass ddl=True and give the DDL string to mapInArrow.")
+    return types.StructType([types.StructField(name, known[kind.lower()](), True)
+                             for name, kind in fields])
+
+
+
+#: Spark's schema (DDL) for the batches :class:`SparkScorer` yields with ``aggregates=True``.
+AGGREGATE_DDL = "aggregate string"
+
+
+@attrs.frozen(slots=True)
+class RowScorer:
+    """``score_rows(batch, metrics, **options)`` as one picklable callable:
+    the function for Ray Data's ``map_batches`` (any ``batch_format``)."""
+
+    metrics: tuple[Any, ...] = attrs.field(converter=tuple)
+    aggregates: bool = False
+    options: Mapping[str, Any] = attrs.field(factory=dict)
+
+    def __call__(self, batch: Any) -> Any:
+        """The batch's rows, or with ``aggregates=True`` a one-row table
+        ``{"aggregate": [json]}`` to merge on the driver."""
+        if not self.aggregates:
+            return score_rows(batch, list(self.metrics), **self.options)
+        pa = require("pyarrow", "arrow")
+        options = {key: value for key, value in self.options.items() if key != "reasons"}
+        part = aggregate(batch, list(self.metrics), **options)
+        return pa.table({"aggregate": [part.to_json()]})
+
+
+@attrs.frozen(slots=True)
+class SparkScorer:
+    """The function for Spark's ``mapInArrow``: Arrow batches in, the rows
+    out (schema :func:`spark_schema`), or with ``aggregates=True`` one
+    ``aggregate`` JSON text per partition (schema :data:`AGGREGATE_DDL`),
+    for :func:`merge` on the driver. An empty partition yields nothing."""
+
+    metrics: tuple[Any, ...] = attrs.field(converter=tuple)
+    aggregates: bool = False
+    options: Mapping[str, Any] = attrs.field(factory=dict)
+
+    def __call__(self, batches: Iterable[Any]) -> Iterable[Any]:
+        pa = require("pyarrow", "arrow")
+        if self.aggregates:
+            options = {key: value for key, value in self.options.items() if key != "reasons"}
+            parts = [aggregate(batch, list(self.metrics), **options) for batch in batches
+                     if batch.num_rows]
+            if parts:
+                total = _merge_aggregates(parts)
+                yield pa.RecordBatch.from_pydict({"aggregate": [total.to_json()]})
+            return
+        for batch in batches:
+            if batch.num_rows:
+                rows = score_rows(batch, list(self.metrics), **self.options)
+                yield from rows.to_batches() if isinstance(rows, pa.Table) else [rows]
