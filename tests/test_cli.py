@@ -406,7 +406,7 @@ def test_parquet_rows_that_cannot_be_read_are_named_by_row(capsys, tmp_path):
     rows = [json.loads(line) for line in out.splitlines()]
     assert status == 0 and [row["case"] for row in rows] == [0, 1, 2, 3]
     assert [row["error"] is not None for row in rows] == [False, False, True, True]
-    assert rows[2]["error"].startswith("tool_calls[0]: expected a non-empty tool name")
+    assert rows[2]["error"].startswith("tool_calls[0]: ToolCall.name: expected a non-empty str")
     for chunk in ("1", "3", "100"):
         status, out, err = run(capsys, "evaluate", str(path), "--chunk-size", chunk,
                                "--format", "csv")

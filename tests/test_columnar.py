@@ -167,7 +167,10 @@ def test_from_records_reads_what_the_reference_reads(small_groups, records):
     if bad:
         with pytest.raises(InvalidCaseError) as raised:
             am.ToolCallBatch.from_records(records)
-        assert str(raised.value).startswith(f"record {bad[0]}: {expected[bad[0]]}")
+        identity = records[bad[0]].get("id") if isinstance(records[bad[0]], dict) else None
+        named = f"record {bad[0]}" if identity is None else f"record {bad[0]} (id {identity!r})"
+        assert str(raised.value).startswith(f"{named}: {expected[bad[0]]}")
+        assert str(raised.value).endswith('keep this one as an error row, pass errors="record".')
     else:
         check_batch(am.ToolCallBatch.from_records(records), records)
 

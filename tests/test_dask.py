@@ -414,7 +414,8 @@ def test_a_case_that_cannot_be_scored_names_its_partition():
         with pytest.raises(CaseEvaluationError, match=r"case 0 \(id 'c'\).*requires.*"
                                                       r"partition 1, row 0 of the partition"):
             amd.evaluate(missing, TSA).summary()
-        with pytest.raises(InvalidCaseError, match=r"^partition 1: row 1: tool_calls\[0\]"):
+        with pytest.raises(InvalidCaseError, match=r"^partition 1: row 3 \(row 1 of this batch\): "
+                                                   r"tool_calls\[0\]"):
             amd.evaluate(unreadable, TSA).summary()
         recorded = amd.evaluate(missing, TSA, errors="record")
         assert recorded.summary()["errors"] == [1]
@@ -495,7 +496,7 @@ def test_partition_rows_have_a_fixed_schema_with_or_without_errors():
     rows = partition.score_rows(cases, [TSA], errors="record")
     assert rows.column("id").to_pylist() == ["7", "s"]  # JSON text for non-string ids
     assert rows.schema == partition.rows_schema([TSA])
-    with pytest.raises(InvalidCaseError, match="item 1"):
+    with pytest.raises(InvalidCaseError, match=r"^batch item 1 \(id .s.\): "):
         partition.score_rows(cases, [TSA])
 
 

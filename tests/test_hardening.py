@@ -222,7 +222,8 @@ def test_dataframe_and_arrow_oddities():
     column = pa.ListArray.from_arrays(pa.array([0, 2, 3], pa.int32()), names)
     batch = ToolCallBatch.from_arrow(tool_calls=column, expected_tool_calls=pa.array([["A", "A"], ["A"]]),
                                      errors="record")
-    assert batch.invalid == {0: "tool_calls[1]: expected a non-empty tool name, got null."}
+    assert batch.invalid == {0: "tool_calls[1]: expected a ToolCall, a tool name (str) or a "
+                                "mapping with 'name'; got NoneType None."}
     with pytest.raises(InvalidCaseError, match="the Arrow table has no column 'expected_tool_calls'"):
         evaluate(pa.table({"tool_calls": [["A"]]}), "tool_selection_accuracy")
 
