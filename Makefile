@@ -93,6 +93,7 @@ bench: $(VENV)/.installed $(PEERS)/.installed-bench $(BFCL)/.installed
 	$(BIN)/python benchmarks/bench_hardening.py
 	$(BIN)/python benchmarks/bench_statistics.py
 	$(BIN)/python benchmarks/bench_dask.py
+	$(BIN)/python benchmarks/bench_engines.py
 	$(BIN)/python benchmarks/bench_tooluse.py
 	$(BIN)/python benchmarks/bench_capture.py
 	$(BIN)/python benchmarks/bench_expectations.py

@@ -436,12 +436,22 @@ def spark_schema(labels: Sequence[Any], *, id_type: str = "string",
 AGGREGATE_DDL = "aggregate string"
 
 
+def _specs(metrics: Any) -> tuple[Any, ...]:
+    """The metrics as a tuple of specs: one metric (a name, an instance, a
+    ``(name, params)`` pair) or a sequence of them."""
+    if isinstance(metrics, (str, Metric)) or (
+            isinstance(metrics, tuple) and len(metrics) == 2 and isinstance(metrics[0], str)
+            and isinstance(metrics[1], Mapping)):
+        return (metrics,)
+    return tuple(metrics)
+
+
 @attrs.frozen(slots=True)
 class RowScorer:
     """``score_rows(batch, metrics, **options)`` as one picklable callable:
     the function for Ray Data's ``map_batches`` (any ``batch_format``)."""
 
-    metrics: tuple[Any, ...] = attrs.field(converter=tuple)
+    metrics: tuple[Any, ...] = attrs.field(converter=_specs)
     aggregates: bool = False
     options: Mapping[str, Any] = attrs.field(factory=dict)
 
@@ -463,7 +473,7 @@ class SparkScorer:
     ``aggregate`` JSON text per partition (schema :data:`AGGREGATE_DDL`),
     for :func:`merge` on the driver. An empty partition yields nothing."""
 
-    metrics: tuple[Any, ...] = attrs.field(converter=tuple)
+    metrics: tuple[Any, ...] = attrs.field(converter=_specs)
     aggregates: bool = False
     options: Mapping[str, Any] = attrs.field(factory=dict)
 

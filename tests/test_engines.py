@@ -464,3 +464,18 @@ def test_the_docs_examples_run_and_print_what_evaluate_gives(
     reference = am.evaluate(namespace["cases"], METRICS)
     expected = str(reference.summary(ci=None).select("metric", "n", "mean", "passed"))
     assert expected.strip() in done.stdout
+
+
+def test_scorers_take_one_metric_as_evaluate_does_and_pickle() -> None:
+    import pickle
+
+    table = pa.table({"tool_calls": [["a", "b"]], "expected_tool_calls": [["b", "a"]]})
+    ordered = ("tool_selection_accuracy", {"order_matters": True})
+    for spec, value in (("tool_selection_accuracy", 1.0), (ordered, 0.5),
+                        (am.ToolSelectionAccuracy(order_matters=True), 0.5)):
+        scorer = pickle.loads(pickle.dumps(partition.RowScorer(spec)))
+        assert scorer.metrics == (spec,)
+        assert scorer(table).column("tool_selection_accuracy").to_pylist() == [value]
+        batches = list(partition.SparkScorer(spec)(table.to_batches()))
+        assert batches[0].column(1).to_pylist() == [value]
+    assert partition.rows_schema("tool_selection_accuracy").names[1] == "tool_selection_accuracy"
