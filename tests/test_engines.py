@@ -1,5 +1,6 @@
 """agentmetrics.partition on the real engines: pyspark in ``local[2]`` and Ray
-in local mode, started once per session on loopback. Every run is checked
+in local mode, started once for this module on loopback (and stopped after it,
+so that their processes do not load the rest of the suite). Every run is checked
 bit for bit against ``agentmetrics.evaluate`` on the same records: the
 summary, the per-tool table and every case's value.
 
@@ -87,7 +88,7 @@ def _assert_same(total: Any, rows: Any, reference: Any, metrics: list[str]) -> N
 # -- Spark -------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def spark() -> Iterator[Any]:
     try:
         from pyspark.sql import SparkSession
@@ -204,7 +205,7 @@ def test_spark_bad_rows_recorded_and_raised(spark: Any, tmp_path: Any) -> None:
 # -- Ray ---------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def ray_data() -> Iterator[Any]:
     try:
         import ray
