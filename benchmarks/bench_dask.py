@@ -40,37 +40,13 @@ import threading
 import time
 from pathlib import Path
 
-import numpy as np
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 import agentmetrics as am
 import agentmetrics.dask as amd
+from _synthetic import write_cases
 
 TSA = "tool_selection_accuracy"
-
-
-def write_cases(folder: Path, n: int, files: int, seed: int = 0, tools: int = 200) -> int:
-    """--files Parquet files of synthetic cases; returns their in-memory Arrow size."""
-    rng = np.random.default_rng(seed)
-    names = pa.array([f"tool_{i}" for i in range(tools)])
-    size = 0
-    per_file = -(-n // files)
-    for number, start in enumerate(range(0, n, per_file)):
-        rows = min(per_file, n - start)
-
-        def side() -> pa.Array:
-            lengths = rng.integers(0, 6, rows)
-            offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
-            values = names.take(pa.array(rng.integers(0, tools, int(offsets[-1]))))
-            return pa.ListArray.from_arrays(pa.array(offsets), values)
-
-        table = pa.table({
-            "id": pa.array(np.char.add("case-", np.arange(start, start + rows).astype(str))),
-            "tool_calls": side(), "expected_tool_calls": side()})
-        size += table.nbytes
-        pq.write_table(table, folder / f"part-{number:03d}.parquet", row_group_size=250_000)
-    return size
 
 
 def single_process(folder: Path) -> tuple[float, object]:

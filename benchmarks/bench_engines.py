@@ -44,43 +44,14 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 import agentmetrics as am
 from agentmetrics import partition
+from _synthetic import write_cases
 
 NAMES = ["tool_selection_accuracy"]
 OBJECTS = ["tool_selection_accuracy", "argument_accuracy"]
-
-
-def write_cases(folder: Path, n: int, files: int, objects: bool, seed: int = 0,
-                tools: int = 200) -> None:
-    rng = np.random.default_rng(seed)
-    names = pa.array([f"tool_{i}" for i in range(tools)])
-    per_file = -(-n // files)
-    for number, start in enumerate(range(0, n, per_file)):
-        rows = min(per_file, n - start)
-
-        def side() -> pa.Array:
-            lengths = rng.integers(0, 6, rows)
-            offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
-            count = int(offsets[-1])
-            values: pa.Array = names.take(pa.array(rng.integers(0, tools, count)))
-            if objects:
-                arguments = pa.StructArray.from_arrays(
-                    [pa.array(rng.integers(0, 3, count)),
-                     pa.array(np.where(rng.random(count) < 0.5, "Oslo", "Lima"))],
-                    names=["seat", "city"])
-                values = pa.StructArray.from_arrays([values, arguments],
-                                                    names=["name", "arguments"])
-            return pa.ListArray.from_arrays(pa.array(offsets), values)
-
-        table = pa.table({
-            "id": pa.array(np.char.add("case-", np.arange(start, start + rows).astype(str))),
-            "tool_calls": side(), "expected_tool_calls": side()})
-        pq.write_table(table, folder / f"part-{number:03d}.parquet", row_group_size=125_000)
 
 
 def tables(summary: Any, per_tool: Any) -> tuple[Any, Any]:
@@ -185,7 +156,8 @@ def main() -> None:
         for kind, metrics in (("names", NAMES), ("objects", OBJECTS)):
             folder = Path(tmp) / kind
             folder.mkdir()
-            write_cases(folder, args.cases, args.files, objects=kind == "objects")
+            write_cases(folder, args.cases, args.files, objects=kind == "objects",
+                        row_group_size=125_000)
             on_disk = sum(f.stat().st_size for f in folder.glob("*.parquet"))
             if session is not None:
                 on_spark(session, folder, metrics)  # warm the workers, not timed
