@@ -11,7 +11,7 @@ from typing import Any
 
 
 from agentmetrics.formats._census import mark_views
-from agentmetrics.formats._ledger import Ledger, Streamed, refuse, text as _text
+from agentmetrics.formats._ledger import Ledger, Streamed, arguments_in, refuse, text as _text
 from agentmetrics.formats._payload import Path
 
 __all__ = ["STREAM_EVENTS", "read_anthropic"]
@@ -36,7 +36,7 @@ def _block(block: Any, path: Path, ledger: Ledger, hosted_tools: bool) -> None:
     if kind in _HOSTED and not hosted_tools:
         ledger.skip(path, block.get("id"))
         return
-    tool_input = block.get("input")
+    tool_input = arguments_in(block, "input", NAME, path)
     if tool_input is not None and not isinstance(tool_input, dict):
         raise refuse(NAME, path + ("input",), "the tool input as an object",
                      type(tool_input).__name__, "pass the block as the API returns it.")

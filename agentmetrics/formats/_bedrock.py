@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 
-from agentmetrics.formats._ledger import Ledger, Streamed, refuse, text
+from agentmetrics.formats._ledger import Ledger, Streamed, arguments_in, refuse, text
 from agentmetrics.formats._payload import Path
 
 __all__ = ["STREAM_EVENTS", "read_bedrock"]
@@ -59,7 +59,7 @@ def _tool_use(block: Any, path: Path, ledger: Ledger, hosted_tools: bool) -> Non
     if block.get("type") == _HOSTED and not hosted_tools:
         ledger.skip(path, call_id)
         return
-    tool_input = block.get("input")
+    tool_input = arguments_in(block, "input", NAME, path)
     if tool_input is not None and not isinstance(tool_input, (dict, str)):
         raise refuse(NAME, path + ("input",), "the tool input as an object",
                      type(tool_input).__name__, "pass the response as boto3 returns it.")

@@ -29,7 +29,7 @@ from typing import Any
 
 import attrs
 
-from agentmetrics.formats._ledger import Ledger, refuse, text
+from agentmetrics.formats._ledger import Ledger, arguments_in, refuse, text
 from agentmetrics.formats._payload import Path
 
 __all__ = ["read_cohere"]
@@ -55,11 +55,13 @@ def _call(item: Any, path: Path, ledger: Ledger) -> None:
     function = item.get("function")
     if isinstance(function, dict):  # v2
         ledger.add(path, function.get("name"),
-                   _arguments(function.get("arguments"), path + ("function", "arguments")),
+                   _arguments(arguments_in(function, "arguments", NAME, path + ("function",)),
+                              path + ("function", "arguments")),
                    item.get("id"))
     else:  # v1: {"name", "parameters"}
         ledger.add(path, item.get("name"),
-                   _arguments(item.get("parameters"), path + ("parameters",)), item.get("id"))
+                   _arguments(arguments_in(item, "parameters", NAME, path), path + ("parameters",)),
+                   item.get("id"))
 
 
 def _calls(calls: Any, path: Path, ledger: Ledger) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 
 from agentmetrics.formats._census import FUNCTION_CALL_FIELDS, is_zero, scan
-from agentmetrics.formats._ledger import Ledger, refuse, text
+from agentmetrics.formats._ledger import Ledger, arguments_in, refuse, text
 from agentmetrics.formats._payload import Path
 
 __all__ = ["read_gemini"]
@@ -141,7 +141,7 @@ class _Reader:
             return  # a zero-valued placeholder: no call
         if self.partial is not None:
             self.close()
-        args = call.get("args")
+        args = arguments_in(call, "args", NAME, path, also=("partialArgs", "partial_args"))
         if args is not None and not isinstance(args, dict):
             raise refuse(NAME, path + ("args",), "the arguments as an object",
                          type(args).__name__, "pass the part as the API returns it.")

@@ -17,11 +17,12 @@ import attrs
 
 from agentmetrics._model import ToolCall
 from agentmetrics.errors import InvalidCaseError
-from agentmetrics.formats._keys import says_tools
+from agentmetrics.formats._keys import norm, says_tools
 from agentmetrics.formats._payload import Path, render
 
-__all__ = ["MISSING_CALLS", "Ledger", "Streamed", "as_dict", "as_list", "parse_arguments", "refuse",
-           "text"]
+__all__ = ["MISSING_CALLS", "Ledger", "Streamed", "arguments_in", "as_dict", "as_list",
+           "parse_arguments",
+           "read_arguments", "refuse", "text"]
 
 #: What a payload that promises calls and holds none is told.
 MISSING_CALLS = ("the model stopped to call tools, but the calls are missing from the payload; "
@@ -37,8 +38,18 @@ def parse_arguments(value: object) -> tuple[dict[str, Any], str | None]:
     >>> parse_arguments('{"order_id": 7}'), parse_arguments('{"order_id": ')
     (({'order_id': 7}, None), ({}, '{"order_id": '))
     """
+    arguments, raw = read_arguments(value)
+    return ({} if arguments is None else arguments), raw
+
+
+def read_arguments(value: object) -> tuple[dict[str, Any] | None, str | None]:
+    """:func:`parse_arguments`, telling "no arguments given" (``None``, JSON
+    ``null``: what Gemini's call without ``args`` and Cohere's ``"null"`` mean)
+    apart: its arguments are ``None``. Blank text is an empty object: the
+    argument text of a call whose stream sent no pieces, ``{}`` when the same
+    response is read whole."""
     if value is None:
-        return {}, None
+        return None, None
     if isinstance(value, Mapping):
         return {str(k): v for k, v in value.items()}, None
     text = value if isinstance(value, str) else json.dumps(value)
@@ -49,8 +60,33 @@ def parse_arguments(value: object) -> tuple[dict[str, Any], str | None]:
     except (ValueError, RecursionError):
         return {}, text
     if parsed is None:
-        return {}, None  # JSON null: no arguments (Cohere sends "null" for none)
+        return None, None  # JSON null: no arguments (Cohere sends "null" for none)
     return (parsed, None) if isinstance(parsed, dict) else ({}, text)
+
+
+#: Keys that hold a call's arguments in some API (normalized as :func:`norm` does).
+_ARGUMENT_KEYS = frozenset({"arguments", "argument", "args", "parameters", "params", "input",
+                            "inputs", "kwargs", "toolinput", "functionarguments", "functionargs"})
+
+
+def arguments_in(node: Mapping[str, Any], key: str, format: str, path: Path,
+                 also: tuple[str, ...] = ()) -> Any:
+    """The arguments of the call object ``node``, read from ``key``. A missing
+    ``key`` means no arguments given, unless the node holds arguments under
+    another spelling (``parameters`` where ``arguments`` was expected, as old
+    TGI servers sent): then the read is refused, naming it, rather than the
+    call read with none. ``also``: other argument keys the format knows there
+    (Gemini's streamed ``partialArgs``)."""
+    if key in node:
+        return node[key]
+    for other, value in node.items():
+        if (isinstance(other, str) and other not in also and value is not None
+                and norm(other) in _ARGUMENT_KEYS):
+            raise refuse(format, path + (other,), f"the call's arguments under {key!r}",
+                         f"arguments under {other!r}",
+                         "pass the payload as the API documents it; if a server sent this "
+                         "spelling, map it to the documented one first.")
+    return None
 
 
 def text(value: object) -> str | None:
@@ -115,10 +151,10 @@ class Ledger:
         at ``also``). ``free_text`` keeps text arguments as ``{"input": text}``
         (custom tools take free text, not JSON)."""
         if free_text:
-            parsed: dict[str, Any] = {"input": arguments}
+            parsed: dict[str, Any] | None = {"input": arguments}
             raw = None
         else:
-            parsed, raw = parse_arguments(arguments)
+            parsed, raw = read_arguments(arguments)
         if isinstance(call_id, (int, float)) and not isinstance(call_id, bool):
             call_id = str(call_id)
         if call_id is not None and not isinstance(call_id, str):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmetrics.formats._ledger import Ledger, refuse
+from agentmetrics.formats._ledger import Ledger, arguments_in, refuse
 from agentmetrics.formats._payload import Path
 
 __all__ = ["read_ollama"]
@@ -42,7 +42,7 @@ def _message(message: Any, path: Path, ledger: Ledger) -> None:
         if not isinstance(function, dict):
             raise refuse(NAME, here + ("function",), "the function called (name and "
                          "arguments)", type(function).__name__, _FIX)
-        arguments = function.get("arguments")
+        arguments = arguments_in(function, "arguments", NAME, here + ("function",))
         if arguments is not None and not isinstance(arguments, (dict, str)):
             raise refuse(NAME, here + ("function", "arguments"), "the arguments as an object",
                          type(arguments).__name__, _FIX)

@@ -8,7 +8,7 @@ from typing import Any
 import attrs
 
 from agentmetrics.formats._census import is_zero
-from agentmetrics.formats._ledger import Ledger, refuse, text
+from agentmetrics.formats._ledger import Ledger, arguments_in, refuse, text
 from agentmetrics.formats._payload import Path
 
 __all__ = ["read_openai_chat"]
@@ -76,11 +76,13 @@ def _branch(item: dict[str, Any]) -> tuple[dict[str, Any], bool]:
 
 def _add_call(ledger: Ledger, item: dict[str, Any], path: Path) -> None:
     body, custom = _branch(item)
+    here = path if body is item else path + ("custom" if custom else "function",)
     if custom:
         # A custom tool takes free text, not JSON: keep it as the input.
-        ledger.add(path, body.get("name"), body.get("input"), item.get("id"), free_text=True)
+        ledger.add(path, body.get("name"), arguments_in(body, "input", NAME, here),
+                   item.get("id"), free_text=True)
         return
-    ledger.add(path, body.get("name"), body.get("arguments"), item.get("id"))
+    ledger.add(path, body.get("name"), arguments_in(body, "arguments", NAME, here), item.get("id"))
 
 
 #: Roles whose messages make no calls. Any other role is read: the census
@@ -106,7 +108,8 @@ def _message(message: dict[str, Any], path: Path, ledger: Ledger) -> None:
         _add_call(ledger, item, path + ("tool_calls", index))
     legacy = _legacy(message)
     if legacy is not None:
-        ledger.add(path + ("function_call",), legacy.get("name"), legacy.get("arguments"))
+        ledger.add(path + ("function_call",), legacy.get("name"),
+                   arguments_in(legacy, "arguments", NAME, path + ("function_call",)))
 
 
 def _completion(response: dict[str, Any], path: Path, ledger: Ledger) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmetrics.formats._ledger import Ledger, refuse, text
+from agentmetrics.formats._ledger import Ledger, arguments_in, refuse, text
 from agentmetrics.formats._payload import Path
 
 __all__ = ["CLIENT_EXECUTED", "HOSTED_RESULT_FIELDS", "hosted_arguments",
@@ -110,15 +110,16 @@ def _item(item: Any, path: Path, ledger: Ledger, hosted_tools: bool) -> None:
     elif not _is_call(kind):
         return  # messages, reasoning, *_output items, mcp_list_tools
     elif kind == "function_call":
-        ledger.add(path, item.get("name"), item.get("arguments"),
+        ledger.add(path, item.get("name"), arguments_in(item, "arguments", NAME, path),
                    item.get("call_id") or item.get("id"))
         ledger.mark(path, item.get("id"))  # the item's own id, by which events name it
     elif kind == "custom_tool_call":
-        ledger.add(path, item.get("name"), item.get("input"),
+        ledger.add(path, item.get("name"), arguments_in(item, "input", NAME, path),
                    item.get("call_id") or item.get("id"), free_text=True)
         ledger.mark(path, item.get("id"))
     elif kind == "mcp_call":
-        ledger.add(path, item.get("name"), item.get("arguments"), item.get("id"))
+        ledger.add(path, item.get("name"), arguments_in(item, "arguments", NAME, path),
+                   item.get("id"))
     elif hosted_tools or kind in CLIENT_EXECUTED or item.get("execution") == "client":
         arguments = item["arguments"] if "arguments" in item else hosted_arguments(item)
         ledger.add(path, str(kind).removesuffix("_call"), arguments,
