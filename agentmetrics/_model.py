@@ -44,7 +44,7 @@ def _plain_str(value: object) -> object:
     return str.__str__(value) if isinstance(value, str) and type(value) is not str else value
 
 
-def _check_name(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+def _check_name(value: object) -> None:
     if not isinstance(value, str):
         raise InvalidCaseError(
             f"ToolCall.name: expected a non-empty str, got {_describe(value)}. "
@@ -58,7 +58,7 @@ def _check_name(instance: object, attribute: attrs.Attribute[Any], value: object
 
 
 def _to_arguments(value: object) -> dict[str, Any]:
-    if value is None:
+    if _is_not_given(value):
         return {}
     if type(value) is dict and all(type(key) is str for key in value):
         return dict(value)
@@ -77,40 +77,90 @@ def _to_arguments(value: object) -> dict[str, Any]:
     return dict(value)
 
 
-def _check_optional_str(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+def _check_optional_str(field: str, value: object) -> None:
     if value is not None and not isinstance(value, str):
         raise InvalidCaseError(
-            f"ToolCall.{attribute.name}: expected a str or None, got {_describe(value)}."
+            f"ToolCall.{field}: expected a str or None, got {_describe(value)}."
         )
 
 
-@attrs.frozen(slots=True, repr=False)
+#: ``ToolCall``'s default arguments: none passed means given and empty. Never
+#: mutated (``_to_arguments`` copies it).
+_EMPTY: Mapping[str, Any] = {}
+
+
+@attrs.frozen(slots=True, repr=False, init=False)
 class ToolCall:
     """One call an agent made (or was expected to make) to a tool.
 
-    ``arguments`` is copied into a new dict. Two calls are equal when name,
-    arguments, id and output are equal; the hash uses only ``name`` and ``id``
-    so that calls with unhashable argument values can still live in sets.
+    ``arguments`` is always a dict (copied into a new one). Whether the call
+    came **with** arguments is kept apart, in ``arguments_given``:
+
+    - ``ToolCall("search", None)``, a mapping with ``"arguments": null``, a
+      null in an Arrow or pandas column: **no arguments given** (``arguments``
+      is ``{}``, ``arguments_given`` False). What Gemini sends for a call
+      without ``args`` reads so too; it is ADK's ``FunctionCall(args=None)``
+      and deepeval's ``ToolCall(input_parameters=None)``.
+    - ``ToolCall("search", {})``, ``ToolCall("search")`` (arguments left
+      out), a bare name ``"search"`` and a mapping without ``"arguments"``:
+      given, and empty (``arguments_given`` True).
+
+    agentmetrics' own metrics read both as "no arguments"; the compatibility
+    metrics treat them as their peer does. Equality does not compare
+    ``arguments_given`` (``ToolCall("a") == ToolCall("a", {})``): two calls
+    are equal when name, arguments, id, output and raw arguments are equal;
+    pickles, cache keys, saved captures and batch columns keep it. The hash
+    uses only ``name`` and ``id`` so that calls with unhashable argument
+    values can still live in sets.
+
     ``raw_arguments`` keeps argument text that did not parse as a JSON object
     (see :mod:`agentmetrics.formats`): such a call is kept and flagged, never
-    dropped.
+    dropped (its arguments count as given).
     """
 
-    name: str = attrs.field(converter=_plain_str, validator=_check_name)
-    arguments: dict[str, Any] = attrs.field(factory=dict, converter=_to_arguments, hash=False)
-    id: str | None = attrs.field(default=None, kw_only=True, validator=_check_optional_str)
+    name: str
+    arguments: dict[str, Any] = attrs.field(hash=False)
+    id: str | None = attrs.field(default=None, kw_only=True)
     output: Any = attrs.field(default=None, kw_only=True, hash=False)
-    raw_arguments: str | None = attrs.field(
-        default=None, kw_only=True, hash=False, validator=_check_optional_str
-    )
+    raw_arguments: str | None = attrs.field(default=None, kw_only=True, hash=False)
+    arguments_given: bool = attrs.field(default=True, kw_only=True, eq=False, hash=False)
+
+    def __init__(self, name: str, arguments: Mapping[str, Any] | None = _EMPTY, *,
+                 id: str | None = None, output: Any = None, raw_arguments: str | None = None,
+                 arguments_given: bool | None = None) -> None:
+        if type(name) is not str:
+            name = _plain_str(name)  # type: ignore[assignment]
+            _check_name(name)
+        elif not name:
+            _check_name(name)
+        if id is not None and type(id) is not str:
+            _check_optional_str("id", id)
+        if raw_arguments is not None and type(raw_arguments) is not str:
+            _check_optional_str("raw_arguments", raw_arguments)
+        if arguments_given is None:
+            arguments_given = not _is_not_given(arguments) or raw_arguments is not None
+        elif type(arguments_given) is not bool:
+            raise InvalidCaseError(
+                f"ToolCall.arguments_given: expected True or False, got {_describe(arguments_given)}.")
+        _set = object.__setattr__
+        _set(self, "name", name)
+        _set(self, "arguments", _to_arguments(arguments))
+        _set(self, "id", id)
+        _set(self, "output", output)
+        _set(self, "raw_arguments", raw_arguments)
+        _set(self, "arguments_given", arguments_given)
 
     def __repr__(self) -> str:
-        # Optional fields only when set: lists of calls stay readable.
-        text = f"ToolCall({self.name!r}, {self.arguments!r}"
+        # Optional fields only when set: lists of calls stay readable. A call
+        # given no arguments shows None (``ToolCall('a', None)``), as it is made.
+        text = f"ToolCall({self.name!r}"
+        text += f", {self.arguments!r}" if self.arguments_given or self.arguments else ", None"
         for field in ("id", "output", "raw_arguments"):
             value = getattr(self, field)
             if value is not None:
                 text += f", {field}={value!r}"
+        if not self.arguments_given and self.arguments:
+            text += ", arguments_given=False"
         return text + ")"
 
     @property
@@ -162,7 +212,8 @@ def call_columns(items: list[Any]) -> dict[str, list[Any]] | None:
     a value ``ToolCall`` refuses or would convert (a str subclass), so that the
     caller takes the call-by-call path, which says what and where."""
     if not items:
-        return {"name": [], "arguments": [], "id": [], "raw_arguments": [], "output": []}
+        return {"name": [], "arguments": [], "id": [], "raw_arguments": [], "output": [],
+                "arguments_given": []}
     if set(map(type, items)) != {dict}:
         return None
     keys = set().union(*items)
@@ -182,12 +233,19 @@ def call_columns(items: list[Any]) -> dict[str, list[Any]] | None:
         if not kinds <= {dict, _NONE}:
             return None
         if _NONE in kinds:
+            # null: none given; left out: given, empty (raw text counts as given)
+            columns["arguments_given"] = [
+                value is not None or "arguments" not in item or item.get("raw_arguments") is not None
+                for value, item in zip(arguments, items)]
             arguments = [{} if value is None else value for value in arguments]
+        else:
+            columns["arguments_given"] = [True] * n
         if not set(map(type, chain.from_iterable(arguments))) <= {str}:
             return None
         columns["arguments"] = arguments
-    else:
+    else:  # left out: given, empty
         columns["arguments"] = [{}] * n  # copied when the calls are built
+        columns["arguments_given"] = [True] * n
     for field, getter in (("id", _GET_ID), ("raw_arguments", _GET_RAW), ("output", _GET_OUTPUT)):
         if field not in keys:
             columns[field] = [None] * n
@@ -238,7 +296,7 @@ def _to_tool_call(item: object, field: str, index: int) -> ToolCall:
         try:
             return ToolCall(
                 item["name"],
-                item.get("arguments"),
+                item["arguments"] if "arguments" in item else _EMPTY,
                 id=item.get("id"),
                 output=item.get("output"),
                 raw_arguments=item.get("raw_arguments"),

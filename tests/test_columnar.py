@@ -143,6 +143,11 @@ def check_batch(batch, records):
         assert batch.case_id(row) == want.metadata.get("id")
         assert batch.cases[row] == want
         assert type(batch.cases[row].tool_calls) is type(want.tool_calls)
+        for got_side, want_side in ((batch.cases[row].tool_calls, want.tool_calls),
+                                    (batch.cases[row].expected_tool_calls, want.expected_tool_calls)):
+            # equality does not compare it: "no arguments given" must survive the bulk path
+            assert [c.arguments_given for c in got_side or ()] == \
+                [c.arguments_given for c in want_side or ()]
     assert set(batch.invalid) == {row for row, want in enumerate(expected)
                                   if isinstance(want, str)}
     used = set(batch.called_ids.tolist()) | set(batch.expected_ids.tolist())
@@ -240,6 +245,7 @@ def test_calls_built_at_once_equal_calls_built_one_by_one(items):
         assert pickle.loads(pickle.dumps(call_built)) == call_built
         assert hash(call_built) == hash(am.ToolCall(**item))
         assert repr(call_built) == repr(am.ToolCall(**item))
+        assert call_built.arguments_given == am.ToolCall(**item).arguments_given
 
 
 def test_agent_test_case_takes_call_dicts_through_the_bulk_builder():

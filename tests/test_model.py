@@ -103,7 +103,9 @@ def test_eval_score_repr_shows_two_decimals():
 
 
 def test_tool_call_repr_shows_optional_fields_only_when_set():
-    assert repr(ToolCall("A")) == "ToolCall('A', {})"
+    assert repr(ToolCall("A")) == "ToolCall('A', {})"  # arguments left out: given, empty
+    assert repr(ToolCall("A", None)) == "ToolCall('A', None)"  # no arguments given
+    assert not eval(repr(ToolCall("A", None, id="c"))).arguments_given
     assert repr(ToolCall("A", {"x": 1}, id="c1", raw_arguments="{x")) == \
         "ToolCall('A', {'x': 1}, id='c1', raw_arguments='{x')"
     assert eval(repr(ToolCall("A", {"x": [1]}, id="c1", output="ok"))) == \

@@ -13,7 +13,9 @@ What Arrow's types add is written down here, once:
   they are, nulls included);
 * ``arguments`` held as a map (``map<string, V>``) is an object with those
   keys (a key given twice is refused); held as text, it is JSON text that
-  must hold an object (``"null"`` and a null value are "no arguments");
+  must hold an object (``"null"`` and a null value are "no arguments given":
+  ``ToolCall.arguments_given`` False; Arrow cannot tell a field left out
+  from a null one);
 * a null call list is "not given"; a null call, or a call whose name is null,
   is refused by the records' reading, naming the row and the position.
 """
@@ -148,8 +150,8 @@ def _call(item: Any) -> Any:
         call["name"] = None  # a null name stays, to be refused as such
     if "arguments" in call:
         call["arguments"] = _arguments(call["arguments"])
-        if call["arguments"] is None:
-            del call["arguments"]
+    elif "arguments" in item:
+        call["arguments"] = None  # null: no arguments given (ToolCall.arguments_given False)
     return call
 
 

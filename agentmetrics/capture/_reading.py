@@ -527,7 +527,9 @@ def read_turns(exchanges: Sequence[Exchange], events: Sequence[Any]) -> tuple[Tu
 
 
 def _call_record(call: ToolCall) -> dict[str, Any]:
-    record: dict[str, Any] = {"name": call.name, "arguments": call.arguments}
+    # none given: null, which reads back so (a missing key reads as {})
+    record: dict[str, Any] = {"name": call.name,
+                              "arguments": call.arguments if call.arguments_given else None}
     if call.id is not None:
         record["id"] = call.id
     if call.output is not None:

@@ -93,8 +93,9 @@ def read_calls(items: Any, where: str, kind: str, name_key: str, args_key: str, 
     for k, item in enumerate(items):
         if not isinstance(item, Mapping) or not isinstance(item.get(name_key), str):
             raise fail(f"{where}[{k}]", f"a {kind} with {name_key!r}", item, fix)
-        arguments = item.get(args_key) or {}
-        if not isinstance(arguments, Mapping):
+        arguments = item.get(args_key)
+        if arguments is not None and not isinstance(arguments, Mapping):
             raise fail(f"{where}[{k}].{args_key}", "an object", arguments, fix)
-        out.append(ToolCall(item[name_key], dict(arguments)))
+        # missing or null: no arguments given (ToolCall.arguments_given is False)
+        out.append(ToolCall(item[name_key], None if arguments is None else dict(arguments)))
     return out
