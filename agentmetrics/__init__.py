@@ -37,6 +37,7 @@ from agentmetrics.errors import (
     MetricServiceError,
     MissingDependencyError,
     TransientMetricError,
+    UserFunctionError,
 )
 from agentmetrics.metrics import PerTurn, ToolSelectionAccuracy, per_turn
 from agentmetrics.registry import (
@@ -133,6 +134,7 @@ __all__ = [
     "ToolSelectionAccuracy",
     "TransientMetricError",
     "UnreadableCase",
+    "UserFunctionError",
     "__version__",
     "aevaluate",
     "capture",

@@ -25,6 +25,7 @@ from agentmetrics.errors import (
     InvalidMetricError,
     MetricServiceError,
     MissingFieldError,
+    UserFunctionError,
     metric_bug,
 )
 
@@ -354,7 +355,7 @@ def batch_errors(metric: Metric, batch: ToolCallBatch, errors: str) -> dict[int,
 
 
 #: What a case can be refused for; any other exception from a metric is the metric's bug.
-CASE_ERRORS = (InvalidCaseError, MissingFieldError, CaseEvaluationError)
+CASE_ERRORS = (InvalidCaseError, MissingFieldError, CaseEvaluationError, UserFunctionError)
 
 
 def describe_error(error: BaseException) -> str:

@@ -10,6 +10,9 @@ fix it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 __all__ = [
     "AgentMetricsError",
     "AgentMetricsWarning",
@@ -30,6 +33,9 @@ __all__ = [
     "MissingFieldError",
     "RegistryError",
     "TransientMetricError",
+    "UserFunctionError",
+    "call_user_function",
+    "user_function_returned",
 ]
 
 
@@ -186,6 +192,57 @@ class TransientMetricError(MetricServiceError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (str(self), self.retry_after))
+
+
+class UserFunctionError(AgentMetricsError, ValueError):
+    """A function the user gave a metric (a comparison rule, an override of
+    the argument check) raised, or returned what the metric cannot use.
+
+    Neither the case's fault nor a bug in the metric: with
+    ``errors="record"`` the case's row carries the message, which names the
+    function and where it is defined; its own exception is chained as
+    ``__cause__``.
+    """
+
+
+def _function_name(function: object) -> str:
+    """``qualname (file:line)`` of a function where Python knows it, else its repr."""
+    name = getattr(function, "__qualname__", None) or getattr(function, "__name__", None)
+    code = getattr(function, "__code__", None)
+    if name is None:
+        return repr(function)[:80]
+    if code is not None:
+        return f"{name} ({code.co_filename}:{code.co_firstlineno})"
+    return str(name)
+
+
+def call_user_function(function: Callable[..., Any], role: str, *args: Any,
+                       truth: bool = False) -> Any:
+    """``function(*args)`` (with ``truth``, the truth value of its result, as
+    ``if function(*args):`` reads it); any exception it raises becomes a
+    :class:`UserFunctionError` that names the function and its ``role`` (for
+    example "the override for 'search' of agentevals_trajectory"), chained to
+    the original, so a case it fails on is an error row of the user's function,
+    not a metric bug. An agentmetrics error it raises passes unchanged."""
+    try:
+        return bool(function(*args)) if truth else function(*args)
+    except AgentMetricsError:
+        raise
+    except Exception as error:
+        raise UserFunctionError(
+            f"{role}: your function {_function_name(function)} raised "
+            f"{type(error).__name__}: {str(error)[:200]}; expected it to return. Fix the "
+            f"function (it is yours, not the metric's), or pass errors='record' to score "
+            f"the other cases.") from error
+
+
+def user_function_returned(function: object, role: str, result: object, expected: str) -> UserFunctionError:
+    """The error for a user's function that returned what the metric cannot use."""
+    shown = repr(result)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return UserFunctionError(
+        f"{role}: your function {_function_name(function)} returned "
+        f"{type(result).__name__} {shown}; expected {expected}. Fix the function.")
 
 
 class EvaluationInterrupted(KeyboardInterrupt):

@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 
 from agentmetrics import InvalidParameterError
+from agentmetrics.errors import call_user_function, user_function_returned
 
 __all__ = [
     "RULE_NAMES",
@@ -103,14 +104,17 @@ class Function:
     function: Callable[[Any, Any], Any]
 
     def __call__(self, actual: Any, expected: Any) -> float:
-        result = self.function(actual, expected)
+        # The function is the user's: what it raises or returns wrong makes the
+        # case an error row naming it (UserFunctionError), not a metric bug.
+        role = "the comparison rule"
+        result = call_user_function(self.function, role, actual, expected)
         if isinstance(result, bool):
             return 1.0 if result else 0.0
         if isinstance(result, numbers.Real) and 0.0 <= float(result) <= 1.0:
             return float(result)
-        raise InvalidParameterError(
-            f"comparison {self.function!r} returned {result!r} for actual={actual!r}, "
-            f"expected={expected!r}; expected a bool or a number in [0, 1].")
+        raise user_function_returned(
+            self.function, f"{role} (actual={actual!r:.40}, expected={expected!r:.40})", result,
+            "a bool or a number in [0, 1]")
 
 
 def _scoring_metric(spec: Any) -> Any:

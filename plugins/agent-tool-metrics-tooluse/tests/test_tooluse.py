@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, ToolCall, ToolCallBatch, evaluate
-from agentmetrics import Metric, example_cases, get_metric, registry
+from agentmetrics import Metric, UserFunctionError, example_cases, get_metric, registry
 from agentmetrics.testing import check_metric
 from agentmetrics_tooluse import (
     ArgumentAccuracy,
@@ -136,7 +136,7 @@ def test_a_callable_rule_gives_partial_credit_and_is_checked():
 
     case = AgentTestCase(tool_calls=[ToolCall("A", {"x": 1})], expected_tool_calls=[ToolCall("A", {"x": 2})])
     assert ArgumentAccuracy(compare=half).evaluate(case).value == 0.5
-    with pytest.raises(InvalidParameterError, match="expected a bool or a number in"):
+    with pytest.raises(UserFunctionError, match="your function .*<lambda>.* returned int 3; expected a bool or a number in"):
         ArgumentAccuracy(compare=lambda a, e: 3).evaluate(case)
     with pytest.raises(InvalidParameterError, match="unknown comparison 'fuzzy'"):
         ArgumentAccuracy(compare="fuzzy")

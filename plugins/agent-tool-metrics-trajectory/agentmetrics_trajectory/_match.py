@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentmetrics import AgentTestCase, InvalidParameterError, Metric, ToolCall
+from agentmetrics.errors import call_user_function
 from agentmetrics_trajectory._matching import (
     canonical_json,
     connected,
@@ -57,8 +58,10 @@ def _argument_mismatch(
     """None when the arguments match under ``rule``, else what differs."""
     if rule == "ignore":
         return None
-    if callable(rule):
-        return None if rule(actual, expected) else "arguments rejected by the custom comparison"
+    if callable(rule):  # the user's: what it raises makes the case an error row naming it
+        accepted = call_user_function(rule, "trajectory_match's argument comparison",
+                                      actual, expected, truth=True)
+        return None if accepted else "arguments rejected by the custom comparison"
     if rule == "exact":
         keys = list(expected) + [key for key in actual if key not in expected]
     elif rule == "subset":  # every argument given must be expected, with its value
