@@ -8,7 +8,8 @@ Request (stdin):  {"cases": [CASE, ...], "runs": [RUN, ...]}
     CASE = {"called": [CALL, ...], "expected": [CALL, ...]}
          | {"turns": [{"called": [...], "expected": [...]}, ...]}     (turns: adk only)
     CALL = {"name": str, "arguments": {...}, "output": any}           (output optional;
-           a missing "arguments" means {}; any other value is passed to the peer as is)
+           a missing "arguments" means none given: None to the peer; any other value,
+           text included, is passed to the peer as is)
     RUN  = {"peer": "deepeval" | "ragas_f1" | "ragas_accuracy" | "agentevals" | "adk" | "mlflow",
             "options": {...}, "on": "cases"}
            "on" (optional, default "cases") names the top-level list of CASEs the run scores,
@@ -184,7 +185,39 @@ def _flat(case: Case, peer: str) -> tuple[list[dict[str, Any]], list[dict[str, A
 
 
 def _args(call: dict[str, Any]) -> Any:
-    return call.get("arguments", {})
+    return call.get("arguments")
+
+
+#: Override functions for agentevals, named in a request as {"function": NAME}
+#: (functions do not travel in JSON); tests/peers' callers define the same ones.
+def _truthy_x(first: dict[str, Any], second: dict[str, Any]) -> Any:
+    return first.get("x", 0) and "yes"
+
+
+def _falsy_list(first: dict[str, Any], second: dict[str, Any]) -> Any:
+    return [] if first == second else [1]
+
+
+def _fails_on_y(first: dict[str, Any], second: dict[str, Any]) -> Any:
+    if "y" in first:
+        raise KeyError("no y here")
+    return True
+
+
+def _same_x(first: dict[str, Any], second: dict[str, Any]) -> Any:
+    return first.get("x") == second.get("x")
+
+
+FUNCTIONS: dict[str, Callable[[dict[str, Any], dict[str, Any]], Any]] = {
+    "truthy_x": _truthy_x, "falsy_list": _falsy_list, "fails_on_y": _fails_on_y, "same_x": _same_x}
+
+
+def _overrides(value: Any) -> Any:
+    """agentevals' overrides with {"function": NAME} replaced by the function."""
+    if not isinstance(value, dict):
+        return value
+    return {tool: FUNCTIONS[rule["function"]] if isinstance(rule, dict) and set(rule) == {"function"}
+            else rule for tool, rule in value.items()}
 
 
 # --------------------------------------------------------------------------- deepeval
@@ -269,6 +302,9 @@ def _ragas(options: dict[str, Any], accuracy: bool) -> Scorer:
 def _agentevals(options: dict[str, Any]) -> Scorer:
     from agentevals.trajectory.match import create_trajectory_match_evaluator
 
+    options = dict(options)
+    if "tool_args_match_overrides" in options:
+        options["tool_args_match_overrides"] = _overrides(options["tool_args_match_overrides"])
     evaluator = create_trajectory_match_evaluator(**options)
 
     def messages(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentmetrics import AgentTestCase, InvalidParameterError, Metric, ToolCall
 
@@ -13,6 +13,7 @@ from agentmetrics_compat._common import (
     readable_arguments,
     require_readable,
     show_call,
+    unreadable_rows_nan,
 )
 
 if TYPE_CHECKING:
@@ -35,8 +36,13 @@ class AdkToolTrajectory(Metric):
       order; extra calls allowed.
     - Two calls match on the name and, unless ``ignore_args``, arguments equal
       as Python values (``1 == 1.0``; a missing or extra argument differs).
-      The call id is ignored. No expected calls: IN_ORDER and ANY_ORDER
-      match; EXACT matches only no calls.
+      A call given no arguments (``ToolCall(name, None)``, ADK's
+      ``FunctionCall(args=None)``) matches only another such call, not one
+      given ``{}`` (ADK compares ``None == {}``). The call id is ignored. No
+      expected calls: IN_ORDER and ANY_ORDER match; EXACT matches only no
+      calls.
+    - Arguments that are not a JSON object (``raw_arguments``) are refused
+      whatever ``ignore_args`` says: ADK's FunctionCall takes an object only.
 
     ADK averages the invocations of a session: score a case whose ``turns``
     are the invocations with ``per_turn("adk_tool_trajectory",
@@ -66,15 +72,15 @@ class AdkToolTrajectory(Metric):
         return call.name if self.ignore_args else show_call(call)
 
     def _same(self, got: ToolCall, want: ToolCall) -> bool:
-        return got.name == want.name and (self.ignore_args or got.arguments == want.arguments)
+        return got.name == want.name and (self.ignore_args or (
+            got.arguments == want.arguments and got.arguments_given == want.arguments_given))
 
     def measure(self, case: AgentTestCase) -> tuple[float, str]:
         assert case.tool_calls is not None and case.expected_tool_calls is not None
         called, expected = case.tool_calls, case.expected_tool_calls
-        if not self.ignore_args:
-            fix = "repair them, or pass ignore_args=True to compare names only."
-            readable_arguments(_NAME, called, "called", fix)
-            readable_arguments(_NAME, expected, "expected", fix)
+        fix = "repair them (ADK's FunctionCall takes an object, even with ignore_args)."
+        readable_arguments(_NAME, called, "called", fix)
+        readable_arguments(_NAME, expected, "expected", fix)
         problem = self._problem(called, expected)
         if problem:
             return 0.0, f"{self.match_type}: {problem}"
@@ -89,8 +95,7 @@ class AdkToolTrajectory(Metric):
         """What ``measure(case)`` gives as the value (raises where it refuses)."""
         called, expected = case.tool_calls, case.expected_tool_calls
         assert called is not None and expected is not None
-        if not self.ignore_args:
-            require_readable(called, expected)
+        require_readable(called, expected)
         return 0.0 if self._problem(called, expected) else 1.0
 
     def _exact(self, called: Sequence[ToolCall], expected: Sequence[ToolCall]) -> str:
@@ -139,15 +144,19 @@ class AdkToolTrajectory(Metric):
 
         from agentmetrics.batch import batch_errors, ratio_values, row_lcs, row_multiset_overlap
 
+        def values(batch: ToolCallBatch) -> Any:
+            made, wanted = np.diff(batch.called_offsets), np.diff(batch.expected_offsets)
+            if self.match_type == "ANY_ORDER":
+                ok = row_multiset_overlap(batch) == wanted
+            else:
+                ok = row_lcs(batch) == wanted
+                if self.match_type == "EXACT":
+                    ok &= made == wanted
+            return unreadable_rows_nan(batch, ok.astype(np.float64))
+
+        if batch.cases is not None:  # a case whose arguments ADK refuses goes to measure
+            return case_values(self, batch, errors, self._value, bulk=values)
         failed = batch_errors(self, batch, errors)
-        made, wanted = np.diff(batch.called_offsets), np.diff(batch.expected_offsets)
-        if self.match_type == "ANY_ORDER":
-            ok = row_multiset_overlap(batch) == wanted
-        else:
-            lcs = row_lcs(batch)
-            ok = lcs == wanted
-            if self.match_type == "EXACT":
-                ok &= made == wanted
-        return ratio_values(self, batch, ok.astype(np.float64), failed, names_reason(self))
+        return ratio_values(self, batch, values(batch), failed, names_reason(self))
 
 

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agentmetrics import AgentTestCase, InvalidParameterError, Metric, ToolCall
+from agentmetrics import (
+    AgentMetricsWarning,
+    AgentTestCase,
+    InvalidCaseError,
+    InvalidParameterError,
+    Metric,
+    ToolCall,
+)
+from agentmetrics.errors import call_user_function
 
 from agentmetrics_compat._common import (
     check_choice,
@@ -13,6 +22,7 @@ from agentmetrics_compat._common import (
     readable_arguments,
     require_readable,
     show_call,
+    unreadable_rows_nan,
 )
 
 if TYPE_CHECKING:
@@ -21,6 +31,9 @@ if TYPE_CHECKING:
 __all__ = ["ARGS_MODES", "TRAJECTORY_MODES", "AgentevalsTrajectory", "first_unmatched"]
 
 _NAME = "agentevals_trajectory"
+#: What agentevals does with a call given no arguments.
+_ABSENT = ("agentevals parses each call's arguments (JSON null for none) into an object and "
+           "refuses the case, in every mode.")
 TRAJECTORY_MODES = ("unordered", "subset", "superset")
 ARGS_MODES = ("exact", "ignore", "subset", "superset")
 
@@ -63,15 +76,93 @@ def _at(arguments: Any, path: str) -> Any:
 
 
 class _OnKeys:
-    """Arguments equal at the listed dotted paths."""
+    """Arguments equal at the listed dotted paths, read in order until one
+    differs (as agentevals' ``all(...)`` does). A path that is not text is
+    refused when it is reached: agentevals raises there (``key.split``)."""
 
-    __slots__ = ("keys",)
+    __slots__ = ("keys", "tool")
 
-    def __init__(self, keys: tuple[str, ...]) -> None:
+    def __init__(self, keys: tuple[Any, ...], tool: str) -> None:
         self.keys = keys
+        self.tool = tool
 
     def __call__(self, first: dict[str, Any], second: dict[str, Any]) -> bool:
-        return all(_at(first, key) == _at(second, key) for key in self.keys)
+        for key in self.keys:
+            if not isinstance(key, str):
+                raise InvalidCaseError(
+                    f"{_NAME}: the override for {self.tool!r} lists {key!r}, which is not a "
+                    f"dotted argument path; agentevals raises when it reaches it "
+                    f"(AttributeError: no 'split'), so the case is refused, as agentevals "
+                    f"refuses it. Fix: list paths as strings, e.g. ['city', 'address.zip'].")
+            if _at(first, key) != _at(second, key):
+                return False
+        return True
+
+
+class _Invalid:
+    """An override agentevals cannot use (neither a mode, a list of paths nor
+    a function): refused when a call of its tool is compared, as agentevals
+    raises there (``ValueError: Invalid tool args match override``)."""
+
+    __slots__ = ("rule", "tool")
+
+    def __init__(self, tool: str, rule: Any) -> None:
+        self.tool = tool
+        self.rule = rule
+
+    def __call__(self, first: dict[str, Any], second: dict[str, Any]) -> bool:
+        raise InvalidCaseError(
+            f"{_NAME}: the override for {self.tool!r} is {type(self.rule).__name__} "
+            f"{self.rule!r:.60}; expected a mode, a list of dotted argument paths or a function. "
+            f"agentevals raises when it compares a call of that tool (ValueError: Invalid tool "
+            f"args match override), so the case is refused, as agentevals refuses it. Fix: use "
+            f"one of {', '.join(map(repr, ARGS_MODES))}, a list (not a tuple) of paths, or a "
+            f"function.")
+
+
+class _UserMatcher:
+    """The user's override function, read as agentevals reads it: its result's
+    truth value (``1`` and ``"yes"`` match, ``0``, ``""`` and ``None`` do
+    not). What it raises makes the case an error row naming the function."""
+
+    __slots__ = ("function", "role")
+
+    def __init__(self, tool: str, function: Matcher) -> None:
+        self.function = function
+        self.role = f"{_NAME}: the override for {tool!r}"
+
+    def __call__(self, first: dict[str, Any], second: dict[str, Any]) -> bool:
+        return bool(call_user_function(self.function, self.role, first, second, truth=True))
+
+
+def _mode_matcher(mode: str) -> Matcher:
+    """agentevals' matcher for a mode given as text: exact, subset or
+    superset; any other text (an unknown mode, ``"EXACT"``) ignores the
+    arguments, as agentevals reads it."""
+    for known in ("exact", "subset", "superset"):
+        if mode == known:
+            return _MATCHERS[known]
+    return _ignore
+
+
+def _override(tool: str, rule: Any, default: Matcher) -> Matcher:
+    """The matcher agentevals uses for ``tool`` given its override: a falsy
+    one (``[]``, ``""``, ``None``) is no override; text is a mode; a function
+    is the user's; a list holds dotted paths; anything else is refused when
+    used."""
+    try:
+        given = bool(rule)
+    except Exception:  # no truth value (an array): agentevals raises where it asks
+        return _Invalid(tool, rule)
+    if not given:
+        return default
+    if isinstance(rule, str):
+        return _mode_matcher(rule)
+    if callable(rule):
+        return _UserMatcher(tool, rule)
+    if isinstance(rule, list):
+        return _OnKeys(tuple(rule), tool)
+    return _Invalid(tool, rule)
 
 
 def first_unmatched(outer: Sequence[ToolCall], inner: Sequence[ToolCall],
@@ -108,6 +199,16 @@ class AgentevalsTrajectory(Metric):
       ``"superset"``; ``tool_args_match_overrides`` sets a mode, a list of
       dotted argument paths to compare, or a function
       ``(arguments, reference arguments) -> bool`` per tool name.
+    - Overrides are read as agentevals reads them, when a call of their tool
+      is compared: an empty one (``[]``, ``""``, ``None``) means the default
+      mode; text other than a known mode (``"EXACT"`` included) ignores the
+      arguments (a warning says so at construction); a function's result is
+      taken by its truth value; a list path that is not text, a tuple or any
+      other value refuses the cases that reach it. A function that raises
+      makes its case an error row naming the function (UserFunctionError).
+    - A call given no arguments (``ToolCall(name, None)``) or arguments that
+      are not an object is refused in every mode, ``"ignore"`` included:
+      agentevals parses every call's arguments into an object first.
     - Quirks kept: calls pair **first-fit**, so a matching can be missed when
       argument rules are loose; in ``"subset"`` mode the argument rule is
       applied with the sides swapped (the expected call's arguments first);
@@ -134,11 +235,22 @@ class AgentevalsTrajectory(Metric):
                                                   trajectory_match_mode, TRAJECTORY_MODES)
         self.tool_args_match_mode = check_choice(_NAME, "tool_args_match_mode",
                                                  tool_args_match_mode, ARGS_MODES)
+        if tool_args_match_overrides is not None and not isinstance(tool_args_match_overrides,
+                                                                     Mapping):
+            raise InvalidParameterError(
+                f"{_NAME}: tool_args_match_overrides must map tool names to overrides, got "
+                f"{type(tool_args_match_overrides).__name__}.")
         self.tool_args_match_overrides = (None if tool_args_match_overrides is None
                                           else dict(tool_args_match_overrides))
-        self._matchers = {tool: _override(tool, rule)
-                          for tool, rule in (self.tool_args_match_overrides or {}).items()}
         self._default = _MATCHERS[self.tool_args_match_mode]
+        self._matchers = {tool: _override(tool, rule, self._default)
+                          for tool, rule in (self.tool_args_match_overrides or {}).items()}
+        for tool, rule in (self.tool_args_match_overrides or {}).items():
+            if isinstance(rule, str) and rule and rule not in ARGS_MODES:
+                warnings.warn(
+                    f"{_NAME}: the override {rule!r} for {tool!r} is not a mode agentevals knows "
+                    f"({', '.join(map(repr, ARGS_MODES))}); agentevals reads it as 'ignore', "
+                    f"and so does this metric.", AgentMetricsWarning, stacklevel=2)
         super().__init__(threshold)
 
     def _matcher(self, tool: str) -> Matcher:
@@ -153,10 +265,9 @@ class AgentevalsTrajectory(Metric):
     def measure(self, case: AgentTestCase) -> tuple[float, str]:
         assert case.tool_calls is not None and case.expected_tool_calls is not None
         called, expected = case.tool_calls, case.expected_tool_calls
-        if not self._names_only():
-            fix = "repair them (agentevals parses every call's arguments as JSON)."
-            readable_arguments(_NAME, called, "called", fix)
-            readable_arguments(_NAME, expected, "expected", fix)
+        fix = "repair them (agentevals parses every call's arguments into an object)."
+        readable_arguments(_NAME, called, "called", fix, _ABSENT)
+        readable_arguments(_NAME, expected, "expected", fix, _ABSENT)
         mode = self.trajectory_match_mode
         if mode in ("superset", "unordered"):
             j = first_unmatched(called, expected, self._matcher)
@@ -174,8 +285,7 @@ class AgentevalsTrajectory(Metric):
         """What ``measure(case)`` gives as the value (raises where it refuses)."""
         called, expected = case.tool_calls, case.expected_tool_calls
         assert called is not None and expected is not None
-        if not self._names_only():
-            require_readable(called, expected)
+        require_readable(called, expected, absent=True)
         mode = self.trajectory_match_mode
         if mode != "subset" and first_unmatched(called, expected, self._matcher) is not None:
             return 0.0
@@ -197,8 +307,7 @@ class AgentevalsTrajectory(Metric):
         if not self._names_only():
             require_cases(self, batch, f"with tool_args_match_mode={self.tool_args_match_mode!r} "
                                        f"compares arguments", "tool_args_match_mode='ignore'")
-            if not all(m in _MATCHERS.values() or isinstance(m, _OnKeys)
-                       for m in self._matchers.values()):
+            if any(isinstance(m, _UserMatcher) for m in self._matchers.values()):
                 # a function of the user's may be costly or not give the same answer
                 # twice: each case through evaluate once
                 return super().evaluate_batch(batch, errors=check_errors_mode(errors))
@@ -207,30 +316,17 @@ class AgentevalsTrajectory(Metric):
 
         from agentmetrics.batch import batch_errors, ratio_values, row_multiset_overlap
 
+        def values(batch: ToolCallBatch) -> Any:
+            paired = row_multiset_overlap(batch)
+            ok = np.ones(len(batch), dtype=bool)
+            if self.trajectory_match_mode in ("superset", "unordered"):
+                ok &= paired == np.diff(batch.expected_offsets)
+            if self.trajectory_match_mode in ("subset", "unordered"):
+                ok &= paired == np.diff(batch.called_offsets)
+            return unreadable_rows_nan(batch, ok.astype(np.float64), absent=True)
+
+        if batch.cases is not None:  # a case whose arguments agentevals refuses goes to measure
+            return case_values(self, batch, errors, self._value, bulk=values)
         failed = batch_errors(self, batch, errors)
-        paired = row_multiset_overlap(batch)
-        ok = np.ones(len(batch), dtype=bool)
-        if self.trajectory_match_mode in ("superset", "unordered"):
-            ok &= paired == np.diff(batch.expected_offsets)
-        if self.trajectory_match_mode in ("subset", "unordered"):
-            ok &= paired == np.diff(batch.called_offsets)
-        return ratio_values(self, batch, ok.astype(np.float64), failed, names_reason(self))
+        return ratio_values(self, batch, values(batch), failed, names_reason(self))
 
-
-def _override(tool: str, rule: Any) -> Matcher:
-    if isinstance(rule, str) or hasattr(rule, "value"):
-        return _MATCHERS[check_choice(_NAME, f"tool_args_match_overrides[{tool!r}]", rule, ARGS_MODES)]
-    if callable(rule):
-        def checked(first: dict[str, Any], second: dict[str, Any]) -> bool:
-            answer = rule(first, second)
-            if not isinstance(answer, bool):
-                raise InvalidParameterError(
-                    f"{_NAME}: the override for {tool!r} returned {answer!r}; expected True or False.")
-            return answer
-        return checked
-    if isinstance(rule, (list, tuple)) and rule and all(isinstance(k, str) and k for k in rule):
-        return _OnKeys(tuple(rule))
-    raise InvalidParameterError(
-        f"{_NAME}: tool_args_match_overrides[{tool!r}] must be one of {', '.join(map(repr, ARGS_MODES))}, "
-        f"a non-empty list of dotted argument paths, or a function (arguments, reference "
-        f"arguments) -> bool; got {rule!r}.")

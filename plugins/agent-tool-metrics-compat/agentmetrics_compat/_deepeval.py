@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agentmetrics import AgentTestCase, InvalidParameterError, Metric, ToolCall
+from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, Metric, ToolCall
 
 from agentmetrics_compat._common import (
     check_flag,
@@ -108,10 +108,9 @@ class DeepevalToolCorrectness(Metric):
     def measure(self, case: AgentTestCase) -> tuple[float, str]:
         assert case.tool_calls is not None and case.expected_tool_calls is not None
         called, expected = case.tool_calls, case.expected_tool_calls
-        if "input_parameters" in self.evaluation_params:
-            fix = "repair them, or leave input_parameters out of evaluation_params."
-            readable_arguments(_NAME, called, "called", fix)
-            readable_arguments(_NAME, expected, "expected", fix)
+        fix = "repair them (deepeval's ToolCall takes input_parameters as an object only)."
+        readable_arguments(_NAME, called, "called", fix)
+        readable_arguments(_NAME, expected, "expected", fix)
         if self.should_exact_match:
             value, reason = self._exact(called, expected)
         elif not expected:
@@ -131,8 +130,7 @@ class DeepevalToolCorrectness(Metric):
         where measure refuses the case)."""
         called, expected = case.tool_calls, case.expected_tool_calls
         assert called is not None and expected is not None
-        if "input_parameters" in self.evaluation_params:
-            require_readable(called, expected)
+        require_readable(called, expected)
         if self.should_exact_match:
             value = 1.0 if self._mismatch(called, expected) is None else 0.0
         elif not expected:
@@ -155,9 +153,23 @@ class DeepevalToolCorrectness(Metric):
         return case_values(self, batch, errors, self._value)
 
     def _credit(self, want: ToolCall, got: ToolCall) -> float:
-        """deepeval's score of a same-named pair."""
+        """deepeval's score of a same-named pair. With input_parameters, a pair
+        where one call was given no arguments (None) and the other an object
+        is refused: deepeval's partial credit calls ``None.keys()`` there and
+        raises; two calls given none are equal (1.0)."""
         credit = 1.0
         if "input_parameters" in self.evaluation_params:
+            if want.arguments_given != got.arguments_given:
+                none, given = (want, got) if not want.arguments_given else (got, want)
+                raise InvalidCaseError(
+                    f"{_NAME}: the {'expected' if none is want else 'called'} call {none.name} "
+                    f"has no arguments given (None) and the same-named "
+                    f"{'called' if none is want else 'expected'} call it is compared with has "
+                    f"{show_call(given) if given.arguments else '{}'}; deepeval's partial credit "
+                    f"for input_parameters cannot compare them and raises (AttributeError: "
+                    f"'NoneType' object has no attribute 'keys'), so the case is refused, as "
+                    f"deepeval refuses it. Fix: give both calls arguments ({{}} for none), or "
+                    f"leave input_parameters out of evaluation_params.")
             credit *= compare_dicts(want.arguments, got.arguments)
         if "output" in self.evaluation_params and want.output != got.output:
             credit = 0.0
@@ -251,8 +263,9 @@ class DeepevalToolCorrectness(Metric):
             return -1, []
         for k, (got, want) in enumerate(zip(called, expected, strict=True)):
             fields = ["name"] if got.name != want.name else []
-            if "input_parameters" in self.evaluation_params and got.arguments != want.arguments:
-                fields.append("input_parameters")
+            if "input_parameters" in self.evaluation_params and (
+                    got.arguments != want.arguments or got.arguments_given != want.arguments_given):
+                fields.append("input_parameters")  # None != {} there
             if "output" in self.evaluation_params and got.output != want.output:
                 fields.append("output")
             if fields:
@@ -268,8 +281,12 @@ class DeepevalToolCorrectness(Metric):
         k, fields = found
         if k < 0:
             return 0.0, f"Exact match: {len(called)} calls made, {len(expected)} expected"
-        return 0.0, (f"Exact match: call #{k + 1} {show_call(called[k])} differs from the expected "
-                     f"{show_call(expected[k])} in {' and '.join(fields)}")
+        got, want = called[k], expected[k]
+        note = ""
+        if "input_parameters" in fields and got.arguments == want.arguments:
+            note = (" (no arguments given, None, against {}: deepeval tells them apart)")
+        return 0.0, (f"Exact match: call #{k + 1} {show_call(got)} differs from the expected "
+                     f"{show_call(want)} in {' and '.join(fields)}{note}")
 
     @staticmethod
     def _reason(value: float, count: int, missed: list[str], partial: list[str],
@@ -286,5 +303,7 @@ class DeepevalToolCorrectness(Metric):
 
 
 def _identical(a: ToolCall, b: ToolCall) -> bool:
-    """deepeval's ToolCall equality: name, arguments and output."""
-    return a.name == b.name and a.arguments == b.arguments and a.output == b.output
+    """deepeval's ToolCall equality: name, arguments (None differs from ``{}``)
+    and output."""
+    return (a.name == b.name and a.arguments == b.arguments and a.output == b.output
+            and a.arguments_given == b.arguments_given)

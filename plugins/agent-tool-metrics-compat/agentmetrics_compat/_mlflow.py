@@ -3,19 +3,91 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from agentmetrics import AgentTestCase, InvalidCaseError, Metric, ToolCall
+from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, Metric, ToolCall
 
-from agentmetrics_compat._common import check_flag, listed, readable_arguments
+from agentmetrics_compat._common import check_flag, listed
 
 if TYPE_CHECKING:
     from agentmetrics import MetricResult, ToolCallBatch
 
-__all__ = ["MlflowToolCallCorrectness"]
+__all__ = ["MlflowToolCallCorrectness", "called_as_mlflow_reads_it"]
 
 _NAME = "mlflow_tool_call_correctness"
+_AUTO = "auto"
+
+
+class _Nameless:
+    """The name of a call whose ``call.tool_name`` is null, compared by name
+    only: equal to no expected name (MLflow's ``None``)."""
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+_NAMELESS = _Nameless()
+
+
+def _stored(value: Any) -> Any:
+    """What MLflow's trace store gives back for span inputs given as text: the
+    JSON it holds, one level, when that is text, an object or a list
+    (``'[]'`` reads back as ``[]``, ``'"x"'`` as ``"x"``); other text as is."""
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return value
+    return parsed if isinstance(parsed, (str, dict, list)) else value
+
+
+def called_as_mlflow_reads_it(call: ToolCall, k: int) -> tuple[Any, Any]:
+    """``(name, arguments)`` of a call made, as MLflow reads it back from the
+    TOOL span a trace records for it (its inputs are the call's arguments):
+
+    - the name is the span's, unless the inputs hold ``{"call": {"tool_name":
+      X, ...}}`` (the spans of MLflow's pydantic-ai autolog): then it is X;
+    - arguments are ``inputs or None``: empty or absent arguments are None,
+      which compares as ``{}``; text that is not an object (kept in
+      ``raw_arguments``) is what the store gives back for it.
+
+    Refused, as MLflow refuses it: a non-empty list or a ``tool_name`` that
+    is not text (its FunctionCall takes neither), and text MLflow cannot store
+    (a lone surrogate)."""
+    inputs: Any = call.arguments if call.arguments_given else None
+    if not call.arguments_valid:
+        inputs = _stored(call.raw_arguments)
+    name: Any = call.name
+    if isinstance(inputs, dict) and isinstance(inputs.get("call"), dict) and \
+            "tool_name" in inputs["call"]:
+        name = inputs["call"]["tool_name"]
+        if name is None:
+            name = _NAMELESS
+        elif not isinstance(name, str):
+            raise InvalidCaseError(
+                f"{_NAME}: called call #{k + 1} ({call.name}) names its tool in "
+                f"arguments['call']['tool_name'] as {name!r}; MLflow takes the tool name from "
+                f"there and refuses one that is not text (its FunctionCall.name is a str). "
+                f"Fix: make tool_name a string, or leave the 'call' argument out.")
+    if isinstance(inputs, list) and inputs:
+        raise InvalidCaseError(
+            f"{_NAME}: called call #{k + 1} ({call.name}) has a list as its arguments "
+            f"({call.raw_arguments!r:.40}); MLflow refuses it (its FunctionCall takes an object "
+            f"or text). Fix: give the arguments as an object.")
+    return name, inputs or None
+
+
+def _storable(call: ToolCall, k: int) -> None:
+    """Refuse a call MLflow cannot write to its trace store (text holding a
+    lone surrogate): MLflow has no trace to score then."""
+    for what, value in (("name", call.name), ("arguments", call.arguments),
+                        ("raw arguments", call.raw_arguments), ("output", call.output)):
+        try:
+            json.dumps(value, ensure_ascii=False, default=str).encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidCaseError(
+                f"{_NAME}: called call #{k + 1} has {what} holding text that is not valid "
+                f"Unicode (a lone surrogate); MLflow cannot store such a trace, so it gives no "
+                f"score. Fix: repair the text.") from None
 
 
 class MlflowToolCallCorrectness(Metric):
@@ -27,9 +99,17 @@ class MlflowToolCallCorrectness(Metric):
       ``should_consider_ordering``, equal position by position, otherwise
       equal **as sets**.
     - A call is its name and its arguments as JSON with sorted keys, so
-      ``1`` and ``1.0`` differ, and so do ``"1"`` and ``1``. With
-      ``compare_arguments=False``, names only: MLflow does this when any
-      expected call is given without arguments.
+      ``1`` and ``1.0`` differ, and so do ``"1"`` and ``1``.
+    - ``compare_arguments="auto"`` (MLflow's rule): arguments are compared
+      unless an expected call has **no arguments given**
+      (``ToolCall(name, None)``); then the whole case is compared by names.
+      ``True`` or ``False`` decide for every case.
+    - The calls made are read as MLflow reads them back from a trace: empty
+      and absent arguments alike; the tool name taken from
+      ``arguments["call"]["tool_name"]`` where that is given (the spans of
+      MLflow's pydantic-ai autolog); arguments that are not an object as
+      MLflow stores them (``"[]"`` is empty; other text is refused where
+      arguments are compared).
 
     Quirks kept: **no expected calls is refused** (MLflow reads an empty
     expected list as no expectations, and its exact mode then raises), and
@@ -45,58 +125,111 @@ class MlflowToolCallCorrectness(Metric):
     default_threshold: ClassVar[float] = 1.0
 
     def __init__(self, threshold: float | None = None, should_consider_ordering: bool = False,
-                 compare_arguments: bool = True) -> None:
+                 compare_arguments: bool | str = _AUTO) -> None:
         self.should_consider_ordering = check_flag(_NAME, "should_consider_ordering",
                                                    should_consider_ordering)
-        self.compare_arguments = check_flag(_NAME, "compare_arguments", compare_arguments)
+        if compare_arguments != _AUTO and not isinstance(compare_arguments, bool):
+            raise InvalidParameterError(
+                f"{_NAME}: compare_arguments must be 'auto' (MLflow's rule), True or False, got "
+                f"{compare_arguments!r}.")
+        self.compare_arguments = compare_arguments
         super().__init__(threshold)
 
-    def _signatures(self, calls: Sequence[ToolCall], side: str) -> list[str]:
-        if not self.compare_arguments:
-            return [call.name for call in calls]
-        readable_arguments(_NAME, calls, side, "repair them, or pass compare_arguments=False.")
-        out = []
-        for k, call in enumerate(calls):
-            try:
-                text = json.dumps(call.arguments, sort_keys=True)
-            except (TypeError, ValueError) as error:
-                raise InvalidCaseError(
-                    f"{_NAME}: {side} call #{k + 1} ({call.name}) has arguments MLflow cannot write "
-                    f"as JSON ({error}); expected JSON values. Fix: convert them, or pass "
-                    f"compare_arguments=False.") from None
-            out.append(f"{call.name}({text})")
-        return out
-
-    def measure(self, case: AgentTestCase) -> tuple[float, str]:
+    def _read(self, case: AgentTestCase) -> tuple[list[tuple[Any, Any]], list[ToolCall], bool]:
+        """The calls made as MLflow reads them, the expected calls, and whether
+        arguments are compared; raises where MLflow refuses the case, in
+        MLflow's order (the trace, then the expectations)."""
         assert case.tool_calls is not None and case.expected_tool_calls is not None
-        if not case.expected_tool_calls:
+        made = []
+        for k, call in enumerate(case.tool_calls):
+            _storable(call, k)
+            made.append(called_as_mlflow_reads_it(call, k))
+        expected = list(case.expected_tool_calls)
+        for k, call in enumerate(expected):
+            if not call.arguments_valid:
+                raise InvalidCaseError(
+                    f"{_NAME}: expected call #{k + 1} ({call.name}) has arguments that are not "
+                    f"a JSON object ({call.raw_arguments!r:.40}); MLflow refuses them (\"Arguments "
+                    f"must be a dict\"). Fix: give the expected arguments as an object.")
+        if not expected:
             raise InvalidCaseError(
                 f"{_NAME}: no expected calls. MLflow reads an empty expected list as no "
                 f"expectations and refuses to score it in exact mode. Fix: give the expected "
                 f"calls, or score this case with trajectory_match, which scores an empty list.")
-        made = self._signatures(case.tool_calls, "called")
-        wanted = self._signatures(case.expected_tool_calls, "expected")
-        if len(made) != len(wanted):
-            return 0.0, f"no: {len(made)} calls made, {len(wanted)} expected"
+        if self.compare_arguments == _AUTO:
+            compare = all(call.arguments_given for call in expected)
+        else:
+            compare = bool(self.compare_arguments)
+        return made, expected, compare
+
+    @staticmethod
+    def _signature(name: Any, arguments: Any, compare: bool, side: str, k: int) -> Any:
+        if not compare:
+            return name
+        if isinstance(arguments, str):
+            raise InvalidCaseError(
+                f"{_NAME}: {side} call #{k + 1} ({name}) has arguments that are not a JSON "
+                f"object ({arguments!r:.40}); MLflow refuses them where it compares arguments "
+                f"(\"Arguments must be a dict\"). Fix: repair them, or pass "
+                f"compare_arguments=False.")
+        try:
+            text = json.dumps(arguments or {}, sort_keys=True)
+        except (TypeError, ValueError) as error:
+            raise InvalidCaseError(
+                f"{_NAME}: {side} call #{k + 1} ({name}) has arguments MLflow cannot write "
+                f"as JSON ({error}); expected JSON values. Fix: convert them, or pass "
+                f"compare_arguments=False.") from None
+        return f"{name}({text})"
+
+    def _signatures(self, case: AgentTestCase) -> tuple[list[Any], list[Any], bool] | int:
+        """Both sides' signatures and whether arguments were compared; or, when
+        the lengths differ (MLflow says no before it reads any argument), the
+        number of calls made."""
+        made, expected, compare = self._read(case)
+        if len(made) != len(expected):
+            return len(made)
+        got = [self._signature(name, arguments, compare, "called", k)
+               for k, (name, arguments) in enumerate(made)]
+        want = [self._signature(call.name, call.arguments if call.arguments_given else None,
+                                compare, "expected", k) for k, call in enumerate(expected)]
+        return got, want, compare
+
+    def measure(self, case: AgentTestCase) -> tuple[float, str]:
+        assert case.expected_tool_calls is not None
+        found = self._signatures(case)
+        if isinstance(found, int):
+            return 0.0, f"no: {found} calls made, {len(case.expected_tool_calls)} expected"
+        made, wanted, compare = found
+        how = "" if compare else " by name (an expected call has no arguments given)" \
+            if self.compare_arguments == _AUTO else " by name"
         if self.should_consider_ordering:
             for k, (got, want) in enumerate(zip(made, wanted, strict=True)):
                 if got != want:
-                    return 0.0, f"no: call #{k + 1} is {got}, expected {want}"
-            return 1.0, f"yes: all {len(wanted)} calls in order"
+                    return 0.0, f"no: call #{k + 1} is {got}, expected {want}{how}"
+            return 1.0, f"yes: all {len(wanted)} calls in order{how}"
         if set(made) != set(wanted):
-            missing = sorted(set(wanted) - set(made))
-            extra = sorted(set(made) - set(wanted))
-            return 0.0, f"no: missing {listed(missing)}; not expected {listed(extra)}"
-        if sorted(made) != sorted(wanted):
-            return 1.0, ("yes: the same calls as sets, though repeated differently (MLflow "
-                         "compares sets)")
-        return 1.0, f"yes: the same {len(wanted)} calls, in any order"
+            missing = sorted(map(str, set(wanted) - set(made)))
+            extra = sorted(map(str, set(made) - set(wanted)))
+            return 0.0, f"no: missing {listed(missing)}; not expected {listed(extra)}{how}"
+        if sorted(map(str, made)) != sorted(map(str, wanted)):
+            return 1.0, (f"yes: the same calls as sets, though repeated differently (MLflow "
+                         f"compares sets){how}")
+        return 1.0, f"yes: the same {len(wanted)} calls, in any order{how}"
+
+    def _value(self, case: AgentTestCase) -> float:
+        found = self._signatures(case)
+        if isinstance(found, int):
+            return 0.0
+        made, wanted, _ = found
+        if self.should_consider_ordering:
+            return 1.0 if made == wanted else 0.0
+        return 1.0 if set(made) == set(wanted) else 0.0
 
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
-        """Case by case in one tight loop of ``measure``'s values (without
-        ``evaluate``'s checks of each result; the values are checked once, as
-        a batch), each reason made by ``evaluate`` when asked for."""
+        """Case by case in one tight loop of values (without ``evaluate``'s
+        checks of each result; the values are checked once, as a batch), each
+        reason made by ``evaluate`` when asked for."""
         from agentmetrics.batch import case_values, require_cases
 
         require_cases(self, batch, "compares calls")
-        return case_values(self, batch, errors, lambda case: self.measure(case)[0])
+        return case_values(self, batch, errors, self._value)

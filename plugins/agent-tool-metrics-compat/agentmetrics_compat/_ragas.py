@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 __all__ = ["RagasToolCallAccuracy", "RagasToolCallF1", "call_key", "f1_of_counts", "frozen"]
 
 _NAME = "ragas_tool_call_f1"
-_FIX = "repair them: ragas compares the arguments of every call."
+_FIX = "repair them: ragas' ToolCall takes its args as an object."
+#: What ragas does with a call given no arguments.
+ABSENT = "ragas' ToolCall requires args as an object and refuses None."
 
 
 def frozen(value: Any) -> Any:
@@ -62,7 +64,8 @@ class RagasToolCallF1(Metric):
     1.0); order is ignored; **no calls on either side scores 0.0** (ragas'
     guards), where tool_call_f1 gives 1.0; arguments are compared with
     Python equality (``1 == 1.0``), an argument too many or too few makes a
-    different call.
+    different call. A call given no arguments (``ToolCall(name, None)``) or
+    arguments that are not an object is refused, as ragas' ToolCall refuses it.
     """
 
     name: ClassVar[str] = _NAME
@@ -78,8 +81,8 @@ class RagasToolCallF1(Metric):
     def measure(self, case: AgentTestCase) -> tuple[float, str]:
         assert case.tool_calls is not None and case.expected_tool_calls is not None
         called, expected = case.tool_calls, case.expected_tool_calls
-        readable_arguments(_NAME, called, "called", _FIX)
-        readable_arguments(_NAME, expected, "expected", _FIX)
+        readable_arguments(_NAME, called, "called", _FIX, ABSENT)
+        readable_arguments(_NAME, expected, "expected", _FIX, ABSENT)
         made = {call_key(c): c for c in reversed(called)}
         wanted = {call_key(c): c for c in reversed(expected)}
         shared = made.keys() & wanted.keys()
@@ -125,8 +128,8 @@ class RagasToolCallF1(Metric):
                     continue
                 case = batch.case(row)
                 assert case.tool_calls is not None and case.expected_tool_calls is not None
-                readable_arguments(_NAME, case.tool_calls, "called", _FIX)
-                readable_arguments(_NAME, case.expected_tool_calls, "expected", _FIX)
+                readable_arguments(_NAME, case.tool_calls, "called", _FIX, ABSENT)
+                readable_arguments(_NAME, case.expected_tool_calls, "expected", _FIX, ABSENT)
                 called_col.append(_tokens(case.tool_calls, ids))
                 expected_col.append(_tokens(case.expected_tool_calls, ids))
         except Exception:  # a case to refuse: case by case, with the single-case errors
@@ -193,7 +196,9 @@ class RagasToolCallAccuracy(Metric):
     without arguments is 0 against a call that has some; any extra or missing
     call makes the names misaligned, so 0.0; no calls on either side is 1.0
     (where ragas' F1 gives 0.0). With ``strict_order=False`` both lists are
-    sorted by name and argument text before pairing.
+    sorted by name and argument text before pairing. A call given no
+    arguments (``ToolCall(name, None)``) or arguments that are not an object
+    is refused, as ragas' ToolCall refuses it.
     """
 
     name: ClassVar[str] = "ragas_tool_call_accuracy"
@@ -210,9 +215,8 @@ class RagasToolCallAccuracy(Metric):
     def measure(self, case: AgentTestCase) -> tuple[float, str]:
         assert case.tool_calls is not None and case.expected_tool_calls is not None
         called, expected = list(case.tool_calls), list(case.expected_tool_calls)
-        fix = "repair them: ragas compares the arguments of paired calls."
-        readable_arguments(self.name, called, "called", fix)
-        readable_arguments(self.name, expected, "expected", fix)
+        readable_arguments(self.name, called, "called", _FIX, ABSENT)
+        readable_arguments(self.name, expected, "expected", _FIX, ABSENT)
         if not called and not expected:
             return 1.0, "No calls made or expected"
         if not called or not expected:
@@ -259,7 +263,7 @@ class RagasToolCallAccuracy(Metric):
         """What ``measure(case)`` gives as the value (raises where it refuses)."""
         assert case.tool_calls is not None and case.expected_tool_calls is not None
         called, expected = list(case.tool_calls), list(case.expected_tool_calls)
-        require_readable(called, expected)
+        require_readable(called, expected, absent=True)
         if not called or not expected:
             return 1.0 if not called and not expected else 0.0
         score, aligned, _, _, _ = self._compared(called, expected)

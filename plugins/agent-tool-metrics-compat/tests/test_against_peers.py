@@ -27,6 +27,7 @@ from agentmetrics import (
     Metric,
     ToolCall,
     ToolCallBatch,
+    UserFunctionError,
     example_cases,
     per_turn,
 )
@@ -101,14 +102,110 @@ def sessions(n: int, seed: int) -> list[AgentTestCase]:
     return [AgentTestCase(turns=[turns.pop() for _ in range(rng.randint(1, 4))]) for _ in range(n)]
 
 
+# -- the edge cases real data holds (issue 31), as seeded generated categories ------
+
+#: Arguments as they arrive: absent (None), empty, objects, and text that is not
+#: an object (kept in raw_arguments), which every peer but MLflow refuses.
+EDGE_ARGUMENTS: list[Any] = [
+    None, None, {}, {}, {"x": 1}, {"x": 1.0}, {"x": None}, {"q": "x"},
+    {"call": {"tool_name": "a"}}, {"call": {"tool_name": "b", "x": 1}}, {"call": {"tool_name": None}},
+    {"call": {"tool_name": 5}}, {"call": "a"},
+    "[]", "[1]", '"x"', '""', "0", "false", "null text", "{x: oops",
+]
+NESTED: list[Any] = [
+    {"x": [1, [2, 3]]}, {"x": [1, [2, 3.0]]}, {"x": [{"k": 1, "j": 2}]}, {"x": [{"j": 2, "k": 1}]},
+    {"y": {"u": [1, 2], "v": {"w": [None]}}}, {"y": {"u": [1, 2], "v": {"w": []}}}, {"x": [[]]}, {"x": []},
+]
+UNICODE_NAMES = ["a", "b", "caf\u00e9", "cafe\u0301", "\u641c\u7d22", "\U0001f50d", "a b", " a"]
+UNICODE_VALUES: list[Any] = [{"q": "caf\u00e9"}, {"q": "cafe\u0301"}, {"q": "\U0001f600"},
+                             {"\u00e9": 1}, {"q": "\x00"}, {"q": "a" * 300}]
+
+
+def _edge_call(rng: random.Random, names: list[str], pool: list[Any]) -> ToolCall:
+    arguments = rng.choice(pool)
+    name = rng.choice(names)
+    if isinstance(arguments, str):
+        return ToolCall(name, raw_arguments=arguments, output=rng.choice(OUTPUTS))
+    return ToolCall(name, arguments, output=rng.choice(OUTPUTS))
+
+
+def _near(rng: random.Random, expected: list[ToolCall], fresh: Callable[[], ToolCall]) -> list[ToolCall]:
+    calls = list(expected)
+    for _ in range(rng.randint(0, 3)):
+        move = rng.choice(["swap", "drop", "repeat", "extra", "none", "empty"])
+        if move == "extra" or not calls:
+            calls.insert(rng.randint(0, len(calls)), fresh())
+            continue
+        k = rng.randrange(len(calls))
+        if move == "swap":
+            j = rng.randrange(len(calls))
+            calls[k], calls[j] = calls[j], calls[k]
+        elif move == "drop":
+            del calls[k]
+        elif move == "repeat":
+            calls.insert(k, calls[k])
+        elif calls[k].arguments_valid and not calls[k].arguments:  # absent <-> empty
+            calls[k] = ToolCall(calls[k].name, {} if move == "empty" else None, output=calls[k].output)
+    return calls
+
+
+def edge_cases(seed: int) -> dict[str, list[AgentTestCase]]:
+    """Seeded categories: absent, empty and non-object arguments; repeated
+    identical calls; nested lists; unicode; 50-call sequences."""
+    rng = random.Random(seed)
+    out: dict[str, list[AgentTestCase]] = {}
+
+    def category(n: int, names: list[str], pool: list[Any], lengths: list[int]) -> list[AgentTestCase]:
+        cases = []
+        for k in range(n):
+            def fresh() -> ToolCall:
+                return _edge_call(rng, names, pool)
+            expected = [fresh() for _ in range(rng.choice(lengths))]
+            called = _near(rng, expected, fresh) if k % 2 == 0 else [fresh() for _ in range(rng.choice(lengths))]
+            cases.append(AgentTestCase(tool_calls=called, expected_tool_calls=expected))
+        return cases
+
+    out["arguments"] = category(240, ["a", "b"], EDGE_ARGUMENTS, [0, 1, 1, 2, 2, 3])
+    repeated = []
+    for _ in range(60):
+        call = _edge_call(rng, ["a", "b"], [None, {}, {"x": 1}])
+        other = _edge_call(rng, ["a", "b"], [None, {}, {"x": 1}])
+        repeated.append(AgentTestCase(tool_calls=[call] * rng.randint(1, 4) + [other] * rng.randint(0, 2),
+                                      expected_tool_calls=[call] * rng.randint(1, 4)))
+    out["repeats"] = repeated
+    out["nested"] = category(60, ["a", "b"], NESTED, [1, 1, 2, 3])
+    out["unicode"] = category(60, UNICODE_NAMES, UNICODE_VALUES + [{}, None], [1, 2, 3])
+    long = []
+    for k in range(20):
+        expected = [_edge_call(rng, ["a", "b", "c"], [{}, {"x": 1}, {"x": 2}]) for _ in range(50)]
+        called = list(expected)
+        if k % 4 == 1:
+            called = called[1:] + called[:1]
+        elif k % 4 == 2:
+            called[rng.randrange(50)] = _edge_call(rng, ["a", "b", "c"], [{"x": 3}])
+        elif k % 4 == 3:
+            called = [expected[0]] * 50
+        long.append(AgentTestCase(tool_calls=called, expected_tool_calls=expected))
+    out["fifty"] = long
+    return out
+
+
 CASES = generated_cases(1200, seed=20261201) + example_cases()
 SESSIONS = sessions(150, seed=17)
+EDGE = edge_cases(seed=31)
+EDGE_CASES = [c for cases in EDGE.values() for c in cases]
 
 
 def _wire(calls: tuple[ToolCall, ...] | None) -> list[dict[str, Any]]:
+    """Calls as the driver takes them: no "arguments" when none were given,
+    the text itself when it was not an object."""
     out = []
     for call in calls or ():
-        item: dict[str, Any] = {"name": call.name, "arguments": call.arguments}
+        item: dict[str, Any] = {"name": call.name}
+        if not call.arguments_valid:
+            item["arguments"] = call.raw_arguments
+        elif call.arguments_given:
+            item["arguments"] = call.arguments
         if call.output is not None:
             item["output"] = call.output
         out.append(item)
@@ -162,14 +259,62 @@ for ordering in (False, True):
     RUNS.append(("mlflow", {"should_consider_ordering": ordering},
                  lambda o=ordering: MlflowToolCallCorrectness(should_consider_ordering=o), CASES))
 
-#: Peers that refuse some cases (MLflow: no expected calls): there, ours must refuse too.
-REFUSING = {"mlflow"}
+# Every option set again on the edge cases (issue 31).
+RUNS += [(peer, options, make, EDGE_CASES) for peer, options, make, cases in list(RUNS) if cases is CASES]
+
+
+# agentevals' overrides of every kind, as agentevals reads them; the functions are
+# the driver's own (tests/peers/drive.py FUNCTIONS), named in the request.
+def _truthy_x(first: dict[str, Any], second: dict[str, Any]) -> Any:
+    return first.get("x", 0) and "yes"
+
+
+def _falsy_list(first: dict[str, Any], second: dict[str, Any]) -> Any:
+    return [] if first == second else [1]
+
+
+def _fails_on_y(first: dict[str, Any], second: dict[str, Any]) -> Any:
+    if "y" in first:
+        raise KeyError("no y here")
+    return True
+
+
+FUNCTIONS = {"truthy_x": _truthy_x, "falsy_list": _falsy_list, "fails_on_y": _fails_on_y}
+OVERRIDE_KINDS: list[dict[str, Any]] = [
+    {"a": []}, {"a": ""}, {"a": None}, {"a": 0}, {"a": "bogus"}, {"a": "EXACT"}, {"a": [""]},
+    {"a": ["x", 1]}, {"a": {"x": 1}}, {"a": {"function": "truthy_x"}}, {"b": {"function": "falsy_list"}},
+    {"a": {"function": "fails_on_y"}}, {"a": ["y.u"], "b": "superset", "c": []},
+]
+
+
+def _ours(overrides: dict[str, Any]) -> dict[str, Any]:
+    return {tool: FUNCTIONS[rule["function"]] if isinstance(rule, dict) and set(rule) == {"function"}
+            else rule for tool, rule in overrides.items()}
+
+
+for overrides in OVERRIDE_KINDS:
+    for trajectory in ("unordered", "subset", "superset"):
+        for args in ("exact", "ignore"):
+            RUNS.append(("agentevals", {"trajectory_match_mode": trajectory, "tool_args_match_mode": args,
+                                        "tool_args_match_overrides": overrides},
+                         lambda t=trajectory, a=args, o=overrides: AgentevalsTrajectory(
+                             trajectory_match_mode=t, tool_args_match_mode=a,
+                             tool_args_match_overrides=_ours(o)), CASES[:300]))
 
 
 def _label(run: Run) -> str:
     peer, options, _, cases = run
     shown = ",".join(f"{k}={v}" for k, v in options.items() if v != [])
-    return f"{peer}[{shown}]" + ("-sessions" if cases is SESSIONS else "")
+    return f"{peer}[{shown}]" + {id(SESSIONS): "-sessions", id(EDGE_CASES): "-edge"}.get(id(cases), "")
+
+
+def _on(cases: list[AgentTestCase]) -> str:
+    """The request's list a run scores."""
+    if cases is SESSIONS:
+        return "sessions"
+    if cases is EDGE_CASES:
+        return "edge"
+    return "cases" if len(cases) == len(CASES) else "first"
 
 
 @pytest.fixture(scope="module")
@@ -182,9 +327,10 @@ def peer_results() -> list[list[dict[str, Any]]]:
         pytest.skip(message)
     request = {
         "cases": [_wire_case(c) for c in CASES],
+        "first": [_wire_case(c) for c in CASES[:300]],
         "sessions": [_wire_case(c) for c in SESSIONS],
-        "runs": [{"peer": peer, "options": options, "on": "sessions" if cases is SESSIONS else "cases"}
-                 for peer, options, _, cases in RUNS],
+        "edge": [_wire_case(c) for c in EDGE_CASES],
+        "runs": [{"peer": peer, "options": options, "on": _on(cases)} for peer, options, _, cases in RUNS],
     }
     done = subprocess.run([str(PEERS_PYTHON), str(DRIVER)], input=json.dumps(request), text=True,
                           capture_output=True, timeout=900, cwd=REPO)
@@ -209,14 +355,21 @@ def test_equal_to_the_peer_single_and_batched(peer_results, k):
     mismatches = []
     refused = 0
     for row, (case, their) in enumerate(zip(cases, theirs, strict=True)):
-        if "error" in their and peer in REFUSING:  # the peer refuses the case: so must we
-            with pytest.raises(InvalidCaseError):
-                metric.evaluate(case)
-            assert row in batched.errors
-            refused += 1
+        if "error" in their:  # the peer refuses the case: so must we, single and batched
+            try:
+                single = metric.evaluate(case)
+            except (InvalidCaseError, UserFunctionError):
+                assert row in batched.errors
+                refused += 1
+                continue
+            mismatches.append(f"row {row}: the peer refuses ({their['error'][:120]}), we score "
+                              f"{single.value!r} ({single.reason}); case {case!r}")
             continue
-        assert "error" not in their, f"{_label(RUNS[k])} row {row}: the peer raised {their['error']}"
-        single = metric.evaluate(case)
+        try:
+            single = metric.evaluate(case)
+        except (InvalidCaseError, UserFunctionError) as error:
+            mismatches.append(f"row {row}: the peer scores {their}, we refuse: {error}; case {case!r}")
+            continue
         assert batched.values[row] == single.value and batched.passed[row] == single.passed
         want = float(their["score"])
         # deepeval sums argument credit over a set, in an order that varies between

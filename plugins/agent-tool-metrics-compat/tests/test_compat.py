@@ -18,6 +18,7 @@ from agentmetrics import (
     InvalidParameterError,
     ToolCall,
     ToolCallBatch,
+    UserFunctionError,
     evaluate,
     example_cases,
     get_metric,
@@ -181,8 +182,7 @@ def test_agentevals_modes_first_fit_and_overrides():
     ({"trajectory_match_mode": "strict"}, "message list"),
     ({"trajectory_match_mode": "ordered"}, "trajectory_match_mode must be one of"),
     ({"tool_args_match_mode": "fuzzy"}, "tool_args_match_mode must be one of"),
-    ({"tool_args_match_overrides": {"s": []}}, "non-empty list"),
-    ({"tool_args_match_overrides": {"s": "loose"}}, r"tool_args_match_overrides\['s'\] must be one of"),
+    ({"tool_args_match_overrides": [("s", "exact")]}, "must map tool names to overrides"),
 ])
 def test_agentevals_refuses_what_it_cannot_reproduce(bad, match):
     with pytest.raises(InvalidParameterError, match=match):
@@ -202,19 +202,21 @@ def test_parameters_are_checked(metric, bad, match):
         metric(**bad)
 
 
-def test_unreadable_arguments_are_refused_where_arguments_count():
-    broken = ToolCall("search", raw_arguments="{q: oops")
-    bad = case([broken], [S])
-    for metric in (DeepevalToolCorrectness(evaluation_params=["input_parameters"]), RagasToolCallF1(),
-                   RagasToolCallAccuracy(), MlflowToolCallCorrectness(),
-                   AgentevalsTrajectory(), AdkToolTrajectory()):
-        with pytest.raises(InvalidCaseError, match=r"called call #1 \(search\) has arguments that are not a JSON object"):
-            metric.evaluate(bad)
-        result = metric.evaluate_batch(ToolCallBatch.from_cases([case([S], [S]), bad]), errors="record")
-        assert result.values[0] == 1.0 and math.isnan(result.values[1]) and 1 in result.errors
-    # names only: the arguments are not read
-    assert AdkToolTrajectory(ignore_args=True).evaluate(bad).value == 1.0
-    assert DeepevalToolCorrectness().evaluate(bad).value == 1.0
+ALL_SIX = (DeepevalToolCorrectness(), DeepevalToolCorrectness(evaluation_params=["input_parameters"]),
+           RagasToolCallF1(), RagasToolCallAccuracy(), AgentevalsTrajectory(),
+           AgentevalsTrajectory(tool_args_match_mode="ignore"), AdkToolTrajectory(),
+           AdkToolTrajectory(ignore_args=True))
+
+
+@pytest.mark.parametrize("metric", ALL_SIX, ids=repr)
+def test_unreadable_arguments_are_refused_in_every_mode_as_the_peers_refuse_them(metric):
+    """deepeval's, ragas', agentevals' and ADK's call types take an object only,
+    so the peer refuses such a call even where it compares names alone."""
+    bad = case([ToolCall("search", raw_arguments="{q: oops")], [S])
+    with pytest.raises(InvalidCaseError, match=r"called call #1 \(search\) has arguments that are not a JSON object"):
+        metric.evaluate(bad)
+    result = metric.evaluate_batch(ToolCallBatch.from_cases([case([S], [S]), bad]), errors="record")
+    assert result.values[0] == 1.0 and math.isnan(result.values[1]) and 1 in result.errors
 
 
 def test_adk_match_type_spellings_and_multi_invocation_sessions():
@@ -230,15 +232,29 @@ def test_adk_match_type_spellings_and_multi_invocation_sessions():
 
 _names = st.sampled_from(["a", "b", "c"])
 _arguments = st.sampled_from([{}, {"x": 1}, {"x": 1.0}, {"x": True}, {"x": "1"}, {"x": 2}, {"x": 1, "y": 2},
-                              {"y": {"u": 1, "v": 2}}, {"y": {"u": 1}}, {"x": [1, 2]}])
+                              {"y": {"u": 1, "v": 2}}, {"y": {"u": 1}}, {"x": [1, 2]}, None, None,
+                              {"call": {"tool_name": "a"}}, {"call": {"tool_name": None}}])
 _calls = st.lists(st.one_of(
     st.builds(lambda n, a, o: ToolCall(n, a, output=o), _names, _arguments, st.sampled_from([None, "ok", 1])),
-    st.builds(lambda n: ToolCall(n, raw_arguments="{x: oops"), _names)), max_size=5)
+    st.builds(lambda n, r: ToolCall(n, raw_arguments=r), _names,
+              st.sampled_from(["{x: oops", "[]", '"x"', "0", "[1]"]))), max_size=5)
 _cases = st.lists(st.builds(case, _calls, _calls), max_size=12)
 
 def _same_x(first, second):
     """An override function of the user's (module-level, so the metric pickles)."""
     return first.get("x") == second.get("x")
+
+
+def _truthy_x(first, second):
+    """An override function returning what is not a bool: read by its truth value."""
+    return first.get("x", 0) and "yes"
+
+
+def _fails_on_y(first, second):
+    """An override function that raises on some arguments."""
+    if "y" in first:
+        raise KeyError("no y here")
+    return True
 
 
 CONFIGS = [
@@ -255,6 +271,10 @@ CONFIGS = [
     (AgentevalsTrajectory, {"tool_args_match_overrides": {"a": ["x"], "b": "ignore"}}),
     (AgentevalsTrajectory, {"trajectory_match_mode": "subset",
                             "tool_args_match_overrides": {"c": _same_x}}),
+    (AgentevalsTrajectory, {"tool_args_match_overrides": {"a": _truthy_x, "b": _fails_on_y, "c": []}}),
+    (AgentevalsTrajectory, {"tool_args_match_overrides": {"a": ("x",), "b": ["x", 1], "c": [""]}}),
+    (MlflowToolCallCorrectness, {"compare_arguments": True}),
+    (MlflowToolCallCorrectness, {"compare_arguments": False, "should_consider_ordering": True}),
 ]
 
 
@@ -278,7 +298,7 @@ def test_batch_equals_single(metric, params, cases):
     for row, c in enumerate(cases):
         try:
             single = m.evaluate(c)
-        except InvalidCaseError as error:  # refused alike (mlflow: no expected calls)
+        except (InvalidCaseError, UserFunctionError) as error:  # refused alike
             assert result.errors[row] == str(error) and math.isnan(result.values[row])
             continue
         assert row not in result.errors
