@@ -26,7 +26,8 @@ Conventions used for every API
       hosted item that carries no input object, or a non-object, non-text
       value). ``builtin`` marks provider built-ins whose arguments follow the
       library's documented convention and are not pinned here.
-    * RefCall.id: the call id the wire gives ("" counts as no id -> None).
+    * RefCall.id: the call id the wire gives ("" counts as no id -> None; a
+      number, as TGI 2.0 sends, as its text).
     * hosted=True for calls to tools that the provider runs itself.
     * When one body holds several messages/responses one after the other (a
       new message_start / response.created after an earlier one), each one's
@@ -34,8 +35,12 @@ Conventions used for every API
     * Unreadable(reason) only when the body itself cannot tell the calls:
       truncated bodies and streams, an error in the middle of a stream, or a
       finish / stop reason saying tools were called while no call is in the
-      body. For a stream cut before its end marker, Unreadable.calls holds the
-      calls of its finished part.
+      body, or call arguments streamed with no name for the call (a snapshot
+      of a stream's last chunk). For a stream cut before its end marker,
+      Unreadable.calls holds the calls of its finished part.
+    * A record with no URL (a project's own fixture file, snapshot or
+      mock-server table) is placed by its folder (_FIXTURE_DIRS) and by the
+      shape of its body.
 """
 from __future__ import annotations
 
@@ -76,7 +81,8 @@ API_SHAPES = {
                    "{id,type:function,function{name,arguments}} | {type:custom,custom{name,input}}; "
                    "legacy message.function_call{name,arguments}",
     "openai_chat_stream": "Chat Completions SSE chunks: choices[0].delta.tool_calls[] merged by index "
-                          "(strings concatenated, as openai-python's accumulate_delta); pieces without "
+                          "(strings concatenated, as openai-python's accumulate_delta; a piece restating "
+                          "the same id and name adds only its arguments); pieces without "
                           "index are whole calls (Mistral); legacy delta.function_call concatenated",
     "openai_completions": "legacy /v1/completions (choices[].text): no tool calls",
     "openai_completions_stream": "legacy /v1/completions SSE: no tool calls",
@@ -120,6 +126,7 @@ API_SHAPES = {
                         "tool-call-delta arguments pieces per event index; tool-call-end",
     "cohere_v1": "Cohere v1 chat JSON: tool_calls[] {name, parameters} (no ids)",
     "cohere_v1_stream": "Cohere v1 NDJSON: tool-calls-generation.tool_calls, else stream-end.response.tool_calls",
+    "cohere_v1_generate": "Cohere v1 /generate (generations[] or text-generation NDJSON): no tool calls",
     "ollama_chat": "Ollama /api/chat JSON: message.tool_calls[] {id?, function{name, arguments(object)}}",
     "ollama_chat_stream": "Ollama /api/chat NDJSON: every chunk's message.tool_calls, in order",
     "ollama_generate": "Ollama /api/generate (JSON or NDJSON): no tool calls",
@@ -275,6 +282,8 @@ def args_of(value):
 
 
 def _id(v):
+    if isinstance(v, int) and not isinstance(v, bool):
+        return str(v)           # a server numbering its calls (TGI 2.0: "id": 0)
     return v if isinstance(v, str) and v != "" else None
 
 
@@ -373,6 +382,8 @@ def _sniff(objs: list, stream: bool) -> str:
             return "openai_completions_stream" if "text" in ch else "openai_chat_stream"
         if "message" in first and "done" in first:
             return "ollama_chat_stream"
+        if "response" in first and "done" in first:
+            return "ollama_generate"
         return "other"
     if first.get("object") == "response" or (isinstance(first.get("output"), list) and "status" in first):
         return "openai_responses"
@@ -386,11 +397,15 @@ def _sniff(objs: list, stream: bool) -> str:
         return "bedrock_converse"
     if "choices" in first:
         ch = _first_choice(first.get("choices")) or {}
+        if "delta" in ch:
+            return "openai_chat_stream"     # one chunk of a stream, kept alone
         return "openai_completions" if "text" in ch else "openai_chat"
-    if isinstance(first.get("message"), dict) and ("finish_reason" in first or "tool_calls" in first["message"]):
-        return "cohere_v2"
     if "message" in first and "done" in first:
         return "ollama_chat"
+    if isinstance(first.get("message"), dict) and ("finish_reason" in first or "tool_calls" in first["message"]):
+        return "cohere_v2"
+    if "response" in first and "done" in first:
+        return "ollama_generate"
     return "other"
 
 
@@ -400,7 +415,40 @@ _NON_CHAT = re.compile(r"/(embedding|reranking|transcription|image|skills|speech
                        r"cartesia-|fal-|gladia-|revai-|mistral-transcription|groq-transcription)")
 
 
+# Response files kept without a URL by other projects (their own fixtures, snapshots
+# and mock-server tables): the folder names the service; the API is told by the
+# body's shape. (pattern on the path, provider or a map from the folder's name)
+_FIXTURE_DIRS = [
+    # prism-php/prism: tests/Fixtures/<provider>/<name>.json|.sse
+    (re.compile(r"^tests/Fixtures/([^/]+)/"), {
+        "openai": "OpenAI", "anthropic": "Anthropic", "gemini": "Gemini API", "ollama": "Ollama",
+        "xai": "xAI", "mistral": "Mistral", "groq": "Groq", "openrouter": "OpenRouter",
+        "deepseek": "DeepSeek", "z": "Z.ai", "perplexity": "Perplexity"}),
+    # microsoft/semantic-kernel: dotnet/src/Connectors/Connectors.<X>.UnitTests/TestData/
+    (re.compile(r"/Connectors\.(\w+)\.UnitTests/TestData/"), {
+        "OpenAI": "OpenAI", "AzureOpenAI": "Azure OpenAI", "AzureAIInference": "Azure AI Inference",
+        "MistralAI": "Mistral", "Google": "Gemini API", "HuggingFace": "Hugging Face",
+        "Ollama": "Ollama"}),
+    # huggingface/text-generation-inference: the integration tests' response snapshots
+    (re.compile(r"^integration-tests/models/__snapshots__/"), "text-generation-inference"),
+    # newrelic/newrelic-python-agent: the recorded responses its mock servers replay
+    (re.compile(r"^tests/\w+/_mock_external_(\w+?)_server"), {
+        "openai": "OpenAI", "anthropic": "Anthropic", "gemini": "Gemini API", "bedrock": "Bedrock"}),
+]
+
+
+def _fixture_provider(record) -> str | None:
+    path = record.get("path", "")
+    for pattern, names in _FIXTURE_DIRS:
+        m = pattern.search(path)
+        if m:
+            return names if isinstance(names, str) else names.get(m.group(1), "other")
+    return None
+
+
 def _classify_fixture(record) -> str:
+    if _fixture_provider(record) is not None:
+        return _classify_file(record)
     path = record.get("path", "")
     name = path.rsplit("/", 1)[-1].lower()
     stream = ".chunks." in name
@@ -420,6 +468,22 @@ def _classify_fixture(record) -> str:
         return {"google": "gemini", "anthropic": "anthropic_messages", "cohere": "cohere_v2",
                 "amazon-bedrock": "bedrock_converse"}.get(pkg, "openai_chat")
     return _sniff(objs, stream)
+
+
+def _classify_file(record) -> str:
+    """A fixture file without a URL: a stream when it is server-sent events, JSON
+    lines, AWS event-stream frames, or a JSON array of chunks; the API from the
+    shape of its objects."""
+    kind = _body_kind(record)
+    if _fixture_provider(record) == "Bedrock":
+        stream = kind == "binary"
+        if "converse" in record.get("path", ""):
+            return "bedrock_converse_stream" if stream else "bedrock_converse"
+        objs = _bedrock_body_objs(record, stream)
+        fam = _bedrock_family_from_body(objs if isinstance(objs, list) else [])
+        return ("bedrock_invoke_stream_" if stream else "bedrock_invoke_") + fam
+    stream = kind in ("sse", "ndjson", "binary") or (kind == "json" and isinstance(_loads(_text(record)), list))
+    return _sniff(body_objects(record), stream)
 
 
 # Keys one of which a plain-JSON body of the API has (an "error" body also passes).
@@ -485,6 +549,8 @@ def _classify(record) -> str:
         return "openai_chat_stream" if streamed else "openai_chat"
     if path.endswith("/responses"):
         return "openai_responses_stream" if streamed else "openai_responses"
+    if re.search(r"/v1/responses/resp_\w+$", path):
+        return "openai_responses"       # GET /v1/responses/{id}: a stored response, as created
     if path.endswith("/completions"):
         if host == "api.writer.com":
             return "writer_completions"
@@ -493,10 +559,12 @@ def _classify(record) -> str:
         return "openai_thread_messages"
     if path.endswith("/v1/messages"):
         return "anthropic_stream" if streamed else "anthropic_messages"
-    if host == "api.cohere.com" and path == "/v2/chat":
+    if host in ("api.cohere.com", "api.cohere.ai") and path == "/v2/chat":
         return "cohere_v2_stream" if streamed else "cohere_v2"
-    if host == "api.cohere.com" and path == "/v1/chat":
+    if host in ("api.cohere.com", "api.cohere.ai") and path == "/v1/chat":
         return "cohere_v1_stream" if streamed else "cohere_v1"
+    if host in ("api.cohere.com", "api.cohere.ai") and path == "/v1/generate":
+        return "cohere_v1_generate"
     if host == "api.writer.com" and path == "/v1/chat":
         return "openai_chat_stream" if streamed else "openai_chat"   # Writer chat is OpenAI-shaped
     if path == "/api/chat":
@@ -526,6 +594,8 @@ _HOSTS = [
     (r"aiplatform\.googleapis\.com$", "Vertex AI"),
     (r"^generativelanguage\.googleapis\.com$", "Gemini API"),
     (r"(^|\.)api\.cohere\.(com|ai)$", "Cohere"),
+    (r"(^|\.)api\.sambanova\.ai$", "SambaNova"),
+    (r"\.cognitiveservices\.azure\.com$", "Azure OpenAI"),
     (r"(^|\.)api\.deepseek\.com$", "DeepSeek"),
     (r"(^|\.)api\.cerebras\.ai$", "Cerebras"),
     (r"(^|\.)api\.together\.(ai|xyz)$", "Together AI"),
@@ -555,6 +625,8 @@ def provider(record) -> str:
     url = record.get("url") or ""
     if not url:
         path = record.get("path", "")
+        if _fixture_provider(record) is not None:
+            return _fixture_provider(record)
         if "packages/" in path:
             pkg = path.split("packages/", 1)[1].split("/", 1)[0]
             name = path.rsplit("/", 1)[-1]
@@ -684,7 +756,10 @@ def chat_chunk_calls(objs, saw_done: bool) -> list[RefCall] | Unreadable:
                 continue      # first choice only
             seen_choice = True
             delta = ch.get("delta") or {}
-            for tc in delta.get("tool_calls") or []:
+            pieces = delta.get("tool_calls") or []
+            if isinstance(pieces, dict):
+                pieces = [pieces]     # TGI 1.4-2.4 sent the one piece as an object
+            for tc in pieces:
                 if not isinstance(tc, dict):
                     continue
                 idx = tc.get("index")
@@ -692,6 +767,13 @@ def chat_chunk_calls(objs, saw_done: bool) -> list[RefCall] | Unreadable:
                 if pos is not None and tc.get("id") and entries[pos].get("id") \
                         and tc["id"] != entries[pos]["id"]:
                     pos = None
+                if pos is not None and tc.get("id") and tc["id"] == entries[pos].get("id"):
+                    # a server restating the call's header (same id, same name) on a later
+                    # piece (OpenRouter's Novita): the header again, not more of it
+                    tc = {k: v for k, v in tc.items() if k != "id"}
+                    f = tc.get("function")
+                    if isinstance(f, dict) and f.get("name") == (entries[pos].get("function") or {}).get("name"):
+                        tc["function"] = {k: v for k, v in f.items() if k != "name"}
                 if pos is None:
                     entries.append({})
                     pos = len(entries) - 1
@@ -703,6 +785,12 @@ def chat_chunk_calls(objs, saw_done: bool) -> list[RefCall] | Unreadable:
                 legacy = _merge(legacy or {}, fc)
             if ch.get("finish_reason"):
                 finish = ch["finish_reason"]
+    for e in entries:
+        f = e.get("function") if isinstance(e.get("function"), dict) else {}
+        if e.get("type", "function") == "function" and not f.get("name") \
+                and args_of(f.get("arguments")) not in ({}, None):
+            # arguments streamed for a call no piece names (e.g. a snapshot of a stream's last chunk)
+            return Unreadable("tool-call arguments with no name for the call")
     calls = [c for c in (_chat_tool_call(e) for e in entries) if c]
     if legacy and legacy.get("name"):
         calls.append(RefCall(legacy["name"], args_of(legacy.get("arguments")), None, False))
@@ -1289,7 +1377,8 @@ def bedrock_invoke(record, family: str, stream: bool):
                 return cohere_v1_events(objs)
             return []        # command (text generation) chunks
         return _cohere_v1_calls(objs[0].get("tool_calls"))
-    if family in ("openai", "mistral") and any(isinstance(o, dict) and "choices" in o for o in objs):
+    if family in ("openai", "mistral", "ai21") and any(isinstance(o, dict) and "choices" in o for o in objs):
+        # OpenAI-shaped chat bodies (Mistral chat models, AI21 Jamba, OpenAI gpt-oss)
         return chat_chunk_calls(objs, False) if stream else chat_message_calls(objs)
     return []       # titan, meta, ai21, mistral text, embedding: no tool calling in these bodies
 

@@ -31,7 +31,7 @@ FAMILIES = {
     "Cohere v2 and v1": ("cohere_v2", "cohere_v2_stream", "cohere_v1", "cohere_v1_stream"),
     "Ollama": ("ollama_chat", "ollama_chat_stream", "ollama_generate"),
     "text completions and others (no tool calling)": ("openai_completions", "openai_completions_stream",
-                                                       "writer_completions",
+                                                       "writer_completions", "cohere_v1_generate",
                                                        "openai_thread_messages"),
 }
 
