@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from agentmetrics._model import AgentTestCase, EvalScore
+from agentmetrics._secrets import scrub_reason
 from agentmetrics._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
     CaseEvaluationError,
@@ -190,7 +191,8 @@ class _StoredReasons:
 
 
 class _CheckedReasons:
-    """A metric's lazy reasons, each checked when it is first asked for."""
+    """A metric's lazy reasons, each checked when it is first asked for, and
+    scrubbed of the metric's secrets as its errors are."""
 
     __slots__ = ("errors", "explain", "metric")
 
@@ -204,7 +206,7 @@ class _CheckedReasons:
         reason = self.explain(index)
         if not isinstance(reason, str) or not reason:
             self._bad(index, reason)
-        return reason
+        return scrub_reason(self.metric, reason)
 
     def _bad(self, index: int, reason: object) -> None:
 
@@ -224,7 +226,9 @@ class _CheckedReasons:
         for row, reason in enumerate(reasons):
             if (type(reason) is not str or not reason) and row not in self.errors:
                 self._bad(row, reason)
-        return reasons
+        metric = self.metric
+        return [reason if row in self.errors else scrub_reason(metric, reason)
+                for row, reason in enumerate(reasons)]
 
 
 def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> MetricResult:
