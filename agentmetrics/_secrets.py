@@ -159,16 +159,19 @@ def _masked_component(match: re.Match[str]) -> str:
     return match["lead"] + "".join(items)
 
 
+def _stripped_authority(match: re.Match[str]) -> str:
+    _, at, host = match["authority"].rpartition("@")
+    return f"{match['lead']}{host}" if at else match[0]
+
+
 def _stripped_component(match: re.Match[str]) -> str:
-    """Only the credential-named values masked (the others may change a score)."""
-    items = _items(match["body"])
-    changed = False
-    for index in range(0, len(items), 2):
-        name, sep, value = items[index].partition("=")
-        if sep and value and credential_name(name):
-            items[index] = f"{name}={MASK}"
-            changed = True
-    return match["lead"] + "".join(items) if changed else match[0]
+    """Only the credential-named parameters left out (the others may change a score)."""
+    items = _items(match["body"])[::2]
+    kept = [item for item in items if not (
+        "=" in item and credential_name(item.partition("=")[0]))]
+    if len(kept) == len(items):
+        return match[0]
+    return f"{match['lead']}{'&'.join(kept)}" if kept else ""
 
 
 def mask_urls(text: str) -> str:
@@ -193,14 +196,15 @@ def mask_value(text: str) -> str:
 
 
 def strip_credentials(text: str) -> str:
-    """A whole parameter value with its credentials replaced by ``***``, for a
-    cache key: the user information of its URLs (with or without a scheme)
-    and the values of credential-named query and fragment parameters. Unlike
-    :func:`mask_value`, the other values of such a query stay: they may
-    change a score."""
+    """A whole parameter value without its credentials, for a cache key: the
+    user information of its URLs (with or without a scheme) and the
+    credential-named query and fragment parameters left out
+    (``https://u:pw@host/v1?api_key=k&model=m`` keys as
+    ``https://host/v1?model=m``). Unlike :func:`mask_value`, the other values
+    of such a query stay: they may change a score."""
     if "=" not in text and "@" not in text:
         return text
-    return _whole(text, _stripped_component)
+    return _whole(text, _stripped_component, _stripped_authority)
 
 
 def _bare_query(text: str) -> bool:
@@ -211,12 +215,12 @@ def _bare_query(text: str) -> bool:
 _NOT_BARE = re.compile(r"[\s?#]|//")
 
 
-def _whole(text: str, component: Any) -> str:
+def _whole(text: str, component: Any, authority: Any = _masked_authority) -> str:
     if "@" in text:
-        text = _AUTHORITY_WHOLE.sub(_masked_authority, text)
+        text = _AUTHORITY_WHOLE.sub(authority, text)
         schemeless = _SCHEMELESS.match(text)
         if schemeless is not None:
-            text = _masked_authority(schemeless) + text[schemeless.end():]
+            text = authority(schemeless) + text[schemeless.end():]
     if "=" in text:
         text = _COMPONENT_WHOLE.sub(component, text)
         if _bare_query(text):
