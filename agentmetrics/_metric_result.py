@@ -44,6 +44,7 @@ __all__ = [
     "loop_evaluate",
     "metric_failure",
     "note_metric_bug",
+    "out_of_range",
     "passes",
 ]
 
@@ -281,11 +282,10 @@ def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> Metric
                                  f"NaN exactly on the rows with an error")
     scored = ~failed
     floor, ceiling = type(metric).value_range
-    outside = np.flatnonzero(scored & ((values < floor) | (values > ceiling)))
-    if len(outside):
-        row = int(outside[0])
-        raise metric_bug(metric, f"evaluate_batch gave row {row} the value "
-                                 f"{float(values[row])!r}; expected a value in "
+    outside = out_of_range(values, (floor, ceiling))  # NaN: on the error rows alone (above)
+    if outside is not None:
+        raise metric_bug(metric, f"evaluate_batch gave row {outside} the value "
+                                 f"{float(values[outside])!r}; expected a value in "
                                  f"[{floor:g}, {ceiling:g}] (the metric's value_range)")
     disagree = np.flatnonzero(np.where(scored, passed != passes(metric, values), passed))
     if len(disagree):
@@ -297,6 +297,15 @@ def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> Metric
     for row in np.flatnonzero(scored)[:1].tolist() + np.flatnonzero(scored)[-1:].tolist():
         checked.reason(row)  # a first look, so a metric without reasons fails at once
     return checked
+
+
+def out_of_range(values: FloatArray, value_range: tuple[float, float]) -> int | None:
+    """The first row whose value (NaN, not scored, aside) lies outside
+    ``value_range``, or None: the range check of the one validator, shared
+    with what reads saved scores back (saved runs, saved results)."""
+    floor, ceiling = value_range
+    outside = np.flatnonzero((values < floor) | (values > ceiling))  # False for NaN
+    return int(outside[0]) if len(outside) else None
 
 
 def _all_scored_and_consistent(metric: Metric, values: FloatArray, passed: BoolArray) -> bool:
