@@ -262,7 +262,10 @@ class Metric(abc.ABC):
     ``cache_fields``
         The AgentTestCase fields the metric reads: a cached score is reused
         only for a case equal in these (default: input, actual_output and
-        both call lists, with arguments, ids and outputs).
+        both call lists, with arguments, ids and outputs) and in its
+        ``required_fields`` (a field it needs is a field it reads). A class
+        defined inside a function is never cached: nothing in a key tells it
+        from another class of its name.
     ``cache_exclude``
         Constructor parameters that do not change scores (timeouts): left out
         of the cache key.
