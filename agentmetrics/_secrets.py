@@ -281,7 +281,9 @@ def mask_tokens(text: str) -> str:
     def pair(match: re.Match[str]) -> str:
         return f"{match['name']}={MASK}" if credential_name(match["name"]) else match[0]
 
-    masked = _PAIR.sub(pair, mask_urls(text)) if "=" in text else text
+    masked = mask_urls(text)
+    if "=" in masked:
+        masked = _PAIR.sub(pair, masked)
 
     def token(match: re.Match[str]) -> str:
         head, sep, _ = match[0].partition(" ")

@@ -163,6 +163,10 @@ def test_a_whole_parameter_value_loses_its_credentials(value, masked):
 def test_tokens_from_outside_are_masked():
     assert mask_tokens("Incorrect key sk-proj-abcdefghij, Bearer eyJ.x.y") == \
         "Incorrect key ***, Bearer ***"
+    assert mask_tokens("Incorrect key: https://svc:hunter2pass@api.example.com/v1.") == \
+        "Incorrect key: https://***@api.example.com/v1."
+    assert mask_tokens("sent subscription-key=AbCd1234 and model=m, x-api-key=QWER5678") == \
+        "sent subscription-key=*** and model=m, x-api-key=***"
 
 
 def test_an_exception_chain_is_scrubbed_and_a_custom_str_cut_out():
