@@ -2,19 +2,26 @@
 
 The cache is one SQLite file (standard library, no server). A score is keyed
 by the metric's class, its version, its parameters (less its
-``secret_params``, those it declares in ``cache_exclude``, and the threshold:
-``passed`` is decided again with the threshold in use) and the case fields it
-reads (``cache_fields``), all in the canonical, type-tagged encoding of
-:mod:`agentmetrics._canonical`, hashed with SHA-256. Two cases that differ in
-any field the metric reads never share a key; a case (or a metric parameter)
-with a value that has no faithful encoding is scored and counted as
-``uncacheable``, never keyed approximately. What is stored is the value and
-the reason; errors are never stored, so a failure is tried again next time.
+``secret_params``, those it declares in ``cache_exclude``, the credentials
+of the URLs in the others, and the threshold: ``passed`` is decided again
+with the threshold in use) and the case fields it reads (``cache_fields``,
+and its ``required_fields`` too: a field it needs is a field it reads), all
+in the canonical, type-tagged encoding of :mod:`agentmetrics._canonical`,
+hashed with SHA-256. Two cases that differ in any field the metric reads
+never share a key; a case (or a metric parameter) with a value that has no
+faithful encoding is scored and counted as ``uncacheable``, never keyed
+approximately. So is every case of a metric whose class is defined inside
+a function (``make.<locals>.Judge``): two such classes share a name but
+may score differently (a factory's closure), and nothing the key could
+hold tells them apart. What is stored is the value and the reason; errors
+are never stored, so a failure is tried again next time.
 
 The file says what it is (a ``meta`` table naming the format): a file of
-another program, or one whose rows do not hold what agentmetrics writes (a
-value out of [0, 1], a reason that is not text, a row filed under another
-metric), is refused with a :class:`~agentmetrics.errors.CacheError` naming
+another program, one with any schema object agentmetrics does not create (a
+table, a view, an index, a trigger that would rewrite what is written), or
+one whose rows do not hold what agentmetrics writes (a value out of [0, 1],
+a reason that is not text, a row filed under another metric or version than
+its key's) is refused with a :class:`~agentmetrics.errors.CacheError` naming
 the file and the fix, never blamed on the metric. A write that fails (the
 database locked past ``timeout``, a read-only file) raises
 :class:`CacheWriteError`, which the runner turns into a warning with a count:
@@ -42,13 +49,14 @@ import attrs
 
 from agentmetrics._canonical import Unencodable, encode, encode_fields
 from agentmetrics._model import AgentTestCase
+from agentmetrics._secrets import strip_credentials
 from agentmetrics.errors import CacheError
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._metric import Metric
 
 __all__ = ["CacheReadError", "CacheStats", "CacheWriteError", "ScoreCache", "case_keys",
-           "metric_identity", "uncacheable_parameter"]
+           "keyed_fields", "metric_identity", "metric_name", "uncacheable_reason"]
 
 #: The format this module writes, kept in the file's ``meta`` table.
 FORMAT = "agentmetrics-score-cache/2"
@@ -63,6 +71,10 @@ CREATE TABLE IF NOT EXISTS scores (
 )
 """
 _META = "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
+#: Every schema object of a score cache: its two tables and their primary keys'
+#: indexes. Anything else (a view, an index, a trigger) is not agentmetrics'.
+_OBJECTS = {("table", "scores"), ("table", "meta"), ("index", "sqlite_autoindex_scores_1"),
+            ("index", "sqlite_autoindex_meta_1")}
 _COLUMNS = ("key", "metric", "version", "value", "reason", "created")
 _KEY = re.compile(r"^[0-9a-f]{64}$")
 #: Keys asked for in one SELECT (SQLite allows 32,766 parameters).
@@ -111,6 +123,10 @@ class ScoreCache:
                              f"{type(path).__name__} {path!r}. Fix: pass e.g. "
                              f"cache='scores.sqlite'.")
         self.path = os.fspath(path)
+        if isinstance(self.path, str) and "\0" in self.path:
+            raise CacheError(
+                f"cache: expected the path of a cache file, got {self.path!r}, which holds a "
+                f"NUL character no file name can. Fix: pass e.g. cache='scores.sqlite'.")
         if not isinstance(self.path, str) or self.path.strip() in ("", ":memory:") or (
                 self.path.startswith("file:")):
             raise CacheError(
@@ -144,13 +160,15 @@ class ScoreCache:
             # One connection a thread; close() may close them from any thread.
             connection = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None,
                                          check_same_thread=False)
-        except sqlite3.Error as error:
+        except (sqlite3.Error, ValueError) as error:  # ValueError: a name SQLite cannot take
             raise CacheError(f"cache: cannot open {self.path!r} ({error}). "
                              + _DELETE.format(path=self.path)) from None
         try:
-            tables = {row[0] for row in connection.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            objects = {(kind, name) for kind, name in connection.execute(
+                "SELECT type, name FROM sqlite_master")}
+            tables = {name for kind, name in objects if kind == "table"}
             self._check_foreign(connection, tables)
+            self._check_objects(objects)
             if "scores" not in tables or "meta" not in tables:
                 self._create(connection)
             else:
@@ -191,6 +209,20 @@ class ScoreCache:
                     f"{where} is a cache of format {found.get('format')!r}; expected {FORMAT!r}. "
                     + _DELETE.format(path=self.path))
 
+    def _check_objects(self, objects: set[tuple[str, str]]) -> None:
+        """Refuse a file with a schema object agentmetrics never creates: a
+        trigger could rewrite every score written, a view or an index is
+        someone else's."""
+        extra = sorted(objects - _OBJECTS)
+        if extra:
+            shown = ", ".join(f"{kind} {name!r}" for kind, name in extra[:5])
+            more = f" and {len(extra) - 5} more" if len(extra) > 5 else ""
+            raise CacheError(
+                f"cache: {self.path!r} holds {shown}{more}, which agentmetrics never creates; "
+                f"expected a score cache of only the tables 'scores' and 'meta' (a trigger "
+                f"could rewrite the scores written). The file was changed by something else. "
+                + _DELETE.format(path=self.path))
+
     def _create(self, connection: sqlite3.Connection) -> None:
         try:
             connection.execute("PRAGMA journal_mode=WAL")
@@ -206,19 +238,32 @@ class ScoreCache:
             raise CacheError(f"cache: cannot create a score cache in {self.path!r} ({error}). "
                              f"Fix: pass cache= a path in a directory you can write to.") from None
 
-    def get_many(self, keys: Sequence[str]) -> dict[str, tuple[float, str]]:
-        """The cached ``(value, reason)`` of each key that has one.
+    def get_many(self, keys: Sequence[str], metric: str | None = None,
+                 version: str | None = None) -> dict[str, tuple[float, str]]:
+        """The cached ``(value, reason)`` of each key that has one; the keys of
+        ``metric`` (see :func:`metric_name`) at ``version``, when given.
 
-        CacheError for a row agentmetrics could not have written (tampered);
-        CacheReadError when the file cannot be read now."""
+        CacheError for a row agentmetrics could not have written (tampered: a
+        value out of [0, 1], or filed under another metric or version than
+        the one its key was made for); CacheReadError when the file cannot be
+        read now."""
         found: dict[str, tuple[float, str]] = {}
         try:
             connection = self._connection()
             for start in range(0, len(keys), _LOOKUP):
                 part = keys[start:start + _LOOKUP]
                 marks = ",".join("?" * len(part))
-                for key, value, reason in connection.execute(
-                        f"SELECT key, value, reason FROM scores WHERE key IN ({marks})", part):
+                for key, filed, at, value, reason in connection.execute(
+                        f"SELECT key, metric, version, value, reason FROM scores "
+                        f"WHERE key IN ({marks})", part):
+                    if (metric is not None and filed != metric) or (
+                            version is not None and str(at) != str(version)):
+                        raise CacheError(
+                            f"cache: {self.path!r} holds a row agentmetrics did not write: key "
+                            f"{str(key)[:64]!r} is filed under {str(filed)[:80]!r} version "
+                            f"{str(at)[:20]!r}; expected {metric!r} version {version!r}, the "
+                            f"metric that key is made for: the file was changed by something else. "
+                            + _DELETE.format(path=self.path))
                     found[key] = self._checked(key, value, reason)
         except sqlite3.OperationalError as error:
             raise CacheReadError(f"cache: could not read {self.path!r} ({error})") from None
@@ -289,16 +334,53 @@ def _metric_stand_in(value: Any) -> Any:
     raise Unencodable(f"a {type(value).__module__}.{type(value).__qualname__}")
 
 
+def metric_name(metric: Metric) -> str:
+    """The class a score is filed under in the cache: ``module:qualname``."""
+    cls = type(metric)
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _local_class(metric: Metric) -> str | None:
+    """Why ``metric``'s class cannot be told from another of its name: it is
+    defined inside a function (None when it is not)."""
+    qualname = type(metric).__qualname__
+    if "<locals>" not in qualname:
+        return None
+    return (f"its class {qualname} is defined inside a function, and two classes made "
+            f"there share that name whatever each one scores (a factory's closure)")
+
+
+def _without_credentials(value: Any) -> Any:
+    """A parameter's value with the credentials of its URLs taken out (a
+    credential never changes a score, and a key must not let one be guessed)."""
+    if isinstance(value, str):
+        return strip_credentials(value)
+    if isinstance(value, list):
+        return [_without_credentials(item) for item in value]
+    if type(value) is tuple:
+        return tuple(_without_credentials(item) for item in value)
+    if type(value) is dict:
+        return {_without_credentials(key): _without_credentials(item)
+                for key, item in value.items()}
+    return value
+
+
 def _identity_parts(metric: Metric) -> list[Any]:
     cls = type(metric)
+    local = _local_class(metric)
+    if local is not None:
+        raise Unencodable(local)
     hidden = {"threshold", *cls.cache_exclude, *cls.secret_params}
-    params = {key: value for key, value in metric.get_params().items() if key not in hidden}
-    return [f"{cls.__module__}:{cls.__qualname__}", cls.version, params]
+    params = {key: _without_credentials(value) for key, value in metric.get_params().items()
+              if key not in hidden}
+    return [metric_name(metric), cls.version, params]
 
 
 def metric_identity(metric: Metric) -> str | None:
     """What a cached score depends on in the metric: class, version, parameters
-    (never its secrets); None when a parameter has no faithful encoding."""
+    (never its secrets, nor the credentials of its URLs); None when a
+    parameter has no faithful encoding, or the class cannot be told apart
+    from another of its name."""
     try:
         encoded = encode(_identity_parts(metric), _metric_stand_in)
     except Unencodable:
@@ -306,15 +388,34 @@ def metric_identity(metric: Metric) -> str | None:
     return hashlib.sha256(FORMAT.encode() + b"\0" + encoded).hexdigest()
 
 
-def uncacheable_parameter(metric: Metric) -> str | None:
-    """Why ``metric``'s parameters cannot be part of a key (the parameter and
-    what it holds), or None when they can."""
-    for key, value in _identity_parts(metric)[2].items():
+def uncacheable_reason(metric: Metric) -> str | None:
+    """Why none of ``metric``'s scores can be cached, and the fix (a class
+    defined inside a function, a parameter with no faithful encoding), or
+    None when they can."""
+    local = _local_class(metric)
+    if local is not None:
+        return (f"{local}. Fix: define the class at module level, and pass what varies "
+                f"between its metrics as a constructor parameter (parameters are keyed)")
+    try:
+        params = _identity_parts(metric)[2]
+    except Unencodable as error:  # pragma: no cover - only the class is checked there
+        return str(error)
+    for key, value in params.items():
         try:
             encode(value, _metric_stand_in)
         except Unencodable as error:
-            return f"its parameter {key!r}{''.join(error.path)} is {error.what}"
+            return (f"its parameter {key!r}{''.join(error.path)} is {error.what}, which has "
+                    f"no faithful encoding in a cache key. Fix: give the parameter a plain "
+                    f"value (str, number, list, dict), or list it in the metric's "
+                    f"cache_exclude if it never changes a score")
     return None
+
+
+def keyed_fields(cls: type[Metric]) -> tuple[str, ...]:
+    """The case fields a score is keyed by: ``cache_fields``, then any of the
+    ``required_fields`` they leave out (a field the metric needs, it reads)."""
+    fields = tuple(cls.cache_fields)
+    return fields + tuple(field for field in cls.required_fields if field not in fields)
 
 
 def case_keys(metric: Metric, cases: Sequence[AgentTestCase]) -> list[str | None]:
@@ -325,7 +426,7 @@ def case_keys(metric: Metric, cases: Sequence[AgentTestCase]) -> list[str | None
     if identity is None:
         return [None] * len(cases)
     prefix = identity.encode()
-    fields = type(metric).cache_fields
+    fields = keyed_fields(type(metric))
     keys: list[str | None] = []
     for case in cases:
         try:

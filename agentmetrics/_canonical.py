@@ -12,13 +12,17 @@ their members' encodings, so insertion order never matters.
 Encoded by content: None, bool, int, float (exactly, by ``float.hex``),
 complex, str, bytes, list, tuple, dict, set, frozenset, Decimal, Fraction,
 UUID, Enum members, paths, dates, times and datetimes (naive, fixed offset
-or a named zone), timedeltas, :class:`~agentmetrics.ToolCall`, numpy scalars
-and arrays (dtype, shape and data), pandas Series, Index, DataFrame,
-Timestamp, Timedelta and the missing-value markers. Anything else has no
-faithful encoding and raises :class:`Unencodable`: a score depending on it
-is computed, never looked up under an approximate key. ``fallback`` lets a
-caller encode a type of its own (a metric given as a parameter) as a value
-that is itself encodable.
+or a named zone), timedeltas, :class:`~agentmetrics.ToolCall` and
+:class:`~agentmetrics.AgentTestCase` (a turn), numpy scalars and arrays
+(dtype, shape and data; a masked array with its mask, fill value and
+hardness; ``np.matrix``, ``np.recarray`` and ``np.memmap`` tagged with their
+class), pandas Series, Index, DataFrame (categoricals with their categories
+and order), Timestamp, Timedelta and the missing-value markers. Anything
+else has no faithful encoding and raises :class:`Unencodable`, another
+ndarray subclass included (it may hold more than its data, as a mask): a
+score depending on it is computed, never looked up under an approximate
+key. ``fallback`` lets a caller encode a type of its own (a metric given as
+a parameter) as a value that is itself encodable.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from typing import Any
 
 import attrs
 
-from agentmetrics._model import ToolCall
+from agentmetrics._model import AgentTestCase, ToolCall
 
 __all__ = ["Unencodable", "encode", "encode_fields"]
 
@@ -193,7 +197,7 @@ def _put(value: Any, out: list[bytes], fallback: Fallback | None) -> None:
             raise _step(error, " member") from None
         out.append((b"S%d:" if kind is set else b"Z%d:") % len(members))
         out.extend(members)
-    elif isinstance(value, ToolCall):
+    elif isinstance(value, (ToolCall, AgentTestCase)):
         head, fields = _call_fields(kind)
         out.append(head)
         for name, encoded_name in fields:
@@ -268,21 +272,51 @@ def _zone(tzinfo: datetime.tzinfo | None) -> str:
     raise Unencodable(f"a time zone of type {_type_name(tzinfo)}")
 
 
+def _put_array(value: Any, out: list[bytes], fallback: Fallback | None) -> None:
+    """A plain ndarray: its dtype, shape and data."""
+    import numpy as np
+
+    dtype = value.dtype
+    out.append(_text(b"A", f"{dtype.descr!r}|{value.shape!r}"))
+    if dtype.hasobject:
+        for index, item in enumerate(value.ravel(order="C").tolist()):
+            try:
+                _put(item, out, fallback)
+            except Unencodable as error:
+                raise _step(error, f".flat[{index}]") from None
+    else:
+        data = np.ascontiguousarray(value).tobytes()
+        out.append(b"b" + str(len(data)).encode() + b":" + data)
+
+
 def _put_numpy(value: Any, out: list[bytes], fallback: Fallback | None) -> None:
     import numpy as np
 
     if isinstance(value, np.ndarray):
-        dtype = value.dtype
-        out.append(_text(b"A", f"{dtype.descr!r}|{value.shape!r}"))
-        if dtype.hasobject:
-            for index, item in enumerate(value.ravel(order="C").tolist()):
-                try:
-                    _put(item, out, fallback)
-                except Unencodable as error:
-                    raise _step(error, f".flat[{index}]") from None
+        kind = type(value)
+        if kind is np.ndarray:
+            _put_array(value, out, fallback)
+        elif value is np.ma.masked:  # the masked constant: one of a kind
+            out.append(_text(b"m", "numpy.ma.masked"))
+        elif kind is np.ma.MaskedArray:
+            # What a reader of a masked array sees: its data, its mask, the
+            # value filled in where it is masked, and whether the mask is hard.
+            masked: Any = value
+            out.append(_text(b"m", _type_name(value)))
+            _put_array(np.asarray(masked.data), out, fallback)
+            _put_array(np.ma.getmaskarray(masked), out, fallback)
+            try:
+                _put(masked.fill_value, out, fallback)
+            except Unencodable as error:
+                raise _step(error, ".fill_value") from None
+            _put(bool(masked.hardmask), out, fallback)
+        elif kind in (np.matrix, np.recarray, np.memmap):
+            # Their data is all they hold; their class changes how they behave.
+            out.append(_text(b"n", _type_name(value)))
+            _put_array(value.view(np.ndarray), out, fallback)
         else:
-            data = np.ascontiguousarray(value).tobytes()
-            out.append(b"b" + str(len(data)).encode() + b":" + data)
+            raise Unencodable(f"a {_type_name(value)} (a subclass of numpy.ndarray, which "
+                              f"may hold more than its data)")
     elif isinstance(value, np.generic) and not value.dtype.hasobject:
         data = value.tobytes()
         out.append(_text(b"G", f"{value.dtype.descr!r}") + str(len(data)).encode() + b":" + data)
@@ -302,6 +336,7 @@ def _put_pandas(value: Any, out: list[bytes], fallback: Fallback | None) -> None
         out.append(_text(b"B", f"{value.value}|{value.unit}"))
     elif name == "Series" or name.endswith("Index"):
         out.append(_text(b"L" if name == "Series" else b"I", f"{name}|{value.dtype}"))
+        _put_categories(value.dtype, out, fallback)
         names = getattr(value, "names", None)
         _put(list(names) if names is not None else value.name, out, fallback)
         if name == "Series":
@@ -320,12 +355,29 @@ def _put_pandas(value: Any, out: list[bytes], fallback: Fallback | None) -> None
         for position in range(value.shape[1]):
             column = value.iloc[:, position]
             out.append(_text(b"s", str(column.dtype)))
+            _put_categories(column.dtype, out, fallback)
             try:
                 _put_values(column, out, fallback)
             except Unencodable as error:
                 raise _step(error, f".iloc[:, {position}]") from None
     else:
         _put_fallback(value, out, fallback)
+
+
+def _put_categories(dtype: Any, out: list[bytes], fallback: Fallback | None) -> None:
+    """What ``str(dtype)`` leaves out of a categorical ("category"): its
+    categories, in order, and whether they are ordered."""
+    if type(dtype).__name__ != "CategoricalDtype":
+        return
+    out.append(b"T" if dtype.ordered else b"F")
+    categories = dtype.categories
+    if categories is None:
+        out.append(b"N")
+        return
+    try:
+        _put_pandas(categories, out, fallback)
+    except Unencodable as error:
+        raise _step(error, ".dtype.categories") from None
 
 
 def _put_values(value: Any, out: list[bytes], fallback: Fallback | None) -> None:

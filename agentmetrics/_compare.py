@@ -441,12 +441,13 @@ def _value_range(sources: tuple[Any, Any], label: str, before: npt.NDArray[np.fl
     """The range the scores of ``label`` can take, for clipping the interval of
     their difference: the ``value_range`` of the metric that scored them (both
     sides' together, should they differ), or, for saved results, of the class
-    the registry knows by the label's name; else [0, 1]. A range the scores do
-    not keep to (saved results edited by hand, a class since changed) gives way
-    to [0, 1], and to no clipping when they leave that too."""
+    the registry knows by the label's name; else [0, 1]. Saved scores outside
+    their metric's range are refused when they are read (edited files); a
+    range the scores do not keep to all the same (one side scored by a class
+    whose range has changed since) gives way to [0, 1], and to no clipping
+    when they leave that too."""
     from agentmetrics._results import EvaluationResult
-
-    from agentmetrics._sides import Side
+    from agentmetrics._sides import Side, registered_range
 
     declared = []
     for source in sources:
@@ -457,7 +458,7 @@ def _value_range(sources: tuple[Any, Any], label: str, before: npt.NDArray[np.fl
             declared.extend(spec.value_range for spec in source.provenance.metrics
                             if spec.label == label)
     if not declared:
-        declared.append(_registered_range(label))
+        declared.append(registered_range(label))
     low = float(min(bounds[0] for bounds in declared))
     high = float(max(bounds[1] for bounds in declared))
     for bounds in ((low, high), (0.0, 1.0)):
@@ -465,22 +466,6 @@ def _value_range(sources: tuple[Any, Any], label: str, before: npt.NDArray[np.fl
                for side in (before, after)):
             return bounds
     return None
-
-
-def _registered_range(label: str) -> tuple[float, float]:
-    from agentmetrics.errors import AgentMetricsError
-    from agentmetrics.registry import get_metric_class
-
-    try:
-        declared = get_metric_class(label.split("(", 1)[0]).value_range
-    except AgentMetricsError:
-        return 0.0, 1.0
-    # A class's value_range is checked when it is instantiated; this one may never have been.
-    if (isinstance(declared, tuple) and len(declared) == 2
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in declared)
-            and 0.0 <= declared[0] < declared[1] <= 1.0):
-        return float(declared[0]), float(declared[1])
-    return 0.0, 1.0
 
 
 def _side(value: Any, on: str | None, name: str) -> Side:

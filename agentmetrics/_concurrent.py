@@ -44,7 +44,8 @@ from agentmetrics._cache import (
     CacheWriteError,
     ScoreCache,
     case_keys,
-    uncacheable_parameter,
+    metric_name,
+    uncacheable_reason,
 )
 from agentmetrics._model import AgentTestCase, EvalScore
 from agentmetrics._metric_result import (
@@ -231,15 +232,14 @@ async def score_concurrently(
         keys = {row: key for row, key in zip(todo, computed) if key is not None}
         run.uncacheable = len(todo) - len(keys)
         if run.uncacheable == len(todo):
-            why = uncacheable_parameter(metric)
+            why = uncacheable_reason(metric)
             if why is not None:
                 warnings.warn(CacheWarning(
-                    f"cache: {metric.name}'s scores are not cached: {why}, which has no "
-                    f"faithful encoding in a cache key. Its {len(todo)} cases are scored. Fix: "
-                    f"give the parameter a plain value (str, number, list, dict), or list it "
-                    f"in the metric's cache_exclude if it never changes a score."), stacklevel=2)
+                    f"cache: {metric.name}'s scores are not cached: {why}. Its {len(todo)} "
+                    f"cases are scored."), stacklevel=2)
         try:
-            found = cache.get_many(list(keys.values()))
+            found = cache.get_many(list(keys.values()), metric_name(metric),
+                                   type(metric).version)
         except CacheReadError as error:
             warnings.warn(CacheWarning(f"{error}; {metric.name} scores its {len(keys)} cases "
                                        f"instead."), stacklevel=2)
@@ -264,7 +264,7 @@ async def score_concurrently(
             if metric.execution == "threads" else None)
     call = _caller(metric, pool)
     unsaved: list[tuple[str, str, str, float, str]] = []
-    identity = f"{type(metric).__module__}:{type(metric).__qualname__}"
+    identity = metric_name(metric)
     started = time.monotonic()
     done = 0
 

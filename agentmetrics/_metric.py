@@ -16,11 +16,13 @@ import attrs
 from agentmetrics._model import CASE_FIELDS, AgentTestCase, EvalScore, _describe
 from agentmetrics._secrets import (
     MASK,
-    mask_urls,
     scrub,
     scrub_exception,
+    scrub_reason,
     secret_variants,
+    shown_value,
     url_credentials,
+    value_texts,
 )
 from agentmetrics._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
@@ -137,14 +139,16 @@ def check_score(metric: Metric, score: object) -> EvalScore:
     if score.passed is not (value >= threshold if metric.higher_is_better else value <= threshold):
         raise metric_bug(metric, f"evaluate returned passed={score.passed!r} for value {value!r} "
                                  f"and threshold {metric.threshold!r}")
-    if not isinstance(score.reason, str) or not score.reason:
-        raise metric_bug(metric, f"evaluate returned reason {score.reason!r}; expected a "
+    reason = score.reason
+    if not isinstance(reason, str) or not reason:
+        raise metric_bug(metric, f"evaluate returned reason {reason!r}; expected a "
                                  f"non-empty str")
     if score.metric != metric.name or score.threshold != threshold:
         raise metric_bug(metric, f"evaluate returned metric={score.metric!r}, threshold="
                                  f"{score.threshold!r}; expected {metric.name!r} and "
                                  f"{metric.threshold!r}")
-    return score
+    cleaned = scrub_reason(metric, reason)
+    return score if cleaned is reason else attrs.evolve(score, reason=cleaned)
 
 
 def _checked_evaluate(evaluate: Any) -> Any:
@@ -203,11 +207,12 @@ async def _ascrubbing(metric: Metric, awaitable: Any) -> Any:
 
 
 def _scrub_errors(metric: Metric, result: Any) -> Any:
-    """A batch result whose error messages quote none of the metric's secrets."""
+    """A batch result whose error messages quote none of the metric's secrets
+    (its reasons are scrubbed as they are asked for: see ``check_result``)."""
     errors = getattr(result, "errors", None)
     if not isinstance(errors, Mapping) or not errors:
         return result
-    variants = metric.secret_variants()
+    variants = metric._secret_forms()
     cleaned = {row: scrub(text, variants) if isinstance(text, str) else text
                for row, text in errors.items()}
     if cleaned == errors:
@@ -257,17 +262,22 @@ class Metric(abc.ABC):
     ``cache_fields``
         The AgentTestCase fields the metric reads: a cached score is reused
         only for a case equal in these (default: input, actual_output and
-        both call lists, with arguments, ids and outputs).
+        both call lists, with arguments, ids and outputs) and in its
+        ``required_fields`` (a field it needs is a field it reads). A class
+        defined inside a function is never cached: nothing in a key tells it
+        from another class of its name.
     ``cache_exclude``
         Constructor parameters that do not change scores (timeouts): left out
         of the cache key.
     ``secret_params``
-        Constructor parameters that hold credentials (an API key): never shown
-        in a repr, a label, a report, a log line, a warning or an error
-        message, and never part of a cache key. A pickled metric still carries
-        them (a worker needs the key), it only never prints them. Credentials
-        inside any parameter that is a URL (``https://user:key@host``,
-        ``?api_key=...``) are masked the same way without being declared.
+        Constructor parameters that hold credentials (an API key, a dict of
+        headers): never shown in a repr, a label, a report, a log line, a
+        warning, an error message or a reason, and never part of a cache key.
+        One that is not text is scrubbed by every string and number inside it.
+        A pickled metric still carries them (a worker needs the key), it only
+        never prints them. Credentials inside any parameter that holds a URL
+        (``https://user:key@host``, ``?api_key=...``) are masked the same way
+        without being declared, and left out of the cache key.
     ``value_range``
         ``(low, high)``, the values the metric can take, within [0, 1]
         (default the whole of it): intervals for a mean are clipped to it, and
@@ -473,34 +483,63 @@ class Metric(abc.ABC):
     def shown_params(self) -> dict[str, Any]:
         """:meth:`get_params` as it may be shown anywhere (repr, labels, reports):
         each of ``secret_params`` that is set becomes ``'***'``, and the
-        credentials inside URL parameters are masked (``https://***@host``)."""
+        credentials of the URLs inside the others are masked
+        (``https://***@host``, in strings, bytes, containers and URL objects)."""
         hidden = type(self).secret_params
-        return {key: (MASK if value is not None else None) if key in hidden else _shown(value)
-                for key, value in self.get_params().items()}
+        return {key: (MASK if value is not None else None) if key in hidden
+                else shown_value(value) for key, value in self.get_params().items()}
 
     def secret_variants(self) -> tuple[str, ...]:
         """Every form of every secret this metric holds that an error's text may
-        quote (its ``secret_params`` and the credentials in its URL
-        parameters): what is scrubbed from an error before anyone sees it."""
+        quote (its ``secret_params``, whatever their type, the credentials of
+        the URLs in its other parameters, and the secrets of a metric it is
+        given): what is scrubbed from an error or a reason before anyone sees it."""
         hidden = type(self).secret_params
         values: list[object] = []
+        variants: list[str] = []
         for key, value in self.get_params().items():
             if key in hidden:
                 values.append(value)
+            elif isinstance(value, Metric) and value is not self:
+                variants.extend(value.secret_variants())
             else:
-                values.extend(found for text in _texts(value) for found in url_credentials(text))
-        return secret_variants(values)
+                values.extend(found for text in value_texts(value)
+                              for found in url_credentials(text, whole=True))
+        forms = secret_variants(values)
+        if not variants:
+            return forms
+        return tuple(sorted(set(forms).union(variants), key=lambda form: (-len(form), form)))
+
+    def _secret_forms(self) -> tuple[str, ...]:
+        """:meth:`secret_variants`, kept while no attribute of the metric is set
+        and its parameters hold nothing that can change in place (scores and
+        reasons ask for it on every case)."""
+        known: tuple[str, ...] | None = self.__dict__.get(_SECRETS)
+        if known is not None:
+            return known
+        forms = self.secret_variants()
+        try:
+            fixed = all(_immutable(value) for value in self.get_params().values())
+        except Exception:
+            fixed = False
+        if fixed:
+            self.__dict__[_SECRETS] = forms
+        return forms
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        self.__dict__.pop(_SECRETS, None)  # a parameter may have changed: worked out again
 
     def scrub(self, text: str) -> str:
         """``text`` with this metric's secrets (see :meth:`secret_variants`) and
         URL credentials replaced by ``'***'``."""
-        return scrub(text, self.secret_variants())
+        return scrub(text, self._secret_forms())
 
     def _scrubbed(self, error: BaseException) -> BaseException:
         """``error`` (and its chain) with the metric's secrets scrubbed; the
         exception to raise in its place."""
         try:
-            variants = self.secret_variants()
+            variants = self._secret_forms()
         except Exception:  # parameters that cannot be read: nothing more to hide
             return error
         return scrub_exception(error, variants)
@@ -546,27 +585,17 @@ def _parameter_names(init: Any) -> tuple[str, ...]:
     return names
 
 
-def _shown(value: Any) -> Any:
-    """A parameter's value with the credentials of its URLs masked."""
-    if isinstance(value, str):
-        return mask_urls(value)
-    if isinstance(value, (list, tuple)):
-        masked = [_shown(item) for item in value]
-        return masked if isinstance(value, list) else tuple(masked)
-    if isinstance(value, dict):
-        return {key: _shown(item) for key, item in value.items()}
-    return value
+#: Where a metric keeps its secret variants (see Metric._secret_forms).
+_SECRETS = "_agentmetrics_secret_forms"
 
 
-def _texts(value: Any) -> list[str]:
-    """The strings inside a parameter's value (lists, tuples, dicts)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        return [text for item in value for text in _texts(item)]
-    if isinstance(value, dict):
-        return [text for item in value.values() for text in _texts(item)]
-    return []
+def _immutable(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` cannot change in place (so secrets worked out from it stay right)."""
+    if value is None or isinstance(value, (str, bytes, bool, int, float)):
+        return True
+    if isinstance(value, (tuple, frozenset)) and depth < 10:
+        return all(_immutable(item, depth + 1) for item in value)
+    return False
 
 
 def _base_evaluate(cls: type[Metric]) -> bool:

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from agentmetrics._model import AgentTestCase, EvalScore
+from agentmetrics._secrets import scrub_reason
 from agentmetrics._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
     CaseEvaluationError,
@@ -44,6 +45,7 @@ __all__ = [
     "loop_evaluate",
     "metric_failure",
     "note_metric_bug",
+    "out_of_range",
     "passes",
 ]
 
@@ -191,7 +193,8 @@ class _StoredReasons:
 
 
 class _CheckedReasons:
-    """A metric's lazy reasons, each checked when it is first asked for."""
+    """A metric's lazy reasons, each checked when it is first asked for, and
+    scrubbed of the metric's secrets as its errors are."""
 
     __slots__ = ("errors", "explain", "metric")
 
@@ -205,7 +208,7 @@ class _CheckedReasons:
         reason = self.explain(index)
         if not isinstance(reason, str) or not reason:
             self._bad(index, reason)
-        return reason
+        return scrub_reason(self.metric, reason)
 
     def _bad(self, index: int, reason: object) -> None:
 
@@ -225,7 +228,9 @@ class _CheckedReasons:
         for row, reason in enumerate(reasons):
             if (type(reason) is not str or not reason) and row not in self.errors:
                 self._bad(row, reason)
-        return reasons
+        metric = self.metric
+        return [reason if row in self.errors else scrub_reason(metric, reason)
+                for row, reason in enumerate(reasons)]
 
 
 def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> MetricResult:
@@ -278,11 +283,10 @@ def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> Metric
                                  f"NaN exactly on the rows with an error")
     scored = ~failed
     floor, ceiling = type(metric).value_range
-    outside = np.flatnonzero(scored & ((values < floor) | (values > ceiling)))
-    if len(outside):
-        row = int(outside[0])
-        raise metric_bug(metric, f"evaluate_batch gave row {row} the value "
-                                 f"{float(values[row])!r}; expected a value in "
+    outside = out_of_range(values, (floor, ceiling))  # NaN: on the error rows alone (above)
+    if outside is not None:
+        raise metric_bug(metric, f"evaluate_batch gave row {outside} the value "
+                                 f"{float(values[outside])!r}; expected a value in "
                                  f"[{floor:g}, {ceiling:g}] (the metric's value_range)")
     disagree = np.flatnonzero(np.where(scored, passed != passes(metric, values), passed))
     if len(disagree):
@@ -294,6 +298,15 @@ def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> Metric
     for row in np.flatnonzero(scored)[:1].tolist() + np.flatnonzero(scored)[-1:].tolist():
         checked.reason(row)  # a first look, so a metric without reasons fails at once
     return checked
+
+
+def out_of_range(values: FloatArray, value_range: tuple[float, float]) -> int | None:
+    """The first row whose value (NaN, not scored, aside) lies outside
+    ``value_range``, or None: the range check of the one validator, shared
+    with what reads saved scores back (saved runs, saved results)."""
+    floor, ceiling = value_range
+    outside = np.flatnonzero((values < floor) | (values > ceiling))  # False for NaN
+    return int(outside[0]) if len(outside) else None
 
 
 def _all_scored_and_consistent(metric: Metric, values: FloatArray, passed: BoolArray) -> bool:

@@ -12,13 +12,14 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from agentmetrics._metric_result import out_of_range
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._results import EvaluationResult
 
-__all__ = ["Scores", "Side", "read_side", "side_from_evaluations", "side_from_records",
-           "side_from_result"]
+__all__ = ["Scores", "Side", "read_side", "registered_range", "side_from_evaluations",
+           "side_from_records", "side_from_result"]
 
 #: The keys of a row that ``agentmetrics evaluate`` writes.
 RESULT_ROW_KEYS = frozenset({"case", "id", "metric", "value", "passed", "threshold", "reason",
@@ -191,9 +192,12 @@ def side_from_records(records: Any, name: str, on: str | None,
                                    f"expected a score or an error message.")
         column = columns.setdefault(metric, {"keys": [], "values": [], "passed": [],
                                              "reasons": [], "errors": [], "where": [],
-                                             "direction": []})
+                                             "direction": [], "range": []})
         if isinstance(row.get("higher_is_better"), bool):
             column["direction"].append(row["higher_is_better"])
+        declared = _declared_range(row.get("value_range"))
+        if declared is not None:
+            column["range"].append(declared)
         column["keys"].append(key)
         column["values"].append(float("nan") if value is None else float(value))
         column["passed"].append(row["passed"])
@@ -206,12 +210,47 @@ def side_from_records(records: Any, name: str, on: str | None,
         keys = tuple(column["keys"])
         _check_unique(keys, wheres.__getitem__, name, metric,
                       "Fix: save results of cases with unique ids, or pair by position.")
+        values = np.array(column["values"], dtype=np.float64)
+        low, high = (min(bounds[0] for bounds in column["range"]),
+                     max(bounds[1] for bounds in column["range"])) if column["range"] else (
+                         registered_range(metric))
+        row = out_of_range(values, (low, high))
+        if row is not None:
+            raise InvalidCaseError(
+                f"{wheres[row]}: 'value': {float(values[row])!r} is outside the value_range "
+                f"[{low:g}, {high:g}] of metric {metric!r}; expected a score it can take (the "
+                f"file was edited, or written by another program). Fix: score the cases "
+                f"again and save those results.")
         metrics[metric] = Scores(
-            keys=keys, values=np.array(column["values"], dtype=np.float64),
+            keys=keys, values=values,
             passed=np.array(column["passed"], dtype=bool),
             higher_is_better=_direction(set(column["direction"]), metric, name),
             reason=column["reasons"].__getitem__, error=column["errors"].__getitem__)
     return Side(name, metrics)
+
+
+def _declared_range(value: Any) -> tuple[float, float] | None:
+    """A row's ``value_range`` (the pytest plugin's records keep one), if it is one."""
+    if (isinstance(value, (list, tuple)) and len(value) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+            and 0.0 <= value[0] < value[1] <= 1.0):
+        return float(value[0]), float(value[1])
+    return None
+
+
+def registered_range(label: str) -> tuple[float, float]:
+    """The ``value_range`` of the metric class the registry has under the name
+    of ``label`` (``name(params)``), or [0, 1]: what scores saved without
+    their metric can take."""
+    from agentmetrics.errors import AgentMetricsError
+    from agentmetrics.registry import get_metric_class
+
+    try:
+        declared = get_metric_class(label.split("(", 1)[0]).value_range
+    except AgentMetricsError:
+        return 0.0, 1.0
+    # A class's value_range is checked when it is instantiated; this one may never have been.
+    return _declared_range(declared) or (0.0, 1.0)
 
 
 def _side_from_report(document: Mapping[str, Any], name: str) -> Side:

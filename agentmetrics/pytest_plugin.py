@@ -232,10 +232,10 @@ def _metric_of(marker: pytest.Mark) -> tuple[Metric, str]:
     args = list(marker.args)
     if "metric" in kwargs:
         args.insert(0, kwargs.pop("metric"))
-    from agentmetrics._secrets import mask_urls, scrub, shown_items
+    from agentmetrics._secrets import scrub, shown_items, shown_value
 
-    keywords, hidden = shown_items(kwargs.items())
-    written = ", ".join([*(mask_urls(repr(arg)) for arg in args), *keywords])
+    keywords, hidden = shown_items(kwargs.items(), _declared_secrets(args))
+    written = ", ".join([*(repr(shown_value(arg)) for arg in args), *keywords])
     usage = f"@pytest.mark.{MARKER}({written})"
     if len(args) != 1:
         pytest.fail(
@@ -249,6 +249,22 @@ def _metric_of(marker: pytest.Mark) -> tuple[Metric, str]:
     except AgentMetricsError as error:
         problem = scrub(str(error), hidden)
     pytest.fail(f"{usage}: {problem}", pytrace=False)  # outside except: no chained noise
+
+
+def _declared_secrets(args: list[Any]) -> tuple[str, ...]:
+    """The ``secret_params`` of the metric a marker names (a class, an instance
+    or a registry name), if it can be told."""
+    from agentmetrics.registry import get_metric_class
+
+    if len(args) != 1:
+        return ()
+    metric = args[0]
+    try:
+        cls = get_metric_class(metric) if isinstance(metric, str) else (
+            metric if isinstance(metric, type) else type(metric))
+        return tuple(getattr(cls, "secret_params", ()))
+    except Exception:
+        return ()
 
 
 def _plain(value: Any) -> Any:

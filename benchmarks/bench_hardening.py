@@ -7,9 +7,9 @@
       sort_keys and repr() for what JSON cannot hold), on the case shape of
       bench_concurrency.py; microseconds a case.
   (b) scoring a case with the secret scrubbing on the metric's exception
-      paths: ToolSelectionAccuracy().evaluate(case) per case (no exception: what
-      every case pays), against calling its measure() and building the score
-      without the wrapper.
+      paths and of its reason: ToolSelectionAccuracy().evaluate(case) per case
+      (no exception: what every case pays), against calling its measure() and
+      building the score without the wrapper and without scrubbing the reason.
   (c) a judge server dripping one byte every 0.2 s: seconds until the judge
       metric (timeout=1) gives up, against a plain httpx client with the same
       timeout (per read: the drip never trips it; capped here at --drip-cap s).
@@ -98,14 +98,22 @@ def bench_scoring(n: int, repeats: int) -> None:
         for case in cases:
             metric.evaluate(case)
 
+    import agentmetrics._metric as contract
     from agentmetrics._metric import _async_only
 
+    def unscrubbed(metric: Any, reason: str) -> str:
+        return reason
+
     def bare() -> None:  # Metric.evaluate's steps without the scrubbing around measure
-        for case in cases:
-            if _async_only(type(metric)):
-                raise AssertionError("a sync metric")
-            metric._check_case(case)
-            metric._score(metric.measure(case))
+        scrub_reason, contract.scrub_reason = contract.scrub_reason, unscrubbed
+        try:
+            for case in cases:
+                if _async_only(type(metric)):
+                    raise AssertionError("a sync metric")
+                metric._check_case(case)
+                metric._score(metric.measure(case))
+        finally:
+            contract.scrub_reason = scrub_reason
 
     times: dict[Any, list[float]] = {wrapped: [], bare: []}
     for _ in range(repeats):  # interleaved: the two share whatever noise there is

@@ -61,6 +61,9 @@ Tokens in the user message (so, in a case's ``input``) change the answer::
                                chat.completion; KIND from BAD_BODIES
             drop               close the connection without answering (FIN)
             reset              abort the connection without answering (RST)
+            echo-reason[=N]    200, the first call judged inappropriate for a reason
+                               that quotes the request's Authorization credentials
+                               after N dots (default 0)
     hostile (the answer is streamed; the connection is closed after it):
             drip=S             200 and the normal answer's headers (its whole
                                Content-Length), then its body one byte every S
@@ -89,6 +92,9 @@ Tokens in the user message (so, in a case's ``input``) change the answer::
             pad=N              (status) append N "x" to the error message
             location=URL       (status) send "Location: URL", URL percent-decoded
                                (write ":" as %3A: a bare one ends the option)
+            echo-auth          (status) end the error message with the request's
+                               Authorization credentials (after pad=N)
+            charset=NAME       (status) the error body's Content-Type names charset NAME
             bytes=N            (drip) drip only the first N bytes of the body
             chunked            (huge, gzip-bomb, drop-mid-body) no Content-Length:
                                a chunked body (drop-mid-body: no last chunk)
@@ -253,6 +259,10 @@ WRONG_SHAPES: dict[str, Callable[[Verdicts], Any]] = {
     "empty-reason": lambda v: _edit_first(v, reason=""),
     "blank-reason": lambda v: _edit_first(v, reason="   "),
     "reason-not-string": lambda v: _edit_first(v, reason=42),
+    # Floods: what a message may quote of them is bounded (and the work linear).
+    "many-keys": lambda v: {**{f"key-{i}": i for i in range(50_000)}},
+    "huge-call": lambda v: _edit_first(v, call=10 ** 3000),
+    "long-extra-key": lambda v: {**v, "k" * 100_000: 1},
 }
 
 #: ``malformed=KIND``: content text that is not one JSON object.
@@ -264,6 +274,13 @@ MALFORMED: dict[str, Callable[[Verdicts], str]] = {
     "nan": lambda v: json.dumps(_edit_first(v, reason=float("nan"))),
     "two-objects": lambda v: json.dumps(v) + "\n" + json.dumps(v),
     "empty": lambda v: "",
+    # 40,000 keys and one of them twice (~0.6 MB): a quadratic duplicate check stalls
+    # the client's event loop for half a minute.
+    "many-keys": lambda v: "{" + ", ".join(f'"k{i}": 0' for i in range(40_000)) + ', "k0": 1}',
+    "long-duplicate-key": lambda v: json.dumps({"k" * 100_000: 1})[:-1] + ", "
+                                    + json.dumps({"k" * 100_000: 2})[1:],
+    # 200,000 objects (~1.4 MB): each a call into Python if the parser builds them all.
+    "many-objects": lambda v: json.dumps({"verdicts": [{}] * 200_000}),
 }
 
 
@@ -296,6 +313,10 @@ BAD_BODIES: dict[str, Callable[[str, Verdicts], tuple[str, bytes]]] = {
         _completion(m, json.dumps(v)[:-3], "length")).encode()),
     # Nested past any JSON parser's recursion limit (json.loads: RecursionError).
     "deep": lambda m, v: ("application/json", b"[" * 100_000 + b"]" * 100_000),
+    # Floods: what a message may quote of them is bounded.
+    "long-finish": lambda m, v: ("application/json", json.dumps(
+        _completion(m, None, "x" * 1_000_000)).encode()),
+    "long-content-type": lambda m, v: ("text/html; " + "x" * 8_000, b"<html>Bad gateway</html>"),
 }
 
 
@@ -338,6 +359,8 @@ class Directive:
     pad: int = 0
     size: int | None = None  # huge, gzip-bomb, drop-mid-body: N; drip: bytes=N
     framing: str = ""  # "", "chunked" or "close"
+    echo: bool = False  # (status) the Authorization credentials end the message
+    charset: str = ""  # (status) the charset the error body's Content-Type names
 
 
 #: The framings each streamed action may be given (besides its default).
@@ -391,6 +414,8 @@ def _directive(spec: str) -> Directive:
         fields.update(action=name, kind=kind)
     elif action in ("drop", "reset"):
         fields.update(action=action)
+    elif name == "echo-reason":
+        fields.update(action=name, pad=_bytes(value) if value else 0)
     else:
         raise ValueError(f"unknown fault action {action!r}")
     headers: list[tuple[str, str]] = []
@@ -409,6 +434,10 @@ def _directive(spec: str) -> Directive:
             fields["pad"] = int(value)
         elif key == "location" and value:
             headers.append(("Location", urllib.parse.unquote(value)))
+        elif option == "echo-auth" and fields["action"] == "status":
+            fields["echo"] = True
+        elif key == "charset" and value and fields["action"] == "status":
+            fields["charset"] = value
         elif key == "bytes" and fields["action"] == "drip":
             fields["size"] = _bytes(value)
         elif option in _FRAMINGS.get(fields["action"], ()):
@@ -559,6 +588,12 @@ def _error(status: int, message: str, kind: str = "invalid_request_error",
            headers: tuple[tuple[str, str], ...] = ()) -> _Answer:
     body = {"error": {"message": message, "type": kind, "param": None, "code": status}}
     return _Answer(status, json.dumps(body).encode(), headers=headers)
+
+
+def _credentials(headers: dict[str, str]) -> str:
+    """The credentials of a request's Authorization header (after its scheme), as received."""
+    value = next((v for k, v in headers.items() if k.lower() == "authorization"), "")
+    return value.partition(" ")[2] or "(none)"
 
 
 def _user_text(body: Any) -> str:
@@ -941,9 +976,19 @@ class JudgeServer:
                 return _Answer(directive.status, f"Moved to {location}".encode(), "text/plain",
                                headers=directive.headers)
             message = f"injected fault: HTTP {directive.status}" + "x" * directive.pad
+            if directive.echo:
+                message += f": {_credentials(headers)}"
             kind = "rate_limit_error" if directive.status == 429 else (
                 "server_error" if directive.status >= 500 else "invalid_request_error")
-            return _error(directive.status, message, kind, directive.headers)
+            answer = _error(directive.status, message, kind, directive.headers)
+            if directive.charset:
+                answer.content_type = f"application/json; charset={directive.charset}"
+            return answer
+        if action == "echo-reason":
+            record("echo-reason")
+            echoed = _edit_first(verdicts, appropriate=False, reason=(
+                "." * directive.pad + f"request authenticated as {_credentials(headers)}"))
+            return _Answer(200, json.dumps(_completion(model, json.dumps(echoed))).encode())
         if action in _HOSTILE:
             return await self._hostile(directive, case, model, verdicts, record)
         record(action if action in ("drop", "reset") else f"{action}={directive.kind}")

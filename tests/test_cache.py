@@ -373,3 +373,201 @@ def test_the_cli_refuses_an_empty_cache_path(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "expected the path of a cache file" in err and "Traceback" not in err
     assert sys.exc_info() == (None, None, None)
+
+
+# --- the review of issue 24 (C1-C6) --------------------------------------------------------------
+
+class Present(Metric):
+    """The share of a tool output's readings that are present (not masked)."""
+
+    name = "present"
+    concurrency = "async"
+
+    async def ameasure(self, case):
+        output = case.tool_calls[0].output
+        return float(np.ma.count(output)) / output.size, f"{np.ma.count(output)} present"
+
+
+def output_case(output, i=0):
+    return AgentTestCase(input="q", tool_calls=[ToolCall("Read", {}, output=output)],
+                         metadata={"id": f"c{i}"})
+
+
+def test_masked_arrays_are_keyed_with_their_mask_and_fill_value(tmp_path):
+    # C1: the mask was left out: the second case was served the first one's 1.0 (fresh: 0.5).
+    full = np.ma.array([1.0, 2.0, 3.0, 4.0])
+    holes = np.ma.array([1.0, 2.0, 3.0, 4.0], mask=[0, 1, 1, 0])
+    filled = np.ma.array([1.0, 2.0, 3.0, 4.0], mask=[0, 1, 1, 0], fill_value=-1.0)
+    hard = np.ma.array([1.0, 2.0, 3.0, 4.0], mask=[0, 1, 1, 0], hard_mask=True)
+    values = [full, holes, filled, hard, np.array([1.0, 2.0, 3.0, 4.0])]
+    keys = case_keys(Present(), [output_case(value) for value in values])
+    assert None not in keys and len(set(keys)) == len(values)
+    assert encode(np.ma.masked) != encode(np.ma.array(0.0, mask=True))
+    assert case_keys(Present(), [output_case(holes.copy())]) == keys[1:2]
+    path = tmp_path / "c.sqlite"
+    evaluate([output_case(full)], Present(), cache=path)
+    again = evaluate([output_case(holes)], Present(), cache=path)
+    assert again["present"].values.tolist() == [0.5] and again.cache_stats["present"].hits == 0
+
+
+def test_numpy_subclasses_are_told_apart_or_not_cached():
+    # C1: np.matrix and ndarray shared a key; a subclass of unknown state is never keyed.
+    class Tagged(np.ndarray):
+        pass
+
+    data = np.array([[1, 2], [3, 4]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PendingDeprecationWarning)  # np.matrix is discouraged
+        matrix = np.matrix(data)
+    keys = case_keys(Present(), [output_case(matrix), output_case(data),
+                                 output_case(data.view(np.recarray)), output_case(data.view(Tagged))])
+    assert keys[3] is None and None not in keys[:3] and len(set(keys[:3])) == 3
+    with pytest.raises(Unencodable, match=r"Tagged has no faithful encoding"):
+        encode(data.view(Tagged))
+
+
+def test_pandas_categoricals_are_keyed_with_their_categories_and_order():
+    # C2: keyed by "category" and the values: [a, b] of [a, b] and of [a, b, c, d] shared a key.
+    pandas = pytest.importorskip("pandas")
+    kinds = [pandas.CategoricalDtype(["a", "b"]), pandas.CategoricalDtype(["a", "b", "c", "d"]),
+             pandas.CategoricalDtype(["b", "a"]), pandas.CategoricalDtype(["a", "b"], ordered=True)]
+    outputs = [pandas.Series(["a", "b"], dtype=kind) for kind in kinds]
+    outputs += [pandas.CategoricalIndex(["a", "b"], dtype=kind) for kind in kinds]
+    outputs += [pandas.DataFrame({"x": pandas.Series(["a", "b"], dtype=kind)}) for kind in kinds]
+    keys = case_keys(Present(), [output_case(output) for output in outputs])
+    assert None not in keys and len(set(keys)) == len(outputs)
+    same = pandas.Series(["a", "b"], dtype=pandas.CategoricalDtype(["a", "b", "c", "d"]))
+    assert case_keys(Present(), [output_case(same)]) == keys[1:2]
+
+
+@pytest.mark.parametrize("planted", [
+    "CREATE TRIGGER flip AFTER INSERT ON scores BEGIN UPDATE scores SET value = 1.0 - NEW.value "
+    "WHERE key = NEW.key; END",
+    "CREATE VIEW recent AS SELECT * FROM scores",
+    "CREATE INDEX by_metric ON scores (metric)",
+    "CREATE TABLE extra (x)",
+])
+def test_a_cache_file_with_a_schema_object_agentmetrics_never_creates_is_refused(tmp_path, planted):
+    # C3: a trigger planted in the file rewrote every score written; the next run served it.
+    path = tmp_path / "scores.sqlite"
+    evaluate([call_case({"a": 1})], Echo(), cache=path)
+    with sqlite3.connect(path) as connection:
+        connection.execute(planted)
+    with pytest.raises(CacheError, match=rf"{path}.*(never creates|another program).*Fix"):
+        evaluate([call_case({"a": 2})], Echo(), cache=path)
+
+
+@pytest.mark.parametrize("change", ["metric = 'somebody_else:Other'", "version = '999'"])
+def test_a_row_filed_under_another_metric_or_version_is_never_served(tmp_path, change):
+    # C3: the docstring promised it; the rows were served.
+    path = tmp_path / "scores.sqlite"
+    cases = [call_case({"a": 1}, 0), call_case({"a": 2}, 1)]
+    evaluate(cases, Echo(), cache=path)
+    with sqlite3.connect(path) as connection:
+        connection.execute(f"UPDATE scores SET {change}")
+    with pytest.raises(CacheError, match=r"holds a row agentmetrics did not write: key .* is filed "
+                                         r"under .*; expected '.*:Echo' version '1'.*Fix"):
+        evaluate(cases, Echo(), cache=path)
+
+
+class Reached(Echo):
+    """Reaches a service by URL: its credentials must not change the key."""
+
+    name = "reached"
+
+    def __init__(self, threshold=None, salt="x", base_url="https://judge.example/v1"):
+        super().__init__(threshold, salt)
+        self.base_url = base_url
+
+
+def test_url_credentials_are_left_out_of_the_cache_key():
+    # C4: the password of base_url was hashed into the key: a 4-digit one was recovered
+    # offline from the key and the case in under 10,000 guesses.
+    case = [call_case({"id": 7})]
+    bare = case_keys(Reached(), case)
+    for url in ("https://svc:4711@judge.example/v1", "https://svc:9999@judge.example/v1",
+                "https://other-user:9999@judge.example/v1", "https://judge.example/v1?api_key=4711"):
+        assert case_keys(Reached(base_url=url), case) == bare, url
+    with_query = "https://judge.example/v1?api_key=4711&model=a"
+    assert case_keys(Reached(base_url=with_query), case) == case_keys(
+        Reached(base_url="https://judge.example/v1?api_key=0000&model=a"), case)
+    # What may change a score stays in the key: the host, the path, other query values.
+    for url in ("https://other.example/v1", "https://judge.example/v2",
+                "https://judge.example/v1?api_key=4711&model=b"):
+        assert case_keys(Reached(base_url=url), case) != bare, url
+    assert case_keys(Reached(base_url=with_query), case) != case_keys(
+        Reached(base_url="https://judge.example/v1?api_key=4711&model=b"), case)
+    # Inside other parameters too, as the URL without its credentials.
+    listed = Reached(salt=["https://svc:4711@judge.example/v1?token=1&model=a"])
+    assert metric_identity(listed) == metric_identity(
+        Reached(salt=["https://judge.example/v1?model=a"]))
+
+
+class TurnJudge(Metric):
+    """Reads the turns (required), with the default cache_fields."""
+
+    name = "turn_judge"
+    required_fields = ("turns",)
+    concurrency = "async"
+
+    async def ameasure(self, case):
+        called = sum(1 for turn in case.turns if turn.tool_calls)
+        return called / len(case.turns), f"{called} of {len(case.turns)} turns called a tool"
+
+
+def test_a_field_the_metric_requires_is_keyed_even_if_cache_fields_leaves_it_out(tmp_path):
+    # C5: a metric needing turns, with the default cache_fields, was served another case's 1.0.
+    good = AgentTestCase(input="task", turns=[AgentTestCase(tool_calls=["A"]),
+                                              AgentTestCase(tool_calls=["B"])])
+    bad = AgentTestCase(input="task", turns=[AgentTestCase(tool_calls=[]),
+                                             AgentTestCase(tool_calls=[])])
+    assert "turns" not in TurnJudge.cache_fields
+    assert len(set(case_keys(TurnJudge(), [good, bad]))) == 2
+    path = tmp_path / "c.sqlite"
+    evaluate([good], TurnJudge(), cache=path)
+    again = evaluate([bad], TurnJudge(), cache=path)
+    assert again["turn_judge"].values.tolist() == [0.0]
+    # The built-in per_turn reads turns too.
+    keys = case_keys(agentmetrics_per_turn(), [good, bad])
+    assert None not in keys and len(set(keys)) == 2
+
+
+def agentmetrics_per_turn():
+    from agentmetrics import get_metric
+
+    return get_metric("per_turn", metric="tool_selection_accuracy")
+
+
+def make_word_judge(word):
+    class Judge(Metric):
+        name = "word_judge"
+        concurrency = "async"
+
+        async def ameasure(self, case):
+            return (1.0, f"says {word}") if word in case.input else (0.0, f"no {word}")
+
+    return Judge
+
+
+def test_metric_classes_made_inside_a_function_are_not_cached(tmp_path):
+    # C5: a factory's classes share make.<locals>.Judge, version and parameters: the
+    # "thanks" judge was served the "please" judge's 1.0.
+    path = tmp_path / "c.sqlite"
+    case = [AgentTestCase(input="please wait")]
+    with pytest.warns(CacheWarning, match=r"its class make_word_judge.<locals>.Judge is defined "
+                                          r"inside a function.*Fix: define the class at module "
+                                          r"level"):
+        evaluate(case, make_word_judge("please")(), cache=path)
+    with pytest.warns(CacheWarning):
+        result = evaluate(case, make_word_judge("thanks")(), cache=path)
+    assert result["word_judge"].values.tolist() == [0.0]
+    assert result.cache_stats["word_judge"] == CacheStats(hits=0, misses=0, uncacheable=1)
+    assert metric_identity(make_word_judge("please")()) is None
+
+
+def test_a_path_with_a_nul_character_is_a_cache_error():
+    # C6: a bare ValueError ("embedded null byte").
+    with pytest.raises(CacheError, match=r"got '\\x00', which holds a NUL character.*Fix"):
+        evaluate([call_case({})], Echo(), cache="\0")
+    with pytest.raises(CacheError, match="NUL character"):
+        ScoreCache("scores\0.sqlite")

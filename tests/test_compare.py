@@ -510,8 +510,8 @@ def test_a_small_difference_near_the_edge_has_its_interval_clipped(metric_class,
     assert m.verdict == "no clear difference"  # clipping never moves an end across 0
 
 
-def test_saved_results_are_clipped_to_the_registered_metric_range(tmp_path):
-    from agentmetrics.registry import register_metric
+def test_saved_results_are_clipped_to_the_registered_metric_range_and_refused_past_it(tmp_path):
+    from agentmetrics.registry import register_metric, unregister_metric
 
     def saved(name, label, values):
         path = tmp_path / name
@@ -530,14 +530,20 @@ def test_saved_results_are_clipped_to_the_registered_metric_range(tmp_path):
     known = am.compare(saved("b.jsonl", "half_score", before),
                        saved("c.jsonl", "half_score", after))["half_score"].difference
     assert (known.low, known.high) == (unknown.low, 0.5)
-    # Scores the registered class could not give: the range falls back to [0, 1].
-    wide = am.compare(saved("b.jsonl", "half_score", [0.0, 0.1, 0.0]),
-                      saved("c.jsonl", "half_score", [1.0, 1.0, 0.2]))["half_score"]
-    assert wide.difference.high == 1.0
-    # ... and beyond that, to no clipping at all.
-    raw = am.compare(saved("b.jsonl", "half_score", [0.0, 1.0, 0.0]),
-                     saved("c.jsonl", "half_score", [80.0, 70.0, 90.0]))["half_score"]
-    assert raw.difference.high > 100
+    # Scores the registered class could not give are refused, naming the file, the row
+    # and the value (I1): an interval is never computed from them.
+    for wrong, shown in (([1.0, 1.0, 0.2], "1.0"), ([0.2, 80.0, 90.0], "80.0")):
+        path = saved("c.jsonl", "half_score", wrong)
+        with pytest.raises(am.errors.InvalidCaseError,
+                           match=rf"c.jsonl:{wrong.index(float(shown)) + 1}: 'value': {shown} is "
+                                 rf"outside the value_range \[0, 0.5\] of metric 'half_score'"):
+            am.compare(saved("b.jsonl", "half_score", [0.0, 0.1, 0.0]), path)
+    unregister_metric("half_score")
+    # Unknown to the registry, a score outside [0, 1] is refused all the same.
+    with pytest.raises(am.errors.InvalidCaseError, match=r"'value': -0.5 is outside the "
+                       r"value_range \[0, 1\]"):
+        am.compare(saved("b.jsonl", "half_score", before),
+                   saved("c.jsonl", "half_score", [0.5, -0.5, 0.1]))
 
 
 _PAIRS = st.sampled_from([GivenScore, HalfScore, MiddleScore]).flatmap(

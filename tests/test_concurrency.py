@@ -294,18 +294,19 @@ def test_a_warm_cache_scores_nothing_again(tmp_path):
     assert stricter["versioned"].passed.sum() < second["versioned"].passed.sum()
 
 
+class Bumped(Versioned):
+    version = "2"
+
+
+class Tuned(Counting):  # the same name, delay not excluded
+    name = "versioned"
+
+
 def test_a_changed_version_parameter_or_case_is_never_served_from_the_cache(tmp_path):
     path = tmp_path / "scores.sqlite"
     evaluate(cases(), Versioned(), cache=path)
-
-    class Bumped(Versioned):
-        version = "2"
-
-    assert evaluate(cases(), Bumped(), cache=path).cache_stats["versioned"].hits == 0
-
-    class Tuned(Counting):
-        name = "versioned"
-
+    bumped = evaluate(cases(), Bumped(), cache=path).cache_stats["versioned"]
+    assert bumped.hits == 0 and bumped.misses == 40  # keyed, under another version
     assert evaluate(cases(), Tuned(delay=0.02), cache=path).cache_stats["versioned"].hits == 0
     changed = cases()
     changed[0] = AgentTestCase(input="another request", tool_calls=[], expected_tool_calls=["A"],

@@ -14,6 +14,7 @@ import json
 import math
 import os
 import pickle
+import re
 import struct
 import sys
 from pathlib import Path
@@ -109,8 +110,10 @@ def _nan(bits: int) -> float:
     return struct.unpack("<d", struct.pack("<Q", bits))[0]
 
 
+# Odd values a metric's range holds (a value outside it is refused when read back:
+# test_a_value_outside_the_metric_range_is_refused_with_its_row).
 ODD_FLOATS = st.sampled_from([math.nan, -math.nan, _nan(0x7FF4000000000001),
-                              _nan(0xFFF0000000000123), math.inf, -math.inf, -0.0, 5e-324])
+                              _nan(0xFFF0000000000123), -0.0, 5e-324, 1.0 - 2.0**-53])
 
 
 @st.composite
@@ -371,6 +374,39 @@ def test_an_edited_case_is_refused_with_its_line(tmp_path):
     path.write_text("".join(lines), encoding="utf-8")
     with pytest.raises(errors.InvalidCaseError, match=rf"{path}:4: expected a case with the keys"):
         load_result(path)
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("value", [3.0, -0.5, math.inf, -math.inf, 1.0 + 2.0**-52])
+def test_a_value_outside_the_metric_range_is_refused_with_its_row(tmp_path, form, value):
+    # I1: scores no metric could give (a file edited, or written by hand) never reach
+    # a summary or a comparison, whose intervals would leave the range.
+    batch = am.ToolCallBatch.from_columns(tool_calls=[["A"]] * 3, expected_tool_calls=[["A"]] * 3,
+                                          ids=["a", "b", "c"])
+    metric = am.ToolSelectionAccuracy()
+    values = np.array([1.0, value, 0.5])
+    scores = am.MetricResult(metric, values, values >= 0.8, {}, (lambda row: "r"))
+    path = am.EvaluationResult(batch, {"tool_selection_accuracy": scores}).save(
+        tmp_path / form, history=False)
+    where = rf"{path}:3" if "jsonl" in form else rf"{path}: row 1"
+    with pytest.raises(errors.InvalidCaseError, match=rf"{where}: scores\[0\]: "
+                       rf"'tool_selection_accuracy' has the value {re.escape(repr(value))}, "
+                       rf"outside its value_range \[0, 1\].*damaged"):
+        load_result(path)
+
+
+def test_an_edited_value_is_refused_and_compare_never_sees_it(tmp_path):
+    path = _saved(tmp_path)
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    record = json.loads(lines[2])
+    record["scores"][0][0] = 3.0
+    lines[2] = json.dumps(record) + "\n"
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("".join(lines), encoding="utf-8")
+    for read in (lambda: load_result(edited), lambda: am.compare(path, edited)):
+        with pytest.raises(errors.InvalidCaseError, match=rf"{edited}:3: scores\[0\]: .* has "
+                           rf"the value 3.0, outside its value_range \[0, 1\]"):
+            read()
 
 
 @pytest.mark.parametrize("name", ["run.jsonl", "run.parquet"])

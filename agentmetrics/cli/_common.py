@@ -13,7 +13,7 @@ from agentmetrics._secrets import (
     MASK,
     credential_name,
     mask_tokens,
-    mask_urls,
+    mask_value,
     scrub_exception,
     shown_items,
 )
@@ -174,24 +174,36 @@ def to_json(value: Any, indent: int | None = None) -> str:
 
 
 
+def _declared_secrets(name: str) -> tuple[str, ...]:
+    """The ``secret_params`` of the metric registered as ``name`` (none if unknown)."""
+    from agentmetrics.registry import get_metric_class
+
+    try:
+        return tuple(get_metric_class(name.strip()).secret_params)
+    except Exception:
+        return ()
+
+
 def shown_spec(spec: str) -> str:
-    """A ``--metric`` spec as it may be printed: the values of parameters whose
-    name says they hold a credential (``api_key``, ``token``...) masked, and the
-    credentials in URLs."""
+    """A ``--metric`` spec as it may be printed: the values of the parameters
+    the metric declares secret and of those whose name says they hold a
+    credential (``api_key``, ``token``...) masked, and the credentials in URLs."""
     name, _, rest = spec.partition(":")
     if not rest:
         return spec
+    secret = _declared_secrets(name)
     items = []
     for item in _split_top_level(rest):
         key, equals, raw = item.partition("=")
-        items.append(f"{key}={MASK}" if equals and credential_name(key) and raw.strip()
-                     else mask_urls(item))
+        hidden = key.strip() in secret or credential_name(key)
+        items.append(f"{key}={MASK}" if equals and hidden and raw.strip()
+                     else f"{key}{equals}{mask_value(raw)}" if equals else mask_value(item))
     return f"{name}:{','.join(items)}"
 
 
 def build_metric(spec: str) -> Metric:
     name, params = parse_metric_spec(spec)
-    variants = shown_items(params.items())[1]
+    variants = shown_items(params.items(), _declared_secrets(name))[1]
     try:
         return get_metric(name, **params)
     except AgentMetricsError as error:

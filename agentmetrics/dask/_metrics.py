@@ -23,19 +23,39 @@ class Shipped:
 
     label: str
     name: str | None = None
-    # Shown as they may be (a key as '***'): a repr of a task reaches logs and dashboards.
-    params: tuple[tuple[str, Any], ...] = attrs.field(default=(), repr=lambda params: (
-        f"({', '.join(shown_items(params)[0])})"))
-    pickled: bytes | None = attrs.field(default=None, repr=lambda data: (
-        "None" if data is None else f"<{len(data):,} bytes>"))
+    # Shown as they may be (the metric's secret_params and credential-named ones as '***',
+    # URL credentials masked): a repr of a task reaches logs and dashboards.
+    params: tuple[tuple[str, Any], ...] = attrs.field(default=(), repr=False)
+    pickled: bytes | None = None
+    #: The parameters the metric declares secret (its class's ``secret_params``;
+    #: by default, those of the class the registry has under ``name``).
+    secret: tuple[str, ...] = attrs.field(
+        default=attrs.Factory(lambda self: _declared_secrets(self.name), takes_self=True))
+
+    def __repr__(self) -> str:
+        return (f"Shipped(label={self.label!r}, name={self.name!r}, params=("
+                f"{', '.join(shown_items(self.params, self.secret)[0])}), "
+                f"pickled={'None' if self.pickled is None else f'<{len(self.pickled):,} bytes>'})")
+
+
+def _declared_secrets(name: str | None) -> tuple[str, ...]:
+    if name is None:
+        return ()
+    from agentmetrics.registry import get_metric_class
+
+    try:
+        return tuple(get_metric_class(name).secret_params)
+    except Exception:  # not registered here: the names alone decide what is masked
+        return ()
 
 
 def ship(spec: Any, metric: Metric, label: str) -> Shipped:
     if isinstance(spec, str):
-        return Shipped(label, name=spec)
+        return Shipped(label, name=spec, secret=tuple(type(metric).secret_params))
     if (isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str)
             and isinstance(spec[1], Mapping)):
-        return Shipped(label, name=spec[0], params=tuple(sorted(spec[1].items())))
+        return Shipped(label, name=spec[0], params=tuple(sorted(spec[1].items())),
+                       secret=tuple(type(metric).secret_params))
     pickled: bytes = module("cloudpickle").dumps(metric)
     return Shipped(label, pickled=pickled)
 
@@ -69,7 +89,7 @@ def _load_now(shipped: Shipped) -> Metric:
                "environment as the client; distributed's PipInstall plugin can do it)"
                if shipped.name is not None or isinstance(error, ImportError) else
                "make the metric picklable, or register it in a package installed on every worker")
-        said = scrub(str(error), shown_items(shipped.params)[1])
+        said = scrub(str(error), shown_items(shipped.params, shipped.secret)[1])
         raise MetricLoadError(
             f"{what} could not be loaded on {where()}: {type(error).__name__}: {said}. "
             f"Expected the metric to exist on every worker. Fix: {fix}.") from None

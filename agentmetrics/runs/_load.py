@@ -22,7 +22,7 @@ import attrs
 import numpy as np
 
 from agentmetrics._columnar import paused_gc
-from agentmetrics._metric_result import MetricResult
+from agentmetrics._metric_result import MetricResult, out_of_range
 from agentmetrics._results import EvaluationResult
 from agentmetrics._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import AgentMetricsError, InvalidCaseError, InvalidParameterError
@@ -478,7 +478,8 @@ def _load(source: Path, name: str) -> EvaluationResult:
                                    else (lambda row: f"{name}:{row + 2}"))
     batch = _batch(columns, parquet, name, where)
     results = {}
-    for spec, (values, passed, reasons, errors) in zip(provenance.metrics, columns.scores):
+    for k, (spec, (values, passed, reasons, errors)) in enumerate(
+            zip(provenance.metrics, columns.scores)):
         if spec.label in results:
             raise _damaged(f"{name}: header", f"the metric label {spec.label!r} is there twice")
         try:
@@ -486,6 +487,11 @@ def _load(source: Path, name: str) -> EvaluationResult:
         except AgentMetricsError as error:
             raise _damaged(f"{name}: header", f"the metric {spec.label!r} cannot be described "
                            f"({error})") from None
+        low, high = type(metric).value_range
+        row = out_of_range(values, (low, high))
+        if row is not None:
+            raise _damaged(where(row), f"scores[{k}]: {spec.label!r} has the value "
+                           f"{float(values[row])!r}, outside its value_range [{low:g}, {high:g}]")
         results[spec.label] = MetricResult(metric, values, passed, errors, reasons.__getitem__)
     sources = {spec.label: spec.source for spec in provenance.metrics if spec.source}
     result = EvaluationResult(batch, results, sources, provenance=provenance)

@@ -20,6 +20,7 @@ from agentmetrics_judge._verdict import (
     Verdict,
     excerpt,
     parse_verdicts,
+    quote,
     system_message,
     user_message,
 )
@@ -216,8 +217,8 @@ class ToolCallAppropriateness(Metric):
                                headers, self.timeout,
                                max_response_bytes=self.max_response_bytes,
                                max_retry_wait=self.max_retry_wait, scrub=self.scrub)
-        verdicts = parse_verdicts(body, len(calls))
-        return _score(verdicts, [call.name for call in calls])
+        verdicts = parse_verdicts(body, len(calls), self.scrub)
+        return _score(verdicts, [call.name for call in calls], self.scrub)
 
     def _url(self) -> tuple[str, str | None]:
         """The endpoint without credentials, and the Basic credentials (base64)
@@ -273,13 +274,16 @@ def _endpoint(base_url: str, scrub: Callable[[str], str] | None = None) -> tuple
     return urllib.parse.urlunsplit((parts.scheme, netloc, path, parts.query, "")), basic
 
 
-def _score(verdicts: list[Verdict], names: list[str]) -> tuple[float, str]:
+def _score(verdicts: list[Verdict], names: list[str],
+           scrub: Callable[[str], str] | None = None) -> tuple[float, str]:
     n = len(verdicts)
     bad = [verdict for verdict in verdicts if not verdict.appropriate]
     if not bad:
         return 1.0, "the 1 call is appropriate" if n == 1 else f"all {n} calls appropriate"
+    # The judge's reasons, scrubbed of the metric's secrets before they are cut.
     listed = "; ".join(
-        f"call {v.call} {names[v.call - 1]}: {excerpt(v.reason).rstrip('.')}"
+        f"call {v.call} {names[v.call - 1]}: "
+        f"{(quote(v.reason, scrub) if scrub else quote(v.reason)).rstrip('.')}"
         for v in bad[:_NAMED])
     more = f"; and {len(bad) - _NAMED} more" if len(bad) > _NAMED else ""
     good = n - len(bad)

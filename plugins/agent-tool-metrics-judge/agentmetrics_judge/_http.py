@@ -77,7 +77,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from agentmetrics.errors import MetricServiceError, TransientMetricError
 
 from agentmetrics_judge._errors import JudgeConfigurationError
-from agentmetrics_judge._verdict import excerpt
+from agentmetrics_judge._verdict import quote
 
 if TYPE_CHECKING:  # httpx is imported on first use: importing the metric stays cheap
     import httpx
@@ -233,10 +233,15 @@ def _seconds(value: float) -> str:
     return f"{value:.6g}"
 
 
-def error_message(text: str) -> str:
-    """The server's own words about a failed request, on one line, at most 200
-    characters: OpenAI's, vLLM's and LiteLLM's ``{"error": {"message": ...}}``,
-    Ollama's ``{"error": "..."}``, ``{"message": ...}``, ``{"detail": ...}``, the
+def _unchanged(text: str) -> str:
+    return text
+
+
+def error_message(text: str, scrub: Callable[[str], str] = _unchanged) -> str:
+    """The server's own words about a failed request, scrubbed of the metric's
+    secrets (``scrub``) and then cut to one line of at most 200 characters:
+    OpenAI's, vLLM's and LiteLLM's ``{"error": {"message": ...}}``, Ollama's
+    ``{"error": "..."}``, ``{"message": ...}``, ``{"detail": ...}``, the
     message of such a body cut short (only its start is read), or the text."""
     try:
         body: Any = json.loads(text)
@@ -259,7 +264,7 @@ def error_message(text: str) -> str:
         elif "detail" in body:
             detail = body["detail"]
             text = detail if isinstance(detail, str) else str(detail)
-    return excerpt(text) or "(no message)"
+    return quote(text, scrub) or "(no message)"
 
 
 _MESSAGE = re.compile(r'"(?:message|error|detail)"\s*:\s*"((?:[^"\\]|\\.)*)')
@@ -318,13 +323,15 @@ class _Answer:
         self.body = body
 
     def text(self, limit: int | None = None) -> str:
-        """The body (its first ``limit`` bytes) as text, in its charset if it names one."""
+        """The body (its first ``limit`` bytes) as text, in its charset if it
+        names one that decodes it; else as UTF-8 (undecodable bytes replaced)."""
         content_type = self.headers.get("content-type", "")
         charset = re.search(r"charset=\"?([\w.:-]+)", content_type, re.IGNORECASE)
         data = self.body if limit is None else self.body[:limit]
         try:
             return data.decode(charset.group(1) if charset else "utf-8", errors="replace")
-        except LookupError:  # a charset Python does not know
+        except Exception:  # a charset Python does not know (LookupError), or knows but
+            # cannot decode with errors="replace" ("undefined", "idna": UnicodeError)
             return data.decode("utf-8", errors="replace")
 
 
@@ -388,8 +395,9 @@ async def _read_body(response: httpx.Response, limit: int, url: str, exchange: _
         coding, inflater = _inflater(response.headers)
     except ValueError as error:
         if strict:
+            coding = quote(str(error), _SCRUB.get() or _unchanged, _HEADER_QUOTED)
             raise MetricServiceError(
-                f"the judge at {url} sent its answer in Content-Encoding {error}, which this "
+                f"the judge at {url} sent its answer in Content-Encoding {coding}, which this "
                 f"client does not decode (it asks for gzip or deflate only)") from None
         coding, inflater = "identity", None  # an error body: its start as it came
     parts: list[bytes] = []
@@ -462,6 +470,8 @@ async def _within(seconds: float, awaitable: Awaitable[_T]) -> _T:
 #: (``HTTP Request: POST <url> ...``): set by post_json for its task only.
 _SCRUB: contextvars.ContextVar[Callable[[str], str] | None] = contextvars.ContextVar(
     "agentmetrics_judge_scrub", default=None)
+#: The longest header value (Content-Type, Location, ...) a message quotes.
+_HEADER_QUOTED = 120
 
 
 class _ScrubbedLogs(logging.Filter):
@@ -488,10 +498,6 @@ def _filter_logs() -> None:
     for name in ("httpx", "httpcore", "httpcore.http11", "httpcore.connection",
                  "httpcore.http2", "httpcore.proxy"):
         logging.getLogger(name).addFilter(_ScrubbedLogs())
-
-
-def _unchanged(text: str) -> str:
-    return text
 
 
 async def post_json(pool: ClientPool, url: str, payload: bytes,
@@ -544,7 +550,7 @@ async def _post_json(pool: ClientPool, address: str, payload: bytes,
             f"the judge at {url} did not answer within the timeout of {timeout:g} s "
             f"({type(error).__name__})") from error
     except (httpx.NetworkError, httpx.RemoteProtocolError, httpx.ProxyError) as error:
-        detail = excerpt(str(error)) or "the connection was closed or reset"
+        detail = quote(str(error), scrub) or "the connection was closed or reset"
         if exchange.phase == "body":
             raise TransientMetricError(
                 f"the judge at {url} broke off its answer after {exchange.received:,} bytes "
@@ -554,7 +560,7 @@ async def _post_json(pool: ClientPool, address: str, payload: bytes,
     except (httpx.HTTPError, httpx.InvalidURL) as error:
         raise MetricServiceError(
             f"the request to the judge at {url} failed: {type(error).__name__}: "
-            f"{excerpt(str(error))}") from error
+            f"{quote(str(error), scrub)}") from error
     status = answer.status
     if status in (408, 429) or status >= 500:
         wait = retry_after(answer.headers)
@@ -565,21 +571,22 @@ async def _post_json(pool: ClientPool, address: str, payload: bytes,
                       f"(max_retry_wait)")
             wait = cap
         raise TransientMetricError(
-            f"the judge at {url} answered HTTP {status}: {error_message(answer.text())}{capped}",
-            retry_after=wait)
+            f"the judge at {url} answered HTTP {status}: "
+            f"{error_message(answer.text(), scrub)}{capped}", retry_after=wait)
     if not 200 <= status < 300:
         hint = _HINTS.get(status)
         if 300 <= status < 400:
-            hint = (f"a redirect to {scrub(answer.headers.get('location', '?'))}, which is "
-                    f"not followed: check base_url")
+            location = quote(answer.headers.get("location", "?"), scrub, _HEADER_QUOTED)
+            hint = f"a redirect to {location}, which is not followed: check base_url"
         raise MetricServiceError(
-            f"the judge at {url} answered HTTP {status}: {error_message(answer.text())}"
+            f"the judge at {url} answered HTTP {status}: {error_message(answer.text(), scrub)}"
             + (f" ({hint})" if hint else ""))
     try:
         return json.loads(answer.body)
     except (ValueError, RecursionError) as error:
         why = "is nested too deeply to read" if isinstance(error, RecursionError) else "is not JSON"
+        content_type = quote(answer.headers.get("content-type", "no content type"), scrub,
+                             _HEADER_QUOTED)
         raise MetricServiceError(
             f"judge gave an invalid verdict: the response body (HTTP {status}, "
-            f"{answer.headers.get('content-type', 'no content type')}) {why}: "
-            f"{excerpt(answer.text(1000))!r}") from None
+            f"{content_type}) {why}: {quote(answer.text(1000), scrub)!r}") from None

@@ -16,8 +16,9 @@ guessed score.
 
 from __future__ import annotations
 
+import heapq
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,6 +88,11 @@ _TOP_KEYS = frozenset({"verdicts"})
 _VERDICT_KEYS = frozenset({"call", "appropriate", "reason"})
 #: Longest excerpt of the judge's text quoted in an error or a reason.
 EXCERPT = 200
+#: How much of a text from the judge is read to quote it: scrubbed of the
+#: metric's secrets, then cut to EXCERPT (a flood costs this much, no more).
+QUOTE_SCAN = 64 * 1024
+#: The longest message about an invalid verdict (what it quotes is cut shorter still).
+MESSAGE_LIMIT = 1000
 
 
 def system_message(rubric: str) -> str:
@@ -141,7 +147,26 @@ def excerpt(text: str, limit: int = EXCERPT) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def _same(text: str) -> str:
+    return text
+
+
+def quote(text: str, scrub: Callable[[str], str] = _same, limit: int = EXCERPT) -> str:
+    """Text from the judge as a message may quote it: scrubbed of the metric's
+    secrets first (``scrub``), then on one line and cut to ``limit``
+    characters, so a cut never leaves part of a secret. Only the first
+    QUOTE_SCAN characters are read (less the last KB, where a secret may
+    have been cut in two)."""
+    head = text[:QUOTE_SCAN]
+    cleaned = scrub(head)
+    if len(text) > QUOTE_SCAN:
+        cleaned = cleaned[:-1024]
+    return excerpt(cleaned, limit)
+
+
 def _invalid(what: str) -> MetricServiceError:
+    if len(what) > MESSAGE_LIMIT:  # every part quoted is cut already; this bounds the whole
+        what = what[:MESSAGE_LIMIT - 1] + "…"
     return MetricServiceError(f"judge gave an invalid verdict: {what}")
 
 
@@ -151,25 +176,64 @@ def _kind(value: object) -> str:
     if isinstance(value, bool):
         return f"{str(value).lower()} (a boolean)"
     if isinstance(value, (int, float)):
-        return f"{value!r} (a {'float' if isinstance(value, float) else 'int'})"
+        return f"{_number(value)} (a {'float' if isinstance(value, float) else 'int'})"
     if isinstance(value, str):
         return f"{excerpt(value, 40)!r} (a string)"
     return f"a JSON {'array' if isinstance(value, list) else 'object'}"
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [key for key, _ in pairs]
-    if len(set(keys)) != len(keys):
-        twice = sorted({key for key in keys if keys.count(key) > 1})
-        raise ValueError(f"a JSON object repeats the key {twice[0]!r}")
-    return dict(pairs)
+def _number(value: int | float) -> str:
+    """A number from the judge, at most 40 characters (a JSON int may have thousands of digits)."""
+    if isinstance(value, int) and not -10 ** 30 < value < 10 ** 30:
+        return f"an int of {value.bit_length()} bits"
+    return excerpt(repr(value), 40)
+
+
+def _names(keys: Any, shown: int = 5) -> str:
+    """Some of the keys of a JSON object from the judge: the first ``shown`` in
+    sorted order, each cut to 40 characters, and how many more there are."""
+    keys = list(keys)
+    first = [excerpt(key, 40) for key in heapq.nsmallest(shown, keys)]
+    more = f" and {len(keys) - shown} more" if len(keys) > shown else ""
+    return f"{first}{more}"
+
+
+class _TooManyObjects(Exception):
+    """The answer holds more JSON objects than any verdict for its calls could."""
+
+
+class _Objects:
+    """The ``object_pairs_hook`` of a verdict's parsing: every object checked for
+    a repeated key (linear: a set), and no more objects built than a verdict
+    for ``calls`` calls can hold, so an answer of a million objects costs a
+    few, not a million calls into Python."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, calls: int) -> None:
+        # One object for the whole, one per verdict; room for a few wrong ones,
+        # so that a slightly wrong answer is described by what is wrong with it.
+        self.left = 2 * (calls + 1) + 8
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        self.left -= 1
+        if self.left < 0:
+            raise _TooManyObjects
+        found = dict(pairs)
+        if len(found) != len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    raise ValueError(f"a JSON object repeats the key {excerpt(key, 40)!r}")
+                seen.add(key)
+        return found
 
 
 def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _content(body: object) -> tuple[str, str | None]:
+def _content(body: object, scrub: Callable[[str], str]) -> tuple[str, str | None]:
     """``choices[0].message.content`` of a chat.completion, and its finish_reason."""
     if not isinstance(body, dict):
         raise _invalid(f"the response body is {_kind(body)}, not a chat.completion object")
@@ -185,38 +249,48 @@ def _content(body: object) -> tuple[str, str | None]:
     if not isinstance(content, str):
         refusal = message.get("refusal")
         if isinstance(refusal, str) and refusal:
-            raise _invalid(f"the judge refused: {excerpt(refusal)}")
+            raise _invalid(f"the judge refused: {quote(refusal, scrub)}")
+        shown = repr(quote(finish, scrub, 40)) if isinstance(finish, str) else _kind(finish)
         raise _invalid(f"choices[0].message.content is {_kind(content)}, not a string "
-                       f"(finish_reason {finish!r})")
+                       f"(finish_reason {shown})")
     return content, finish if isinstance(finish, str) else None
 
 
-def parse_verdicts(body: object, calls: int) -> list[Verdict]:
+def parse_verdicts(body: object, calls: int,
+                   scrub: Callable[[str], str] = _same) -> list[Verdict]:
     """The verdicts in a chat.completion body (parsed JSON), one per call, in call order.
 
     Raises MetricServiceError("judge gave an invalid verdict: ...") unless the
     message content is exactly ``{"verdicts": [{"call": int, "appropriate": bool,
     "reason": non-empty str}, ...]}`` with the calls 1..``calls`` each once:
     no other keys, no duplicate keys, ``call`` an int (not a bool or a float),
-    ``appropriate`` a bool (not a string or a number).
+    ``appropriate`` a bool (not a string or a number). The work is linear in
+    the answer's size, and an answer holding more objects than a verdict can
+    is refused as soon as that is seen. Every text of the judge's the
+    message quotes is scrubbed by ``scrub`` (the metric's secrets) and then
+    cut to 200 characters; the message is at most 1,000.
     """
-    content, finish = _content(body)
+    content, finish = _content(body, scrub)
     try:
-        verdict = json.loads(content, object_pairs_hook=_no_duplicates,
+        verdict = json.loads(content, object_pairs_hook=_Objects(calls),
                              parse_constant=_no_constants)
+    except _TooManyObjects:
+        raise _invalid(f"the message content holds more JSON objects than a verdict for "
+                       f"{calls} call{'s' if calls != 1 else ''} can (one, and one per call): "
+                       f"{quote(content, scrub)!r}") from None
     except ValueError as error:  # JSONDecodeError is a ValueError
         cut = " (the answer was cut off: finish_reason 'length')" if finish == "length" else ""
-        raise _invalid(f"the message content is not one JSON object{cut} ({error}): "
-                       f"{excerpt(content)!r}") from None
+        raise _invalid(f"the message content is not one JSON object{cut} "
+                       f"({quote(str(error), scrub)}): {quote(content, scrub)!r}") from None
     except RecursionError:  # arrays in arrays past the parser's depth: not a verdict
         raise _invalid(f"the message content is JSON nested too deeply to be a verdict: "
-                       f"{excerpt(content)!r}") from None
+                       f"{quote(content, scrub)!r}") from None
     if not isinstance(verdict, dict):
         raise _invalid(f"the message content is {_kind(verdict)}, not a JSON object")
     if set(verdict) != _TOP_KEYS:
         if "verdicts" not in verdict:
-            raise _invalid(f"no 'verdicts' key (keys: {sorted(verdict)})")
-        raise _invalid(f"unexpected keys {sorted(set(verdict) - _TOP_KEYS)} beside 'verdicts'")
+            raise _invalid(f"no 'verdicts' key (keys: {_names(verdict)})")
+        raise _invalid(f"unexpected keys {_names(set(verdict) - _TOP_KEYS)} beside 'verdicts'")
     items = verdict["verdicts"]
     if not isinstance(items, list):
         raise _invalid(f"'verdicts' is {_kind(items)}, not an array")
@@ -227,14 +301,15 @@ def parse_verdicts(body: object, calls: int) -> list[Verdict]:
             raise _invalid(f"{where} is {_kind(item)}, not an object")
         if set(item) != _VERDICT_KEYS:
             missing = sorted(_VERDICT_KEYS - set(item))
-            extra = sorted(set(item) - _VERDICT_KEYS)
+            extra = set(item) - _VERDICT_KEYS
             raise _invalid(f"{where} " + (f"lacks {missing}" if missing else f"has unexpected "
-                                          f"keys {extra}"))
+                                          f"keys {_names(extra)}"))
         number, appropriate, reason = item["call"], item["appropriate"], item["reason"]
         if type(number) is not int:
             raise _invalid(f"{where}.call is {_kind(number)}; expected an int from 1 to {calls}")
         if not 1 <= number <= calls:
-            raise _invalid(f"{where}.call is {number}; expected an int from 1 to {calls}")
+            raise _invalid(f"{where}.call is {_number(number)}; expected an int from 1 to "
+                           f"{calls}")
         if number in found:
             raise _invalid(f"call {number} has two verdicts")
         if type(appropriate) is not bool:

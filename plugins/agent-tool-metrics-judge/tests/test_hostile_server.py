@@ -391,6 +391,45 @@ def test_json_nested_past_the_parsers_limit_is_an_invalid_verdict(server):
                                  "application/json) is nested too deeply to read")
 
 
+# -- the review of issue 24: CPU, floods, charsets (H1-H3) ----------------------------------
+
+
+def test_a_verdict_of_many_keys_stalls_no_other_case(server):
+    # H1: 40,000 keys and one repeated took 27 s to check, on the event loop: cases in
+    # flight beside it failed their 1 s timeout.
+    cases = [case("[[fault:malformed=many-keys]] hostile"),
+             *(case(f"[[case:ok{i}]] fine {i}") for i in range(6))]
+    result = run(cases, judge(server, timeout=5), retries=0, timeout=5)
+    assert np.isnan(result.values[0]) and "repeats the key 'k0'" in result.errors[0]
+    assert result.values[1:].tolist() == [1.0] * 6, result.errors
+    assert len(result.errors[0]) < 1000
+
+
+@pytest.mark.parametrize("fault", [
+    "bad-body=long-finish", "bad-body=long-content-type", "wrong-shape=many-keys",
+    "wrong-shape=long-extra-key", "wrong-shape=huge-call", "malformed=long-duplicate-key",
+    "malformed=many-objects", "307:location=http%3A//elsewhere.example/" + "p" * 8000,
+    "503:pad=5000000",
+])
+def test_no_message_quotes_more_than_200_characters_of_the_server(server, fault):
+    # H2: a finish_reason or a key list quoted whole made each error row 7 MB.
+    result = run([case(f"[[fault:{fault}]] x") for _ in range(3)], judge(server), retries=0)
+    for message in result.errors.values():
+        assert len(message) < 1500, len(message)
+        assert not re.search(r"(.)\1{200,}", message), message[:300]
+
+
+@pytest.mark.parametrize("charset", ["undefined", "idna", "punycode", "no-such-charset", "base64"])
+def test_an_undecodable_charset_on_a_503_is_transient_and_retried(server, charset):
+    # H3: "charset=undefined" raised UnicodeError out of post_json: a "metric bug", not retried.
+    result = run([case(f"[[case:cs]][[fault:503:charset={charset}]] x")], judge(server), retries=2)
+    assert result.errors[0].startswith("tool_call_appropriateness: TransientMetricError: ")
+    assert "answered HTTP 503: " in result.errors[0] and "(after 3 attempts)" in result.errors[0]
+    if charset != "punycode":  # which "decodes" the body, to nothing readable
+        assert "answered HTTP 503: injected fault: HTTP 503 (after" in result.errors[0]
+    assert server.attempts["cs"] == 3
+
+
 # -- Retry-After -------------------------------------------------------------------------------
 
 

@@ -272,3 +272,95 @@ def test_judged(agent_eval):
     report = (pytester.path / "report.json").read_text()
     assert '"api_key": "***"' in report and server.requests[-1].headers["authorization"] == f"Bearer {KEY}"
     assert not leaks(report + (pytester.path / "junit.xml").read_text() + result.stdout.str())
+
+
+# -- the review of issue 24 (S1-S3, S5, S6 on the judge) ----------------------------------------
+
+LONG_KEY = "sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"
+
+
+def _pieces(secret, shortest=6):
+    """Every piece of ``secret`` of ``shortest`` characters or more (a cut leaves one)."""
+    return {secret[i:j] for i in range(len(secret)) for j in range(i + shortest, len(secret) + 1)}
+
+
+@pytest.mark.parametrize("pad", [0, 100, 140, 160, 180])
+def test_an_echoed_key_is_scrubbed_before_the_message_is_cut(server, pad):
+    # S5: the server's message was cut to 200 characters, then scrubbed: a key across
+    # the cut left its first 31 characters.
+    metric = ToolCallAppropriateness(model="judge", base_url=server.url, api_key=LONG_KEY)
+    row = evaluate([AgentTestCase(input=f"[[fault:401:pad={pad}:echo-auth]] x",
+                                  tool_calls=["GetOrder"])], metric, errors="record")
+    error = row["tool_call_appropriateness"].errors[0]
+    assert "injected fault: HTTP 401" in error and "check the API key" in error
+    assert not any(piece in error for piece in _pieces(LONG_KEY)), error
+    if pad <= 140:
+        assert ": ***" in error
+
+
+def test_echoed_basic_credentials_are_scrubbed_in_their_base64_form(server):
+    # S5: base_url credentials go out as Basic base64(user:password), and come back so.
+    metric = ToolCallAppropriateness(model="judge", base_url=with_userinfo(server.url))
+    error = evaluate([AgentTestCase(input="[[fault:401:echo-auth]] x", tool_calls=["GetOrder"])],
+                     metric, errors="record")["tool_call_appropriateness"].errors[0]
+    encoded = base64.b64encode(f"svc:{PASSWORD}".encode()).decode()
+    assert encoded not in error and encoded.rstrip("=") not in error and ": ***" in error, error
+
+
+@pytest.mark.parametrize("pad", [0, 150, 175])
+@pytest.mark.parametrize("credentials", ["key", "userinfo"])
+def test_a_reason_that_quotes_the_key_is_scrubbed_before_it_is_cut_kept_or_cached(
+        server, tmp_path, pad, credentials):
+    # S6: reasons were never scrubbed: the key reached reasons, failures, HTML, saved runs
+    # and the cache file.
+    metric = (ToolCallAppropriateness(model="judge", base_url=server.url, api_key=LONG_KEY)
+              if credentials == "key" else
+              ToolCallAppropriateness(model="judge", base_url=with_userinfo(server.url)))
+    secret = LONG_KEY if credentials == "key" else base64.b64encode(
+        f"svc:{PASSWORD}".encode()).decode()
+    cache = tmp_path / "scores.sqlite"
+    result = evaluate([AgentTestCase(input=f"[[fault:echo-reason={pad}]] go", tool_calls=["A"],
+                                     metadata={"id": "a"})], metric, cache=cache)
+    reason = result["tool_call_appropriateness"].reasons[0]
+    assert result["tool_call_appropriateness"].values.tolist() == [0.0]
+    path = result.save(tmp_path / "run.jsonl", history=False)
+    texts = [reason, str(result.failures()), result.to_html(), path.read_text(encoding="utf-8"),
+             *(file.read_bytes().decode("latin-1") for file in tmp_path.glob("scores.sqlite*"))]
+    text = "\n".join(texts)
+    assert not any(piece in text for piece in _pieces(secret)), reason
+    if pad == 0:
+        assert "request authenticated as ***" in reason
+
+
+@pytest.mark.parametrize("base_url", [
+    f"admin:{PASSWORD}@localhost:8000/v1",  # the README's own mistake, with credentials
+    f"//admin:{PASSWORD}@localhost:8000/v1",
+    "localhost:8000/v1?api_key=q-QUERY-3c4d",
+    f"ftp://admin:{PASSWORD}@localhost/v1",
+])
+def test_a_refused_base_url_is_quoted_without_its_credentials(base_url):
+    # S3: a base_url without a scheme was quoted whole when refused.
+    with pytest.raises(JudgeConfigurationError, match="base_url must be an http") as info:
+        ToolCallAppropriateness(model="judge", base_url=base_url)
+    assert not leaks("".join(traceback.format_exception(info.value))), str(info.value)
+    assert "localhost" in str(info.value)
+
+
+@pytest.mark.parametrize("base_url", [
+    f"http://svc:it's-{PASSWORD}@127.0.0.1:9/v1",  # S1
+    "http://127.0.0.1:9/v1?api_token=q-QUERY-3c4d",  # S2
+    "http://127.0.0.1:9/v1?subscription-key=q-QUERY-3c4d",
+    "http://127.0.0.1:9/v1?api%5Fkey=q-QUERY-3c4d",
+])
+def test_the_cli_footer_shows_no_credential_of_the_environments_base_url(
+        tmp_path, capsys, monkeypatch, base_url):
+    from agentmetrics.cli import main
+
+    monkeypatch.setenv("AGENTMETRICS_JUDGE_BASE_URL", base_url)
+    monkeypatch.setenv("AGENTMETRICS_JUDGE_MODEL", "judge")
+    data = tmp_path / "one.jsonl"
+    data.write_text('{"input": "ok", "tool_calls": ["A"]}\n')
+    main(["evaluate", str(data), "--metric", "tool_call_appropriateness:timeout=0.5",
+          "--errors", "record"])
+    out, err = capsys.readouterr()
+    assert "127.0.0.1:9" in out + err and not leaks(out + err), out + err

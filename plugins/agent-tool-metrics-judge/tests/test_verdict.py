@@ -4,6 +4,7 @@ and nothing but MetricServiceError whatever the judge sends."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -165,3 +166,91 @@ def test_message_content_nested_past_the_parsers_depth_is_an_invalid_verdict():
     deep = "[" * 200_000 + "]" * 200_000  # json.loads raises RecursionError on this
     with pytest.raises(MetricServiceError, match="nested too deeply to be a verdict"):
         parse_verdicts(completion(deep), 1)
+
+
+# -- the review of issue 24: linear work, bounded messages (H1, H2) ----------------------------
+
+
+class Counted(str):
+    """A key that counts the comparisons made with it."""
+
+    comparisons = 0
+
+    def __eq__(self, other):
+        Counted.comparisons += 1
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+def test_the_duplicate_key_check_is_linear():
+    # H1: keys.count(key) for every key made 40,000 keys cost 27 s on the event loop.
+    from agentmetrics_judge._verdict import _Objects
+
+    keys = [Counted(f"k{i}") for i in range(20_000)]
+    Counted.comparisons = 0
+    assert len(_Objects(1)([(key, 0) for key in keys])) == 20_000
+    with pytest.raises(ValueError, match="repeats the key 'k0'"):
+        _Objects(1)([(key, 0) for key in keys] + [(Counted("k0"), 1)])
+    assert Counted.comparisons < 3 * len(keys)  # quadratic: 400 million
+
+
+def test_an_answer_of_many_objects_builds_only_as_many_as_a_verdict_can_hold(monkeypatch):
+    # H1: every object of the answer was a call into Python, on the event loop.
+    from agentmetrics_judge import _verdict
+
+    calls = []
+    original = _verdict._Objects.__call__
+    monkeypatch.setattr(_verdict._Objects, "__call__",
+                        lambda self, pairs: calls.append(1) or original(self, pairs))
+    content = json.dumps({"verdicts": [{}] * 100_000})
+    with pytest.raises(MetricServiceError, match="holds more JSON objects than a verdict for 2 "
+                                                 "calls can"):
+        parse_verdicts(completion(content), 2)
+    assert len(calls) <= 2 * 3 + 9
+
+
+FLOODS = {
+    "finish_reason": {"choices": [{"finish_reason": "x" * 1_000_000,
+                                   "message": {"content": None}}]},
+    "refusal": {"choices": [{"message": {"content": None, "refusal": "no " * 500_000}}]},
+    "top keys": completion(json.dumps({f"key-{'k' * 50}-{i}": 1 for i in range(50_000)})),
+    "extra keys": completion(json.dumps({"verdicts": [], "x" * 100_000: 1, "y" * 100_000: 2})),
+    "verdict keys": completion(json.dumps({"verdicts": [
+        {"call": 1, "appropriate": True, "reason": "r", **{"z" * 50_000 + str(i): 1
+                                                            for i in range(20)}}]})),
+    "repeated long key": completion(json.dumps({"k" * 100_000: 1})[:-1] + ", "
+                                    + json.dumps({"k" * 100_000: 2})[1:]),
+    "huge call": completion(json.dumps({"verdicts": [
+        {"call": 10 ** 3000, "appropriate": True, "reason": "r"}]})),
+    "huge float call": completion('{"verdicts": [{"call": 1' + "0" * 3000
+                                  + '.5, "appropriate": true, "reason": "r"}]}'),
+    "not JSON": completion("no " * 1_000_000),
+    "long string": completion(json.dumps("v" * 1_000_000)),
+}
+
+
+@pytest.mark.parametrize("flood", FLOODS)
+def test_every_message_quotes_at_most_200_characters_of_the_answer(flood):
+    # H2: finish_reason (by repr) and key lists were quoted whole: 7 MB an error row.
+    with pytest.raises(MetricServiceError) as info:
+        parse_verdicts(FLOODS[flood], 1)
+    message = str(info.value)
+    assert message.startswith("judge gave an invalid verdict: ")
+    assert len(message) <= 1000 + len("judge gave an invalid verdict: "), len(message)
+    runs = re.findall(r"(.)\1{200,}", message)  # no run of one character past the excerpt
+    assert not runs, message[:300]
+
+
+def test_a_reason_is_scrubbed_before_it_is_cut():
+    from agentmetrics_judge._appropriateness import _score
+
+    key = "sk-live-" + "K" * 40
+
+    def scrub(text):
+        return text.replace(key, "***")
+
+    content = json.dumps({"verdicts": [{"call": 1, "appropriate": False,
+                                        "reason": "." * 180 + f"used {key}"}]})
+    value, reason = _score(parse_verdicts(completion(content), 1, scrub), ["A"], scrub)
+    assert value == 0.0 and "sk-live" not in reason and "KKKK" not in reason
