@@ -378,7 +378,7 @@ def _mlflow(options: dict[str, Any]) -> Scorer:
     import tempfile
 
     if "MLFLOW_TRACKING_URI" not in os.environ or not _MLFLOW_TRACES:
-        work = tempfile.mkdtemp(prefix="drive-mlflow-")
+        work = tempfile.mkdtemp(prefix="drive-mlflow-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
         atexit.register(shutil.rmtree, work, True)
         os.environ["MLFLOW_TRACKING_URI"] = "sqlite:///" + os.path.join(work, "mlflow.db")
         os.environ["MLFLOW_ENABLE_ASYNC_TRACE_LOGGING"] = "false"  # else get_trace races the writer
