@@ -55,8 +55,14 @@ def examples_path() -> Path:
 #: after. (xdist_group marks would say this per test, but --dist loadgroup does not
 #: group under pytest 9.2: pytest-xdist issue 1386.)
 FIRST_UNDER_XDIST = (
+    "tests/test_engines.py",
     "plugins/agent-tool-metrics-compat/tests/test_against_peers.py",
+    "tests/test_report_browser.py",
+    "tests/test_statistics.py",
+    "tests/test_ingestion.py",
+    "tests/test_batch_differential.py",
     "tests/test_plugin_discovery.py",
+    "tests/test_capture_frameworks.py",
     "tests/test_typing.py",
     "tests/test_pytest_plugin.py",
     "tests/test_dask.py",
