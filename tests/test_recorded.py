@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import collections
+import collections.abc
 import gzip
 import json
 from pathlib import Path
@@ -104,7 +105,29 @@ def outcome(record: dict) -> tuple[str, str]:
     return "exact", ""
 
 
-OUTCOMES = {record["id"]: outcome(record) for record in RECORDS}
+class _Outcomes(collections.abc.Mapping):
+    """Each record's outcome by id, read when first asked for: under xdist every
+    worker collects this module, and only the one that runs it reads the bodies."""
+
+    def __init__(self) -> None:
+        self._read: dict[str, tuple[str, str]] | None = None
+
+    def _all(self) -> dict[str, tuple[str, str]]:
+        if self._read is None:
+            self._read = {record["id"]: outcome(record) for record in RECORDS}
+        return self._read
+
+    def __getitem__(self, key: str) -> tuple[str, str]:
+        return self._all()[key]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(RECORDS)
+
+
+OUTCOMES = _Outcomes()
 #: The bodies refused today (tests/recorded/refused.txt): every other one must be read
 #: exactly, so a reader that starts refusing what it read before fails here, by name.
 KNOWN_REFUSALS = {line.split("\t", 1)[0] for line in (
