@@ -113,7 +113,8 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 #: metric contract. A new module must be placed here, or the test fails.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("errors", "_types", "_version", "_optional", "_exact", "_lis", "_aio",
-                    "_lines", "_discovery", "_progress", "_prefetch", "_memo", "_secrets")),
+                    "_lines", "_discovery", "_progress", "_prefetch", "_memo", "_secrets",
+                    "_secrets.*")),
     ("model", ("expectations", "expectations.*", "_model", "formats", "formats.*", "_columnar", "_columnar.*", "_tool_call_batch",
                "_metric_result", "_canonical")),
     ("metric contract", ("_metric",)),
@@ -192,7 +193,7 @@ ROOT_MODULES = frozenset({
     "__init__", "__main__", "_aggregate", "_aio", "_arrow_lines", "_cache", "_canonical",
     "_compare", "_concurrent", "_dataset", "_discovery", "_evaluate", "_exact", "_lines", "_lis",
     "_memo", "_metric", "_metric_result", "_model", "_optional", "_prefetch", "_progress",
-    "_repeated", "_results", "_secrets", "_sides", "_streaming", "_summary", "_table",
+    "_repeated", "_results", "_sides", "_streaming", "_summary", "_table",
     "_tool_call_batch", "_types", "_version", "batch", "errors", "functional", "partition",
     "pytest_plugin", "registry", "testing",
 })
