@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import html.parser
 import os
 import re
@@ -18,6 +19,7 @@ import tempfile
 import threading
 import zlib
 from collections.abc import Iterator
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -110,14 +112,14 @@ def render(path: str | os.PathLike[str], *, width: int = 1280, height: int = 200
             common += ["--force-dark-mode", "--blink-settings=preferredColorScheme=0"]
         shot = Path(profile) / "shot.png"
         with _one_at_a_time():  # two Chromiums at once (pytest -n 2) starve each other
-            dom = _run([*common, "--dump-dom", url], timeout)
-            for _ in range(3):
-                _run([*common, f"--screenshot={shot}", f"--window-size={width},{height}", url],
-                     timeout)
-                if shot.exists():
+            for _ in range(3):  # one run gives both the DOM after scripts and the screenshot
+                dom = _run([*common, "--dump-dom", f"--screenshot={shot}",
+                            f"--window-size={width},{height}", url], timeout)
+                if shot.exists() and dom.stdout.strip():
                     break
+                shot.unlink(missing_ok=True)
             else:
-                raise AssertionError(f"Chromium wrote no screenshot of {url}")
+                raise AssertionError(f"Chromium wrote no screenshot or no DOM of {url}")
         png = shot.read_bytes()
     finally:
         recorder.shutdown()
@@ -133,8 +135,29 @@ _BROWSER_OWN = re.compile(r"^(?:https?://)?(?:clients\d*\.google\.com|update\.go
                           r"accounts\.google\.com|[a-z0-9.-]*\.gvt1\.com)(?::443)?(?:/|$)")
 
 
-def png_pixels(png: bytes) -> tuple[int, int, list[tuple[int, int, int]]]:
-    """Width, height and RGB pixels of an 8-bit RGB or RGBA PNG."""
+def _unfilter_slowly(kind: int, line: bytearray, previous: bytes, step: int) -> None:
+    """PNG's Average (3) and Paeth (4) filters undone in place, byte by byte
+    (each byte depends on the one before it); rare in Chromium's screenshots."""
+    for i in range(len(line)):
+        left = line[i - step] if i >= step else 0
+        up = previous[i]
+        if kind == 3:
+            line[i] = (line[i] + (left + up) // 2) & 255
+        else:
+            corner = previous[i - step] if i >= step else 0
+            p = left + up - corner
+            pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+            guess = left if pa <= pb and pa <= pc else up if pb <= pc else corner
+            line[i] = (line[i] + guess) & 255
+
+
+@functools.lru_cache(maxsize=16)
+def _rgb(png: bytes) -> Any:
+    """An 8-bit RGB or RGBA PNG as a (height, width, 3) uint8 array: rows
+    unfiltered with numpy where a filter allows it (None, Sub, Up: nearly every
+    row of a screenshot), byte by byte otherwise."""
+    import numpy as np
+
     assert png[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     pos, data, width = 8, b"", 0
     height = colour = 0
@@ -149,47 +172,48 @@ def png_pixels(png: bytes) -> tuple[int, int, list[tuple[int, int, int]]]:
             data += chunk
         elif kind == b"IEND":
             break
-    raw = zlib.decompress(data)
     step = 3 if colour == 2 else 4
     stride = width * step
-    previous = bytearray(stride)
-    pixels: list[tuple[int, int, int]] = []
-    at = 0
-    for _ in range(height):
-        kind, line = raw[at], bytearray(raw[at + 1:at + 1 + stride])
-        at += 1 + stride
-        for i in range(stride):
-            left = line[i - step] if i >= step else 0
-            up = previous[i]
-            corner = previous[i - step] if i >= step else 0
-            if kind == 1:
-                line[i] = (line[i] + left) & 255
-            elif kind == 2:
-                line[i] = (line[i] + up) & 255
-            elif kind == 3:
-                line[i] = (line[i] + (left + up) // 2) & 255
-            elif kind == 4:
-                p = left + up - corner
-                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
-                guess = left if pa <= pb and pa <= pc else up if pb <= pc else corner
-                line[i] = (line[i] + guess) & 255
-        pixels.extend(tuple(line[i:i + 3]) for i in range(0, stride, step))  # type: ignore[misc]
-        previous = line
-    return width, height, pixels
+    raw = np.frombuffer(zlib.decompress(data), dtype=np.uint8)[:height * (stride + 1)]
+    rows = raw.reshape(height, stride + 1)
+    out = np.empty((height, stride), dtype=np.uint8)
+    previous = np.zeros(stride, dtype=np.uint8)
+    for y in range(height):
+        kind, line = int(rows[y, 0]), rows[y, 1:]
+        if kind == 0:
+            out[y] = line
+        elif kind == 1:  # Sub: a running sum per channel, modulo 256
+            out[y] = np.cumsum(line.reshape(width, step), axis=0, dtype=np.uint8).reshape(stride)
+        elif kind == 2:  # Up
+            out[y] = line + previous
+        else:
+            fixed = bytearray(line.tobytes())
+            _unfilter_slowly(kind, fixed, previous.tobytes(), step)
+            out[y] = np.frombuffer(bytes(fixed), dtype=np.uint8)
+        previous = out[y]
+    return out.reshape(height, width, step)[:, :, :3]
+
+
+def png_pixels(png: bytes) -> tuple[int, int, list[tuple[int, int, int]]]:
+    """Width, height and RGB pixels of an 8-bit RGB or RGBA PNG."""
+    rgb = _rgb(png)
+    height, width = rgb.shape[:2]
+    return width, height, [tuple(value) for value in rgb.reshape(-1, 3).tolist()]
 
 
 def pixel(png: bytes, x: int, y: int) -> tuple[int, int, int]:
-    width, _, pixels = png_pixels(png)
-    return pixels[y * width + x]
+    red, green, blue = _rgb(png)[y, x].tolist()
+    return red, green, blue
 
 
 def is_blank(png: bytes, share: float = 0.005) -> bool:
     """Whether (almost) every pixel has the most common colour."""
-    _, _, pixels = png_pixels(png)
-    counts: dict[tuple[int, int, int], int] = {}
-    for value in pixels:
-        counts[value] = counts.get(value, 0) + 1
-    return len(pixels) - max(counts.values()) < share * len(pixels)
+    import numpy as np
+
+    rgb = _rgb(png).astype(np.uint32)
+    packed = (rgb[:, :, 0] << 16) | (rgb[:, :, 1] << 8) | rgb[:, :, 2]
+    _, counts = np.unique(packed, return_counts=True)
+    return int(packed.size - counts.max()) < share * packed.size
 
 
 class _Urls(html.parser.HTMLParser):

@@ -29,6 +29,50 @@ def test_the_png_reader_reads_known_pixels():
     assert pixels[0] == (0, 0, 7) and pixel(png, 3, 2) == (30, 40, 7)
 
 
+def _filtered_png(width, height, colour_of, filters, alpha=False):
+    """A PNG whose row y is written with filter ``filters[y % len(filters)]``
+    (0 None, 1 Sub, 2 Up, 3 Average, 4 Paeth), encoded from the definitions."""
+    step = 4 if alpha else 3
+    raw = [b"".join(bytes(colour_of(x, y)) + (b"\xc8" if alpha else b"") for x in range(width))
+           for y in range(height)]
+    rows, previous = [], bytes(width * step)
+    for y, line in enumerate(raw):
+        kind = filters[y % len(filters)]
+        out = bytearray()
+        for i, value in enumerate(line):
+            left = line[i - step] if i >= step else 0
+            up, corner = previous[i], previous[i - step] if i >= step else 0
+            if kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                guess = left if pa <= pb and pa <= pc else up if pb <= pc else corner
+            else:
+                guess = {0: 0, 1: left, 2: up, 3: (left + up) // 2}[kind]
+            out.append((value - guess) & 255)
+        rows.append(bytes([kind]) + bytes(out))
+        previous = line
+
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 6 if alpha else 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(b"".join(rows))) + chunk(b"IEND", b""))
+
+
+def test_the_png_reader_undoes_every_filter():
+    def colour(x, y):
+        return ((x * 37 + y * 11) % 256, (x * x + 3 * y) % 256, (255 - x * y) % 256)
+
+    want = [colour(x, y) for y in range(9) for x in range(7)]
+    for alpha in (False, True):
+        png = _filtered_png(7, 9, colour, [0, 1, 2, 3, 4, 2, 4, 1, 3], alpha=alpha)
+        assert png_pixels(png) == (7, 9, want)
+        assert pixel(png, 6, 8) == colour(6, 8)
+        assert not is_blank(png)
+
+
 def test_blank_is_uniform():
     assert is_blank(_png(20, 20, lambda x, y: (255, 255, 255)))
     assert not is_blank(_png(20, 20, lambda x, y: (0, 0, 0) if x < 5 else (255, 255, 255)))
