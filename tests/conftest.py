@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -24,12 +25,19 @@ def load_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
+@pytest.fixture(scope="session")
+def _histories(tmp_path_factory):
+    """One folder for every test's run history (a folder a test would cost a
+    mkdir for each of the suite's 13,000 tests, and their removal after)."""
+    return tmp_path_factory.mktemp("histories")
+
+
 @pytest.fixture(autouse=True)
-def _own_run_history(tmp_path_factory, monkeypatch):
+def _own_run_history(_histories, request, monkeypatch):
     """Runs saved by a test are recorded in a history of its own, never in
-    the repository's .agentmetrics/."""
-    monkeypatch.setenv("AGENTMETRICS_HISTORY",
-                       str(tmp_path_factory.mktemp("history") / "runs.sqlite"))
+    the repository's .agentmetrics/: a file of its own in the session's folder."""
+    name = hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:24]
+    monkeypatch.setenv("AGENTMETRICS_HISTORY", str(_histories / f"runs-{name}.sqlite"))
 
 
 @pytest.fixture(autouse=True)
