@@ -403,6 +403,10 @@ def test_sample_size_parameters_are_checked(kwargs, message):
 # -- coverage by simulation -----------------------------------------------------------
 
 DATASETS = 2_000
+#: The bootstrap's coverage checks resample each dataset 1,000-2,000 times: 1,000
+#: datasets keep their band [0.93, 0.97] at 2.9 standard errors from 0.95 (a
+#: 0.90 interval would sit 4.4 below it), for half the time.
+BOOTSTRAP_DATASETS = 1_000
 
 
 def _coverage(hits):
@@ -459,7 +463,7 @@ def test_bootstrap_intervals_cover_the_true_mean():
     rng = np.random.default_rng(5)
     true = 2.0 / 7.0
     hits = []
-    for _ in range(DATASETS):
+    for _ in range(BOOTSTRAP_DATASETS):
         values = np.round(rng.beta(2.0, 5.0, size=200) * 20) / 20  # 21 distinct scores
         bar = mean_interval(values, method="bootstrap", resamples=2_000,
                             seed=int(rng.integers(2**31)))
@@ -482,7 +486,7 @@ _ROUNDED_MEAN = _rounded_beta_mean()
 def test_cluster_bootstrap_covers():
     rng = np.random.default_rng(12)
     hits = []
-    for _ in range(DATASETS):
+    for _ in range(BOOTSTRAP_DATASETS):
         values, labels = _clustered_data(rng, groups=80)
         bar = mean_interval(values, cluster=labels, method="bootstrap", resamples=1_000,
                             seed=int(rng.integers(2**31)))
