@@ -33,7 +33,7 @@ import numpy as np
 
 from agentmetrics._optional import require
 from agentmetrics._tool_call_batch import ToolCallBatch
-from agentmetrics._dataset import case_of_line
+from agentmetrics._dataset import case_of_line, case_of_parsed_line
 from agentmetrics._columnar import Reader, paused_gc
 from agentmetrics._lines import _BOMS, decode_line, parse_json_lines
 from agentmetrics._types import ErrorsMode
@@ -151,6 +151,11 @@ class _Reader:
         the line reader itself, which says what is wrong."""
 
         def reference(row: int, record: Any) -> Any:
+            # ``record`` is the line's value as the line reader parses it: not parsed again.
+            return case_of_parsed_line(numbers[row], record, self.label, self.errors,
+                                       self.options)
+
+        def unparsed(row: int) -> Any:
             case = case_of_line(decode_line(numbers[row], lines[row]), self.label, self.errors,
                                 self.options)
             assert case is not None  # blank lines were dropped before
@@ -163,7 +168,7 @@ class _Reader:
                 records = _parsed(group)
                 if records is None:  # not UTF-8 or not JSON somewhere: line by line
                     for offset in range(len(group)):
-                        reader.add_case(reference(start + offset, None))
+                        reader.add_case(unparsed(start + offset))
                 else:
                     reader.add(records)
                 records = None

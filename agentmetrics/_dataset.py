@@ -84,18 +84,38 @@ def case_of_line(
 ) -> AgentTestCase | UnreadableCase | None:
     """The case one physical line holds (None for a blank line): an
     UnreadableCase naming ``label:number`` when it cannot be read, or, with
-    ``errors="raise"``, InvalidCaseError. Every reader of JSONL lines comes here."""
-    from agentmetrics._lines import LineError, parse_json_line
-
-    number = line.number
+    ``errors="raise"``, InvalidCaseError. Every reader of JSONL lines comes here
+    (or to :func:`case_of_parsed_line`)."""
     if line.text is not None and not line.text.strip(_JSON_WHITESPACE):
         return None  # blank: JSON's whitespace only (str.strip would skip "\x1f" lines)
+    return _case_at(line.number, line, _UNPARSED, label, errors, options)
+
+
+def case_of_parsed_line(
+    number: int, record: Any, label: str, errors: ErrorsMode, options: dict[str, Any]
+) -> AgentTestCase | UnreadableCase:
+    """:func:`case_of_line` for a non-blank line whose JSON value the caller has
+    parsed already, exactly as :func:`agentmetrics._lines.parse_json_line` does
+    (:func:`agentmetrics._lines.parse_json_lines`): not parsed a second time."""
+    return _case_at(number, None, record, label, errors, options)
+
+
+_UNPARSED: Any = object()
+
+
+def _case_at(number: int, line: Any, parsed: Any, label: str, errors: ErrorsMode,
+             options: dict[str, Any]) -> AgentTestCase | UnreadableCase:
+    from agentmetrics._lines import LineError, parse_json_line
+
     record: Any = None
     try:
         try:
-            if line.text is None:  # bytes that could not be decoded
+            if parsed is not _UNPARSED:
+                record = parsed
+            elif line.text is None:  # bytes that could not be decoded
                 raise InvalidCaseError(line.error or "unreadable line")
-            record = parse_json_line(line.text)
+            else:
+                record = parse_json_line(line.text)
         except LineError as error:
             raise InvalidCaseError(str(error)) from None
         return case_from_record(record, **options)
