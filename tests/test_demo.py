@@ -8,6 +8,7 @@ first, at most 100 columns, the user's own command last.
 from __future__ import annotations
 
 import io
+import textwrap
 import re
 import subprocess
 
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 
 from agentmetrics import example_cases
 from agentmetrics.cli import main
-from agentmetrics.cli._common import DEFAULT_WIDTH, print_table
+from agentmetrics.cli._common import DEFAULT_WIDTH, print_table, wrap
 from conftest import REPO
 
 
@@ -113,6 +114,14 @@ def test_rows_without_an_id_are_labelled_by_their_1_based_line(tmp_path):
 
 
 words = st.text(alphabet="abcdefghij", min_size=1, max_size=30)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab -\t\nxé", max_size=80), st.integers(min_value=1, max_value=30))
+def test_wrap_breaks_lines_as_textwrap_does(text, size):
+    # The reference: the standard library's wrapper, with the options wrap documents.
+    expected = textwrap.wrap(text, size, break_long_words=True, break_on_hyphens=False) or [""]
+    assert wrap(text, size) == expected
 
 
 @settings(max_examples=200, deadline=None)

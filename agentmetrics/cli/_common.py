@@ -92,7 +92,7 @@ _CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
 def _cell(text: str) -> str:
     """A table cell on one line: newlines, tabs and terminal escapes (ANSI
     sequences start with ESC) shown escaped, never acted on."""
-    return text.translate(_CONTROL)
+    return text if text.isprintable() else text.translate(_CONTROL)
 
 
 #: Text output fits this many columns when it does not go to a terminal (a
@@ -130,6 +130,7 @@ def print_table(rows: list[list[str]], out: IO[str], right: frozenset[int] = fro
     if fresh and width is not None and len(widths) > 1:
         widths[-1] = min(widths[-1], max(width - start, _NARROWEST))
     last = len(widths) - 1
+    lines: list[str] = []  # written at once: one write per row costs a fifth of the table's time
     for row in rows:
         cells = [
             cell.rjust(size) if col in right else cell.ljust(size)
@@ -137,18 +138,35 @@ def print_table(rows: list[list[str]], out: IO[str], right: frozenset[int] = fro
         ]
         tail = row[-1] if row else ""
         if width is None or len(tail) <= widths[-1] or last in right or not cells:
-            out.write("  ".join([*cells, tail.rjust(widths[-1]) if last in right else tail]).rstrip()
-                      + "\n")
+            lines.append("  ".join([*cells, tail.rjust(widths[-1]) if last in right else tail])
+                         .rstrip())
             continue
         pieces = wrap(tail, widths[-1])
-        out.write("  ".join([*cells, pieces[0]]).rstrip() + "\n")
-        out.writelines(" " * start + piece + "\n" for piece in pieces[1:])
+        lines.append("  ".join([*cells, pieces[0]]).rstrip())
+        lines.extend(" " * start + piece for piece in pieces[1:])
+    out.write("\n".join(lines) + "\n" if lines else "")
     return widths
 
 
 def wrap(text: str, size: int) -> list[str]:
     """``text`` in lines of at most ``size`` characters, broken at spaces, a word
-    longer than a line broken inside it; every word is kept."""
+    longer than a line broken inside it; every word is kept. The same lines as
+    ``textwrap.wrap(text, size, break_long_words=True, break_on_hyphens=False)``:
+    table cells (single spaces between words that fit a line) are cut at
+    their spaces directly, several times faster; anything else goes to textwrap."""
+    if size >= 1 and text.isprintable() and "  " not in text and text[:1] != " " != text[-1:]:
+        # Single spaces between words, nothing else textwrap breaks at (tabs, newlines).
+        lines = []
+        start = 0
+        while len(text) - start > size:
+            cut = text.rfind(" ", start, start + size + 1)  # the last space in reach
+            if cut < 0:  # a word longer than a line: textwrap breaks it
+                break
+            lines.append(text[start:cut])
+            start = cut + 1
+        else:
+            lines.append(text[start:])
+            return lines
     import textwrap
 
     return textwrap.wrap(text, size, break_long_words=True, break_on_hyphens=False) or [""]
