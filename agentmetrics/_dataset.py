@@ -16,6 +16,7 @@ __all__ = [
     "LINE_KEYS",
     "case_from_record",
     "case_of_line",
+    "case_of_parsed_line",
     "example_cases",
     "numbered_cases",
     "read_cases",
