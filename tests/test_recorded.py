@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import base64
 import collections
-import collections.abc
+import functools
 import gzip
 import json
 from pathlib import Path
@@ -105,29 +105,11 @@ def outcome(record: dict) -> tuple[str, str]:
     return "exact", ""
 
 
-class _Outcomes(collections.abc.Mapping):
+@functools.cache
+def outcomes() -> dict[str, tuple[str, str]]:
     """Each record's outcome by id, read when first asked for: under xdist every
     worker collects this module, and only the one that runs it reads the bodies."""
-
-    def __init__(self) -> None:
-        self._read: dict[str, tuple[str, str]] | None = None
-
-    def _all(self) -> dict[str, tuple[str, str]]:
-        if self._read is None:
-            self._read = {record["id"]: outcome(record) for record in RECORDS}
-        return self._read
-
-    def __getitem__(self, key: str) -> tuple[str, str]:
-        return self._all()[key]
-
-    def __iter__(self):
-        return iter(self._all())
-
-    def __len__(self) -> int:
-        return len(RECORDS)
-
-
-OUTCOMES = _Outcomes()
+    return {record["id"]: outcome(record) for record in RECORDS}
 #: The bodies refused today (tests/recorded/refused.txt): every other one must be read
 #: exactly, so a reader that starts refusing what it read before fails here, by name.
 KNOWN_REFUSALS = {line.split("\t", 1)[0] for line in (
@@ -137,7 +119,7 @@ KNOWN_REFUSALS = {line.split("\t", 1)[0] for line in (
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda record: record["id"])
 def test_a_recorded_body_is_read_exactly_or_refused_saying_where(record):
-    category, detail = OUTCOMES[record["id"]]
+    category, detail = outcomes()[record["id"]]
     where = f"{record['source']} {record['path']} #{record['interaction']}"
     assert category in ("exact", "refused", "refused-as-expected"), f"{where}: {category}: {detail}"
     if record["id"] in KNOWN_REFUSALS:
@@ -151,7 +133,7 @@ def test_a_recorded_body_is_read_exactly_or_refused_saying_where(record):
 
 
 def test_the_corpus_is_broad_and_read_almost_entirely_exactly():
-    counts = collections.Counter(category for category, _ in OUTCOMES.values())
+    counts = collections.Counter(category for category, _ in outcomes().values())
     providers = {ref.provider(record) for record in RECORDS}
     apis = {ref.classify(record) for record in RECORDS}
     assert len(RECORDS) >= 600 and len(providers) >= 25, (len(RECORDS), sorted(providers))
@@ -164,7 +146,7 @@ def test_the_corpus_is_broad_and_read_almost_entirely_exactly():
 
 
 def test_the_list_of_refusals_names_only_records_that_exist():
-    assert set(OUTCOMES) >= KNOWN_REFUSALS
+    assert set(outcomes()) >= KNOWN_REFUSALS
 
 
 def test_every_source_is_vendored_with_its_license():
@@ -194,7 +176,7 @@ def test_the_same_bodies_through_read_cases_give_one_row_each_with_the_same_call
     rows = list(read_cases(path, errors="record"))
     assert len(rows) == len(lines)
     for (record, _), row in zip(lines, rows):
-        category, detail = OUTCOMES[record["id"]]
+        category, detail = outcomes()[record["id"]]
         if category.startswith("refused"):
             assert type(row).__name__ == "UnreadableCase", record["id"]
             assert row.id == record["id"]
@@ -214,7 +196,7 @@ def test_the_cli_scores_every_body_or_records_its_refusal(tmp_path, capsys):
     assert [row["id"] for row in rows] == [line["id"] for line in lines]
     by_id = {record["id"]: record for record in RECORDS}
     for row in rows:
-        category, _ = OUTCOMES[row["id"]]
+        category, _ = outcomes()[row["id"]]
         if category.startswith("refused"):
             assert row["error"], row
         else:

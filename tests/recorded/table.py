@@ -45,13 +45,13 @@ def _family(api: str) -> str:
 
 def render() -> str:
     from recorded import reference as ref
-    from test_recorded import OUTCOMES, RECORDS
+    from test_recorded import RECORDS, outcomes
 
     rows: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     providers: dict[str, set[str]] = collections.defaultdict(set)
     for record in RECORDS:
         family = _family(ref.classify(record))
-        category, _ = OUTCOMES[record["id"]]
+        category, _ = outcomes()[record["id"]]
         rows[family]["bodies"] += 1
         rows[family][category] += 1
         calls = ref.reference_calls(record)
