@@ -686,6 +686,20 @@ class JudgeServer:
         with self._lock:
             return list(self._errors)
 
+    def settle(self, timeout: float = 10.0) -> bool:
+        """Wait until every connection the server accepted has been handled to its end
+        (at most ``timeout`` seconds); whether it got there.
+
+        A client that gave up on an attempt may have sent a request this server has not
+        read yet (on a loaded machine its thread runs late): the request is counted when
+        it is read, so a test reads the counters after this."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not self._handlers:
+                return True
+            time.sleep(0.01)
+        return not self._handlers
+
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}/v1"
