@@ -58,10 +58,10 @@ def _check_name(value: object) -> None:
 
 
 def _to_arguments(value: object) -> dict[str, Any]:
+    if type(value) is dict and (not value or set(map(type, value)) == _STR_KEYS):
+        return dict(value)
     if _is_not_given(value):
         return {}
-    if type(value) is dict and all(type(key) is str for key in value):
-        return dict(value)
     if not isinstance(value, Mapping):
         raise InvalidCaseError(
             f"ToolCall.arguments: expected a mapping of argument names to values, "
@@ -83,6 +83,8 @@ def _check_optional_str(field: str, value: object) -> None:
             f"ToolCall.{field}: expected a str or None, got {_describe(value)}."
         )
 
+
+_STR_KEYS = frozenset({str})
 
 #: ``ToolCall``'s default arguments: none passed means given and empty. Never
 #: mutated (``_to_arguments`` copies it).
@@ -138,7 +140,8 @@ class ToolCall:
         if raw_arguments is not None and type(raw_arguments) is not str:
             _check_optional_str("raw_arguments", raw_arguments)
         if arguments_given is None:
-            arguments_given = not _is_not_given(arguments) or raw_arguments is not None
+            arguments_given = (type(arguments) is dict or not _is_not_given(arguments)
+                               or raw_arguments is not None)
         elif type(arguments_given) is not bool:
             raise InvalidCaseError(
                 f"ToolCall.arguments_given: expected True or False, got {_describe(arguments_given)}.")
@@ -338,6 +341,8 @@ def _to_call_tuple(value: object, field: str) -> tuple[ToolCall, ...] | None:
                 return tuple(map(_call_for_name, value))
             except InvalidCaseError:
                 pass  # an empty name: the loop below says which position
+        elif kinds == {ToolCall}:  # calls a reader made: checked when they were made
+            return tuple(value)
         elif kinds == {dict}:  # {"name": ..., "arguments": ...} objects, checked at once
             calls = calls_from_mappings(value if type(value) is list else list(value))
             if calls is not None:

@@ -117,6 +117,8 @@ def _api_error(tree: Any) -> tuple[str, str] | None:
     """``(where, message)`` of an error the API returned instead of a response:
     the payload, or an item of it (a stream's error event, an error line), that is
     an error object and no output."""
+    if type(tree) is dict and "error" not in tree and tree.get("type") != "error":
+        return None  # the common case, told at once
     items = [(tree, "the payload")] if isinstance(tree, dict) else [
         (item, f"[{index}]") for index, item in enumerate(tree)
         if isinstance(item, dict)] if isinstance(tree, list) else []

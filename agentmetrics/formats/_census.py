@@ -54,7 +54,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -118,9 +118,9 @@ _OPENINFERENCE = re.compile(
     r"^llm\.output_messages\.(\d+)\.message\.tool_calls\.(\d+)\.tool_call\.function\.name$")
 
 
-@attrs.frozen(slots=True)
-class Site:
-    """One call-like node: where, its call id if it carries one, and what it is."""
+class Site(NamedTuple):
+    """One call-like node: where, its call id if it carries one, and what it is.
+    (A tuple: a payload's census makes one for every call it holds.)"""
 
     path: Path
     id: str | None
@@ -154,9 +154,19 @@ def _text_id(value: object) -> str | None:
     return None
 
 
+_ID_KEYS = ("call_id", "id", "toolUseId", "tool_use_id")
+
+
 def _call_id(node: dict[str, Any]) -> str | None:
-    return (_text_id(node.get("call_id")) or _text_id(node.get("id"))
-            or _text_id(node.get("toolUseId")) or _text_id(node.get("tool_use_id")))
+    """The first of ``call_id``, ``id``, ``toolUseId``, ``tool_use_id`` that is
+    a non-empty string or an integer (as text)."""
+    for key in _ID_KEYS:
+        value = node.get(key)
+        if value is not None:
+            found = _text_id(value)
+            if found is not None:
+                return found
+    return None
 
 
 def is_zero(value: object) -> bool:
@@ -181,7 +191,7 @@ def _call_shaped(node: dict[str, Any]) -> bool:
             field = _FIELDS.get(key)
             if field is None:
                 field = _is_call_field(key)
-            if field and not is_zero(value):
+            if field and (value if type(value) is str else not is_zero(value)):
                 return True
     return False
 
@@ -253,6 +263,7 @@ def _call_value(value: Any, path: Path, key: str, out: Scan) -> None:
     """The value of a key that names calls: each call-shaped mapping in it is a
     site; other content is walked as usual."""
     stack: list[tuple[Any, Path]] = [(value, path)]
+    prefix = key + "."
     while stack:
         node, here = stack.pop()
         if type(node) is list:
@@ -260,7 +271,7 @@ def _call_value(value: Any, path: Path, key: str, out: Scan) -> None:
                 stack.append((node[index], here + (index,)))
         elif type(node) is dict:
             out.keys.update(node)
-            out.nested.update(f"{key}.{inner}" for inner in node if type(inner) is str)
+            out.nested.update(map(prefix.__add__, node))  # a tree's keys are all strings
             if _call_shaped(node):
                 out.sites.append(Site(here, _call_id(node), f"{key} item" if here[-1:] and type(
                     here[-1]) is int else f"{key} part"))
@@ -296,7 +307,8 @@ def _walk(node: Any, path: Path, out: Scan) -> None:
                 what = type_kind(kind)
             if what == RESULT_KEY:
                 continue  # a tool's result, not a call
-            if what == CALL_KEY or (_text_id(node.get("call_id")) and kind != "message"):
+            if what == CALL_KEY or ("call_id" in node and kind != "message"
+                                    and _text_id(node["call_id"])):
                 # A typed item with a call id is a call of some kind, even of a type no
                 # reader knows yet (OpenAI's ``program``): never passed over silently.
                 sites.append(Site(path, _call_id(node), f"{kind} item"))
@@ -319,13 +331,18 @@ def _walk(node: Any, path: Path, out: Scan) -> None:
         if "event_type" in node and type(node["event_type"]) is str:
             out.events.add(node["event_type"])
         for key, value in reversed(node.items()):
+            held = type(value)
+            if held is not dict and held is not list:
+                if held is str:  # only a reason's text can say something here
+                    what = kinds.get(key)
+                    if what is None:
+                        what = key_kind(key)
+                    if what == REASON_KEY and says_tools(value):
+                        promises.append(path + (key,))
+                continue
             what = kinds.get(key)
             if what is None:
                 what = key_kind(key)
-            if type(value) is not dict and type(value) is not list:
-                if what == REASON_KEY and type(value) is str and says_tools(value):
-                    promises.append(path + (key,))
-                continue
             if what == PLAIN_KEY:
                 if key == "attributes" and type(value) is dict:
                     _attribute_sites(value, path, out)

@@ -165,7 +165,13 @@ def says_tools(reason: object) -> bool:
     [True, True, True, False, False]
     """
     if type(reason) is str:
-        return bool(_TOOL_REASON.search(norm(reason)))
+        said = _SAID.get(reason)
+        return _says(reason) if said is None else said
     if type(reason) is list:
-        return any(type(item) is str and _TOOL_REASON.search(norm(item)) for item in reason)
+        return any(type(item) is str and _says(item) for item in reason)
     return False
+
+
+#: Whether one reason's words say tools were used, per spelling: a file repeats
+#: the same few reasons ("tool_calls", "stop") on every line.
+_SAID, _says = cached(lambda reason: bool(_TOOL_REASON.search(norm(reason))))

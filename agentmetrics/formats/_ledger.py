@@ -50,9 +50,12 @@ def read_arguments(value: object) -> tuple[dict[str, Any] | None, str | None]:
     response is read whole."""
     if value is None:
         return None, None
-    if isinstance(value, Mapping):
+    if type(value) is str:
+        text = value
+    elif isinstance(value, Mapping):
         return {str(k): v for k, v in value.items()}, None
-    text = value if isinstance(value, str) else json.dumps(value)
+    else:
+        text = value if isinstance(value, str) else json.dumps(value)
     if not text.strip():
         return {}, None
     try:
@@ -153,13 +156,16 @@ class Ledger:
         if free_text:
             parsed: dict[str, Any] | None = {"input": arguments}
             raw = None
+        elif type(arguments) is dict:
+            parsed, raw = arguments, None  # a tree's keys are strings; ToolCall copies it
         else:
             parsed, raw = read_arguments(arguments)
-        if isinstance(call_id, (int, float)) and not isinstance(call_id, bool):
-            call_id = str(call_id)
-        if call_id is not None and not isinstance(call_id, str):
-            raise refuse(self.format, path, "a call id as a string", repr(call_id)[:60],
-                         "check that the payload is what the SDK produced.")
+        if call_id is not None and type(call_id) is not str:
+            if isinstance(call_id, (int, float)) and not isinstance(call_id, bool):
+                call_id = str(call_id)
+            else:
+                raise refuse(self.format, path, "a call id as a string", repr(call_id)[:60],
+                             "check that the payload is what the SDK produced.")
         if not isinstance(name, str) or not name.strip():
             got = "no name" if name is None else (
                 "an empty name" if isinstance(name, str) else f"the name {name!r}"[:60])
