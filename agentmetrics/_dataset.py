@@ -106,19 +106,9 @@ _UNPARSED: Any = object()
 
 def _case_at(number: int, line: Any, parsed: Any, label: str, errors: ErrorsMode,
              options: dict[str, Any]) -> AgentTestCase | UnreadableCase:
-    from agentmetrics._lines import LineError, parse_json_line
-
     record: Any = None
     try:
-        try:
-            if parsed is not _UNPARSED:
-                record = parsed
-            elif line.text is None:  # bytes that could not be decoded
-                raise InvalidCaseError(line.error or "unreadable line")
-            else:
-                record = parse_json_line(line.text)
-        except LineError as error:
-            raise InvalidCaseError(str(error)) from None
+        record = parsed if parsed is not _UNPARSED else _parse(line)
         return case_from_record(record, **options)
     except InvalidCaseError as error:
         message = f"{label}:{number}: {error}"
@@ -134,6 +124,18 @@ def _case_at(number: int, line: Any, parsed: Any, label: str, errors: ErrorsMode
         if errors == "raise":
             raise InvalidCaseError(message) from error
         return UnreadableCase(label, number, message, id=_line_id(record))
+
+
+def _parse(line: Any) -> Any:
+    """The JSON value of a line not parsed yet; InvalidCaseError saying why not."""
+    from agentmetrics._lines import LineError, parse_json_line
+
+    if line.text is None:  # bytes that could not be decoded
+        raise InvalidCaseError(line.error or "unreadable line")
+    try:
+        return parse_json_line(line.text)
+    except LineError as error:
+        raise InvalidCaseError(str(error)) from None
 
 
 def _line_id(record: object) -> Any:

@@ -7,7 +7,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from itertools import chain, repeat
-from operator import itemgetter, methodcaller
+from operator import attrgetter, itemgetter, methodcaller
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -188,6 +188,7 @@ _GET_ID = methodcaller("get", "id")
 _GET_OUTPUT = methodcaller("get", "output")
 _GET_RAW = methodcaller("get", "raw_arguments")
 _GET_NAME = itemgetter("name")
+_NAME_OF = attrgetter("name")
 _new = object.__new__
 
 
@@ -448,14 +449,14 @@ class AgentTestCase:
     @property
     def tool_names(self) -> tuple[str, ...] | None:
         """Names of the tools called, in call order (``None`` if not given)."""
-        return None if self.tool_calls is None else tuple(c.name for c in self.tool_calls)
+        return None if self.tool_calls is None else tuple(map(_NAME_OF, self.tool_calls))
 
     @property
     def expected_tool_names(self) -> tuple[str, ...] | None:
         """Names of the tools expected, in order (``None`` if not given)."""
         if self.expected_tool_calls is None:
             return None
-        return tuple(c.name for c in self.expected_tool_calls)
+        return tuple(map(_NAME_OF, self.expected_tool_calls))
 
 
 def _short_float(value: float) -> str:

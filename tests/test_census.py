@@ -12,9 +12,10 @@ there.
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agentmetrics import InvalidCaseError, formats
@@ -247,3 +248,68 @@ def test_a_raw_tool_call_beside_a_streamed_legacy_function_call_is_not_lost():
         formats.tool_calls_from(chunk, format="langchain")
     del chunk["additional_kwargs"]["tool_calls"]
     assert [call.name for call in formats.tool_calls_from(chunk, format="langchain")] == ["get_weather"]
+
+
+# --- the plain-JSON shortcut of to_tree --------------------------------------------------
+
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=4),
+                     st.floats(allow_nan=True, allow_infinity=True), st.binary(max_size=3))
+_KEYS = st.one_of(st.sampled_from(["attributes", "body", "chunk", "type", "name", "args"]),
+                  st.text(max_size=3), st.integers(0, 3))
+_TREES = st.recursive(_SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(_KEYS, inner, max_size=4),
+    st.tuples(inner, inner)), max_leaves=25)
+
+
+def _walked(tree):
+    """The full walk's answer: its tree, or its error's message."""
+    from agentmetrics.formats._payload import _walk
+
+    try:
+        return "tree", _walk(tree, (), 0)
+    except InvalidCaseError as error:
+        return "error", str(error)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(tree={"a": math.nan})
+@example(tree={"a": [1, {"b": math.inf}]})
+@example(tree=[{"a": -math.inf}])
+@example(tree=[[math.nan]])
+@example(tree={"a": {2: "x"}})
+@example(tree={"a": [b"{}"]})
+@example(tree={"a": (1, 2)})
+@example(tree={"attributes": [{"key": "k", "value": {"stringValue": "v"}}]})
+@example(tree={"x": {"body": {"stringValue": "text"}, "timeUnixNano": 1}})
+@example(tree=[{"chunk": {"bytes": b'{"type": "message_stop"}'}}])
+@given(tree=st.one_of(st.dictionaries(_KEYS, _TREES, max_size=5), st.lists(
+    _TREES.filter(lambda item: not isinstance(item, (str, bytes))), max_size=5)))
+def test_to_tree_gives_what_the_full_walk_gives_on_any_tree(tree):
+    """to_tree returns a plain JSON tree as it is, without the full walk; on any
+    tree (NaN, infinities, bytes, tuples, int keys, the keys the walk converts)
+    it gives the full walk's tree or raises its error. (Text items of a top-level
+    list are read as JSON text first, so the lists here hold none.)"""
+    want = _walked(tree)
+    try:
+        got = "tree", to_tree(tree)
+    except InvalidCaseError as error:
+        got = "error", str(error)
+    assert got[0] == want[0]
+    if got[0] == "error":
+        assert got[1] == want[1]
+    else:
+        assert got[1] == want[1] and type(got[1]) is type(want[1])
+
+
+@pytest.mark.parametrize("depth", [150, 199, 200, 201, 400])
+def test_to_tree_refuses_trees_deeper_than_its_limit_as_the_full_walk_does(depth):
+    tree: object = {"x": 1.5}
+    for level in range(depth):
+        tree = [tree] if level % 2 else {"k": tree}
+    want = _walked(tree)
+    assert (want[0] == "error") == (depth >= 200)  # the float sits one level deeper
+    if want[0] == "error":
+        with pytest.raises(InvalidCaseError, match="nested more than 200 levels deep"):
+            to_tree(tree)
+    else:
+        assert to_tree(tree) is tree

@@ -271,11 +271,19 @@ class _Parts:
 
     def add_case(self, called: tuple[str, ...] | None, expected: tuple[str, ...] | None,
                  case_id: Any) -> None:
-        for side, names in ((self.called, called), (self.expected, expected)):
-            side.ids.extend(map(self.vocabulary.__getitem__, names or ()))
-            side.lengths.append(len(names or ()))
-            side.given.append(names is not None)
+        _add_side(self.called, called, self.vocabulary)
+        _add_side(self.expected, expected, self.vocabulary)
         self.case_ids.append(case_id)
+
+
+def _add_side(side: Side, names: tuple[str, ...] | None, vocabulary: Vocabulary) -> None:
+    """One case's names (None: not given) at the end of ``side``."""
+    if names:
+        side.ids.extend(map(vocabulary.__getitem__, names))
+        side.lengths.append(len(names))
+    else:
+        side.lengths.append(0)
+    side.given.append(names is not None)
 
 
 #: How a reader reads one record the reference way: the row and the record

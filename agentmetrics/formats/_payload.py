@@ -395,6 +395,43 @@ def _walk(value: Any, path: Path, depth: int) -> Any:
     return _walk(_convert(value, path), path, depth + 1)
 
 
+def _plain(value: dict[str, Any] | list[Any]) -> bool:
+    """Whether ``value`` is JSON data that :func:`_walk` would return unchanged:
+    string keys, finite floats, no ``attributes`` or ``body`` (which may be OTLP's
+    to convert; a Bedrock chunk holds bytes, which are not JSON data), not too
+    deep. Told in one loop without building a path: the common case of a parsed
+    JSON line."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, depth = pop()
+        if depth >= MAX_DEPTH:
+            return False
+        if type(node) is dict:
+            if "attributes" in node or "body" in node:
+                return False
+            for key, item in node.items():
+                kind = type(item)
+                if type(key) is not str:
+                    return False
+                if kind is str or kind is int or kind is bool or item is None:
+                    continue
+                if kind is dict or kind is list:
+                    push((item, depth + 1))
+                elif kind is not float or item - item != 0.0:  # not JSON, NaN or infinite
+                    return False
+        else:
+            for item in node:
+                kind = type(item)
+                if kind is str or kind is int or kind is bool or item is None:
+                    continue
+                if kind is dict or kind is list:
+                    push((item, depth + 1))
+                elif kind is not float or item - item != 0.0:
+                    return False
+    return True
+
+
 def to_tree(payload: object) -> Any:
     """``payload`` as plain JSON data (dicts, lists, str, numbers, bool, None).
 
@@ -405,7 +442,9 @@ def to_tree(payload: object) -> Any:
     if isinstance(payload, (bytes, bytearray, memoryview)):
         payload = _decode_bytes(payload, ())
     if isinstance(payload, str):
-        return _walk(_text(payload, ()), (), 0)
+        payload = _text(payload, ())
+        return payload if type(payload) in (dict, list) and _plain(payload) else _walk(
+            payload, (), 0)
     if isinstance(payload, (list, tuple)) and any(
         isinstance(item, (str, bytes, bytearray)) for item in payload
     ):
@@ -414,4 +453,6 @@ def to_tree(payload: object) -> Any:
             if isinstance(item, (str, bytes, bytearray)) else item
             for index, item in enumerate(payload)
         ]
+    if type(payload) in (dict, list) and _plain(payload):  # type: ignore[arg-type]
+        return payload
     return _walk(payload, (), 0)
