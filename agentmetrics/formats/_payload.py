@@ -395,7 +395,7 @@ def _walk(value: Any, path: Path, depth: int) -> Any:
     return _walk(_convert(value, path), path, depth + 1)
 
 
-def _plain(value: dict[str, Any] | list[Any]) -> bool:
+def _plain(value: Any) -> bool:
     """Whether ``value`` is JSON data that :func:`_walk` would return unchanged:
     string keys, finite floats, no ``attributes`` or ``body`` (which may be OTLP's
     to convert; a Bedrock chunk holds bytes, which are not JSON data), not too
@@ -453,6 +453,6 @@ def to_tree(payload: object) -> Any:
             if isinstance(item, (str, bytes, bytearray)) else item
             for index, item in enumerate(payload)
         ]
-    if type(payload) in (dict, list) and _plain(payload):  # type: ignore[arg-type]
+    if type(payload) in (dict, list) and _plain(payload):
         return payload
     return _walk(payload, (), 0)
