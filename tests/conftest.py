@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -38,6 +41,40 @@ def _own_run_history(_histories, request, monkeypatch):
     the repository's .agentmetrics/: a file of its own in the session's folder."""
     name = hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:24]
     monkeypatch.setenv("AGENTMETRICS_HISTORY", str(_histories / f"runs-{name}.sqlite"))
+
+
+def _stamp(entry: str) -> int:
+    try:
+        return os.stat(entry or ".").st_mtime_ns
+    except OSError:
+        return 0
+
+
+_SCANS: dict[tuple[object, ...], list[registry.EntryPointSpec]] = {}
+
+
+_real_scan = registry.scan
+
+
+@functools.wraps(_real_scan)
+def _remembered_scan(path=None):
+    """The entry-point scan, done again only when ``sys.path`` or one of its
+    folders changed (a test that adds a plugin's dist-info adds a folder or a
+    file to one, which changes the folder's time). Each test starts with a
+    rescan (:func:`_fresh_registry`); repeating the same 7 ms scan of this
+    environment for thousands of tests only cost time."""
+    if path is not None:
+        return _real_scan(path)
+    key = (tuple(sys.path), tuple(map(_stamp, sys.path)))
+    found = _SCANS.get(key)
+    if found is None:
+        if len(_SCANS) > 256:
+            _SCANS.clear()
+        found = _SCANS[key] = _real_scan()
+    return list(found)  # the registry adds to the list it is given
+
+
+registry.scan = _remembered_scan
 
 
 @pytest.fixture(autouse=True)

@@ -104,6 +104,10 @@ def spark() -> Iterator[Any]:
                .config("spark.driver.bindAddress", "127.0.0.1")
                .config("spark.ui.enabled", "false")
                .config("spark.sql.shuffle.partitions", "4")
+               # A JVM that lives for a minute: the quick JIT tier only and one GC
+               # thread leave the other test worker its core.
+               .config("spark.driver.extraJavaOptions",
+                       "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     yield session
