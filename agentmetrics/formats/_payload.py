@@ -420,7 +420,7 @@ def _plain(value: Any) -> bool:
                     push((item, depth + 1))
                 elif kind is not float or item - item != 0.0:  # not JSON, NaN or infinite
                     return False
-        else:
+        else:  # the same loop without keys: one loop for both costs a call or a set a node
             for item in node:
                 kind = type(item)
                 if kind is str or kind is int or kind is bool or item is None:
@@ -430,6 +430,11 @@ def _plain(value: Any) -> bool:
                 elif kind is not float or item - item != 0.0:
                     return False
     return True
+
+
+def _tree(value: Any) -> Any:
+    """``value`` as :func:`_walk` gives it, at once when it is plain JSON data."""
+    return value if type(value) in (dict, list) and _plain(value) else _walk(value, (), 0)
 
 
 def to_tree(payload: object) -> Any:
@@ -442,9 +447,7 @@ def to_tree(payload: object) -> Any:
     if isinstance(payload, (bytes, bytearray, memoryview)):
         payload = _decode_bytes(payload, ())
     if isinstance(payload, str):
-        payload = _text(payload, ())
-        return payload if type(payload) in (dict, list) and _plain(payload) else _walk(
-            payload, (), 0)
+        return _tree(_text(payload, ()))
     if isinstance(payload, (list, tuple)) and any(
         isinstance(item, (str, bytes, bytearray)) for item in payload
     ):
@@ -453,6 +456,4 @@ def to_tree(payload: object) -> Any:
             if isinstance(item, (str, bytes, bytearray)) else item
             for index, item in enumerate(payload)
         ]
-    if type(payload) in (dict, list) and _plain(payload):
-        return payload
-    return _walk(payload, (), 0)
+    return _tree(payload)
