@@ -35,14 +35,6 @@ def _histories(tmp_path_factory):
     return tmp_path_factory.mktemp("histories")
 
 
-@pytest.fixture(autouse=True)
-def _own_run_history(_histories, request, monkeypatch):
-    """Runs saved by a test are recorded in a history of its own, never in
-    the repository's .agentmetrics/: a file of its own in the session's folder."""
-    name = hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:24]
-    monkeypatch.setenv("AGENTMETRICS_HISTORY", str(_histories / f"runs-{name}.sqlite"))
-
-
 def _stamp(entry: str) -> int:
     try:
         return os.stat(entry or ".").st_mtime_ns
@@ -61,7 +53,7 @@ def _remembered_scan(path=None):
     """The entry-point scan, done again only when ``sys.path`` or one of its
     folders changed (a test that adds a plugin's dist-info adds a folder or a
     file to one, which changes the folder's time). Each test starts with a
-    rescan (:func:`_fresh_registry`); repeating the same 7 ms scan of this
+    rescan (:func:`_isolated`); repeating the same 7 ms scan of this
     environment for thousands of tests only cost time."""
     if path is not None:
         return _real_scan(path)
@@ -78,11 +70,24 @@ registry.scan = _remembered_scan
 
 
 @pytest.fixture(autouse=True)
-def _fresh_registry():
-    """Every test starts and ends with a rescanned, registration-free registry."""
+def _isolated(_histories, request):
+    """Every test starts and ends with a rescanned, registration-free registry,
+    and records the runs it saves in a history of its own (a file in the
+    session's folder), never in the repository's .agentmetrics/. One autouse
+    fixture, the variable set and restored by hand: each of the suite's 13,700
+    tests pays for one fixture, where it paid for three (with monkeypatch)."""
+    name = hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:24]
+    before = os.environ.get("AGENTMETRICS_HISTORY")
+    os.environ["AGENTMETRICS_HISTORY"] = str(_histories / f"runs-{name}.sqlite")
     registry.refresh()
-    with registry.isolated():
-        yield
+    try:
+        with registry.isolated():
+            yield
+    finally:
+        if before is None:
+            os.environ.pop("AGENTMETRICS_HISTORY", None)
+        else:
+            os.environ["AGENTMETRICS_HISTORY"] = before
 
 
 @pytest.fixture
@@ -98,7 +103,10 @@ def examples_path() -> Path:
 #: peers' driver, pip, mypy, a cluster, an inner pytest); they are handed out
 #: first, so the other worker's CPU-bound modules run while they wait rather than
 #: after. (xdist_group marks would say this per test, but --dist loadgroup does not
-#: group under pytest 9.2: pytest-xdist issue 1386.)
+#: group under pytest 9.2: pytest-xdist issue 1386.) Then the modules that take
+#: longest, longest first (seconds measured in one ``make test`` on 2 cores): the
+#: short ones left at the end let both workers finish within a second or two of
+#: each other, where a 20 s module handed out last kept one worker busy alone.
 FIRST_UNDER_XDIST = (
     "tests/test_engines.py",
     "plugins/agent-tool-metrics-compat/tests/test_against_peers.py",
@@ -111,6 +119,27 @@ FIRST_UNDER_XDIST = (
     "tests/test_typing.py",
     "tests/test_pytest_plugin.py",
     "tests/test_dask.py",
+    # CPU-bound, longest first
+    "tests/test_recorded.py",  # 21 s
+    "plugins/agent-tool-metrics-compat/tests/test_compat.py",  # 20 s
+    "plugins/agent-tool-metrics-judge/tests/test_hostile_server.py",  # 15 s
+    "tests/test_capture_providers.py",  # 14 s
+    "plugins/agent-tool-metrics-tooluse/tests/test_batch_values.py",  # 13 s
+    "tests/test_distributions.py",  # 10 s
+    "tests/test_capture.py",
+    "plugins/agent-tool-metrics-trajectory/tests/test_trajectory_match.py",
+    "tests/test_columnar.py",
+    "tests/test_report.py",  # 8 s
+    "tests/test_arrow_lines.py",
+    "tests/test_expectations.py",
+    "tests/test_census.py",
+    "tests/test_datasets_fuzz.py",
+    "plugins/agent-tool-metrics-compat/tests/test_bfcl_against_bfcl.py",  # 6 s
+    "tests/test_docs.py",
+    "plugins/agent-tool-metrics-tooluse/tests/test_tooluse.py",
+    "plugins/agent-tool-metrics-judge/tests/test_tool_call_appropriateness.py",
+    "tests/test_compare.py",
+    "tests/test_browser_harness.py",  # 5 s
 )
 
 

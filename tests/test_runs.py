@@ -497,7 +497,8 @@ def test_tagged_metadata_values_round_trip(tmp_path):
 
 
 def test_a_jsonl_run_is_plain_text_one_case_a_line(tmp_path):
-    path = _saved(tmp_path)
+    result = _evaluated()
+    path = result.save(tmp_path / "run.jsonl", history=False)
     lines = path.read_text(encoding="utf-8").splitlines()
     header = json.loads(lines[0])
     assert list(header)[:5] == ["agentmetrics_run", "cases", "ids", "metadata", "fields"]
@@ -508,7 +509,9 @@ def test_a_jsonl_run_is_plain_text_one_case_a_line(tmp_path):
     assert first["scores"][0] == [1.0, True, "All expected tools called: A, B", None]
     # Each line is exactly json.dumps of its record: the writer builds them column by column.
     assert all(json.dumps(json.loads(line), ensure_ascii=False) == line for line in lines[1:])
-    gz = _saved(tmp_path, "run.jsonl.gz")
+    # The same result saved again (its provenance, with the time it was created, is
+    # the result's own: two evaluations a second apart would differ in the header).
+    gz = result.save(tmp_path / "run.jsonl.gz", history=False)
     assert gzip.decompress(gz.read_bytes()).decode("utf-8").splitlines() == lines
 
 
