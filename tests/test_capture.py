@@ -95,6 +95,8 @@ def test_the_bytes_the_client_reads_are_the_bytes_the_server_sent(server, stream
         received = b"".join(got.iter_raw())
     assert received == reply.sent
     assert run.tool_calls[0].name == "GetOrder"
+    # Both bodies were read lazily: "streamed" is what the server sent, not how it was read.
+    assert run.turns[0].streamed is stream
 
 
 def test_a_gzipped_stream_is_decoded_as_the_client_decodes_it(server, client):

@@ -18,7 +18,7 @@ import json
 from types import ModuleType
 from typing import Any
 
-from agentmetrics.capture._endpoints import classify, endpoint_label, provider_of
+from agentmetrics.capture._endpoints import classify, endpoint_label, provider_of, streamed
 from agentmetrics.capture._records import Exchange
 from agentmetrics.capture._state import next_seq, recorders
 
@@ -73,8 +73,7 @@ def install(module: ModuleType) -> None:
                                            where.path),
                             _body(kwargs.get("data"), kwargs.get("json")))
         exchange.status = response.status
-        kind = response.headers.get("Content-Type", "")
-        exchange.streamed = "stream" in kind or "ndjson" in kind
+        exchange.streamed = streamed(response.headers.get("Content-Type"), where.path)
         decompress = kwargs.get("auto_decompress")
         if not (getattr(self, "_auto_decompress", True) if decompress is None else decompress):
             exchange.encoding = response.headers.get("Content-Encoding")

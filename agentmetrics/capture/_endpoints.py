@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from agentmetrics._secrets import mask_urls
 
-__all__ = ["ENDPOINTS", "classify", "endpoint_label", "provider_of"]
+__all__ = ["ENDPOINTS", "classify", "endpoint_label", "provider_of", "streamed"]
 
 #: Path endings of model endpoints (POST), with the format their responses are read as.
 ENDPOINTS: tuple[tuple[str, str], ...] = (
@@ -77,6 +77,18 @@ def classify(method: str, path: str) -> str | None:
                 return None
             return format
     return None
+
+
+#: Path endings of endpoints that always answer with a stream, whatever the media type.
+_STREAM_ENDINGS = (":streamGenerateContent", "/converse-stream", "/invoke-with-response-stream")
+
+
+def streamed(content_type: str | None, path: str) -> bool:
+    """Whether a response is a stream of events: by its media type (server-sent
+    events, NDJSON, AWS event stream) or by a streaming endpoint's path. Not by
+    how the SDK reads it: some read whole JSON answers lazily, as streams."""
+    kind = (content_type or "").lower()
+    return "stream" in kind or "ndjson" in kind or path.endswith(_STREAM_ENDINGS)
 
 
 def provider_of(host: str, format: str) -> str:

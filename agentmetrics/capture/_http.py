@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Iterator
 from types import ModuleType
 from typing import Any
 
-from agentmetrics.capture._endpoints import classify
+from agentmetrics.capture._endpoints import classify, streamed
 from agentmetrics.capture._records import Exchange
 from agentmetrics.capture._state import next_seq, recorders
 
@@ -62,10 +62,10 @@ def _exchange(request: Any) -> Exchange | None:
 
 
 def _took(exchange: Exchange, response: Any) -> bool:
-    """Take a response that is already read; False when it is still a stream."""
+    """Take a response that is already read; False when the SDK reads it later."""
     exchange.status = response.status_code
-    if not response.is_stream_consumed:  # a stream the SDK reads later
-        exchange.streamed = True
+    exchange.streamed = streamed(response.headers.get("content-type"), response.url.path)
+    if not response.is_stream_consumed:  # a body the SDK reads later (a stream or not)
         exchange.encoding = response.headers.get("content-encoding")
         return False
     exchange.chunks.append(response.content)  # decoded, as the SDK has it

@@ -387,7 +387,7 @@ def _read_exchange(exchange: Exchange) -> _Read | None:
     usage = Usage(turns=1, unreported=1)
     model = _model(None, request, exchange.model_hint)
     if state == "open":
-        error = ("its streamed response was still being read when the calls were asked for "
+        error = ("its response was still being read when the calls were asked for "
                  f"({_received(exchange)} so far). Fix: read the stream to its end (or "
                  f"leave the SDK's stream context) before reading run.tool_calls.")
     elif state == "failed":
