@@ -519,3 +519,105 @@ def test_an_api_error_repeats_no_credential(secret):
     assert "Incorrect API key provided" in message and "***" in message
     for part in ("Abc123Def456", "A1b2C3d4E5", "eyJhbGciOi", "AbCdEfGhIjKl", "hunter2pass"):
         assert part not in message
+
+
+# --- a message's tool_calls on their own (issue 48) ----------------------------------
+
+def _sdk_tool_calls():
+    """``message.tool_calls`` as the openai SDK builds them: its own types."""
+    from openai.types.chat import ChatCompletionMessage
+
+    message = ChatCompletionMessage.model_validate({
+        "role": "assistant", "content": None,
+        "tool_calls": [
+            {"id": "call_1", "type": "function",
+             "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},
+            {"id": "call_2", "type": "function",
+             "function": {"name": "get_time", "arguments": "{}"}},
+        ]})
+    return message.tool_calls
+
+
+WANT_CALLS = [ToolCall("get_weather", {"city": "Paris"}, id="call_1"),
+              ToolCall("get_time", {}, id="call_2")]
+
+
+@pytest.mark.parametrize("shape", ["objects", "model_dump", "json"])
+def test_a_message_s_tool_calls_on_their_own_are_read_by_name_format_and_detection(shape):
+    calls = _sdk_tool_calls()
+    payload = (calls if shape == "objects" else [call.model_dump() for call in calls]
+               if shape == "model_dump" else json.dumps([call.model_dump() for call in calls]))
+    assert formats.from_openai_chat(payload) == WANT_CALLS
+    assert formats.tool_calls_from(payload, format="openai_chat") == WANT_CALLS
+    assert formats.tool_calls_from(payload) == WANT_CALLS  # detected as OpenAI's
+    one = calls[0] if shape == "objects" else calls[0].model_dump()
+    assert formats.from_openai_chat(one) == WANT_CALLS[:1]
+
+
+def test_a_message_s_tool_calls_are_refused_by_every_other_reader_never_read_as_none():
+    payload = [call.model_dump() for call in _sdk_tool_calls()]
+    for name in formats.FORMATS:
+        if name == "openai_chat":
+            continue
+        with pytest.raises(InvalidCaseError, match=r"\[0\]") as caught:
+            formats.tool_calls_from(payload, format=name)
+        assert name in str(caught.value)
+
+
+def test_streamed_tool_call_pieces_on_their_own_are_joined_by_index():
+    pieces = [
+        {"index": 0, "id": "call_1", "type": "function",
+         "function": {"name": "get_weather", "arguments": '{"ci'}},
+        {"index": 1, "id": "call_2", "type": "function",
+         "function": {"name": "get_time", "arguments": ""}},
+        {"index": 0, "function": {"arguments": 'ty": "Paris"}'}},
+        {"index": 1, "function": {"arguments": "{}"}},
+    ]
+    assert formats.from_openai_chat(pieces) == WANT_CALLS
+
+
+def test_tool_definitions_are_not_calls():
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+    with pytest.raises(InvalidCaseError, match="nothing in list"):
+        formats.from_openai_chat(tools)
+
+
+@pytest.mark.parametrize("payload", [{"foo": 1}, [{"foo": 1}], {}, [{}], {"usage": {"total": 3}}])
+@pytest.mark.parametrize("name", sorted(formats.FORMATS))
+def test_a_payload_a_named_reader_cannot_place_is_refused_not_read_as_no_calls(payload, name):
+    with pytest.raises(InvalidCaseError) as caught:
+        formats.tool_calls_from(payload, format=name)
+    assert name in str(caught.value) and "Fix:" in str(caught.value)
+
+
+@pytest.mark.parametrize("payload", [[], [[]], [[], []]])
+@pytest.mark.parametrize("name", sorted(formats.FORMATS))
+def test_nothing_at_all_is_no_calls_in_every_format(payload, name):
+    assert formats.tool_calls_from(payload, format=name) == []
+
+
+def test_an_anthropic_stream_that_ends_inside_a_tool_block_is_refused():
+    events = [
+        {"type": "message_start", "message": {"id": "msg_1", "role": "assistant", "content": []}},
+        {"type": "content_block_start", "index": 0,
+         "content_block": {"type": "tool_use", "id": "toolu_1", "name": "get_weather",
+                           "input": {}}},
+        {"type": "content_block_delta", "index": 0,
+         "delta": {"type": "input_json_delta", "partial_json": '{"city": "Par'}},
+    ]
+    with pytest.raises(InvalidCaseError, match=r"content_block_stop.*ends inside the block"):
+        formats.from_anthropic(events)
+    whole = events + [
+        {"type": "content_block_delta", "index": 0,
+         "delta": {"type": "input_json_delta", "partial_json": 'is"}'}},
+        {"type": "content_block_stop", "index": 0}]
+    assert formats.from_anthropic(whole) == [ToolCall("get_weather", {"city": "Paris"},
+                                                      id="toolu_1")]
+
+
+def test_an_interactions_mcp_step_is_named_by_its_tool():
+    interaction = {"object": "interaction", "id": "i1", "steps": [
+        {"type": "mcp_server_tool_call", "id": "s1", "name": "roll_dice", "server_name": "dice",
+         "arguments": {"sides": 6}}]}
+    calls = formats.from_gemini_interactions(interaction)
+    assert [(c.name, c.arguments) for c in calls] == [("roll_dice", {"sides": 6})]

@@ -215,3 +215,62 @@ def test_the_recorded_traffic_table_in_the_docs_is_current():
     assert table.START in page and table.END in page
     assert table.updated_page(page) == page, (
         "docs/formats.md is out of date: run .venv/bin/python tests/recorded/table.py --write")
+
+
+def _fragments_with_every_call(record: dict) -> tuple[str | None, list[tuple[tuple, object]]]:
+    """The whole body's format, and the nodes of it that hold every call site
+    the census finds (the sites' common ancestors, the whole body left out):
+    ``choices[0].message``, its ``tool_calls``, a message's ``content`` blocks, a
+    candidate's ``parts``."""
+    from agentmetrics.formats._census import scan
+    from agentmetrics.formats._detect import detect
+    from agentmetrics.formats._payload import to_tree
+
+    tree = to_tree(payload_of(record))
+    found = scan(tree)
+    if not found.sites:
+        return None, []
+    common = list(found.sites[0].path)
+    for site in found.sites[1:]:
+        k = 0
+        while k < min(len(common), len(site.path)) and common[k] == site.path[k]:
+            k += 1
+        del common[k:]
+    out, node = [], tree
+    for depth, step in enumerate(common):
+        node = node[step]
+        if isinstance(node, (dict, list)):
+            out.append((tuple(common[:depth + 1]), node))
+    return detect(found)[0], out
+
+
+def test_a_fragment_holding_every_call_is_read_exactly_or_refused_by_every_format():
+    """A user passes a piece of a response (``message.tool_calls``, a message's
+    content blocks, a candidate's parts) and names a format. Named as its own
+    format, the calls come back exactly as from the whole body, or the read is
+    refused; named as any other format, it is refused or gives as many calls
+    (a built-in tool is then named by that format's rule: an OpenAI Responses
+    ``mcp_call`` read as Interactions steps is ``mcp``). Never fewer calls,
+    never 'no calls' (issue 48: ``from_openai_chat`` gave [] for
+    ``message.tool_calls``)."""
+    read_exactly = 0
+    for record in RECORDS:
+        if outcomes()[record["id"]][0] != "exact" or ref._body_kind(record) != "json":
+            continue  # a stream's call is spread over its events: no one node holds it
+        whole = formats.tool_calls_from(payload_of(record))
+        own, fragments = _fragments_with_every_call(record)
+        if not whole:
+            continue
+        want = ref.reference_calls(record)
+        for path, fragment in fragments:
+            for name in formats.FORMATS:
+                try:
+                    got = formats.tool_calls_from(fragment, format=name)
+                except InvalidCaseError:
+                    continue
+                where = f"{record['id']} {list(path)} as {name} (the body is {own})"
+                assert len(got) == len(whole), where
+                if name == own:
+                    assert _matches(got, want), f"{where}: {got} != {want}"
+                    read_exactly += 1
+    assert read_exactly >= 300, read_exactly  # the fragments really are read, not all refused

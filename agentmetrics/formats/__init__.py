@@ -33,7 +33,7 @@ from agentmetrics.formats._anthropic import read_anthropic
 from agentmetrics.formats._bedrock import read_bedrock
 from agentmetrics.formats._census import check, scan
 from agentmetrics.formats._cohere import read_cohere
-from agentmetrics.formats._detect import detect
+from agentmetrics.formats._detect import detect, shows
 from agentmetrics.formats._gemini import read_gemini
 from agentmetrics.formats._gemini_interactions import read_gemini_interactions
 from agentmetrics.formats._langchain import read_langchain
@@ -177,7 +177,20 @@ def _read(payload: object, format: str | None, hosted_tools: bool) -> list[ToolC
     ledger = Ledger(format)
     FORMATS[format].read(tree, ledger, hosted_tools=hosted_tools)
     check(found, ledger)
+    if not ledger.calls and not _nothing(tree) and not shows(found, format):
+        raise InvalidCaseError(
+            f"{format}: nothing in {_describe(payload)} is of the {format} format; expected "
+            f"{FORMATS[format].looks_for}, or a message, a conversation or a list of them. "
+            f"It was not read as 'no calls'. Fix: pass the response, message or stream as "
+            f"the SDK gives it, or format=None to detect the format."
+        )
     return ledger.calls
+
+
+def _nothing(tree: Any) -> bool:
+    """An empty list, or a list of empty lists: no turn, or turns with nothing
+    in them, which is no call made."""
+    return type(tree) is list and all(type(item) is list and _nothing(item) for item in tree)
 
 
 def tool_calls_from(

@@ -79,6 +79,12 @@ def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) 
     current: dict[str, Any] = {"id": None, "open": False, "blocks": 0}
 
     def close() -> None:
+        for item in open_blocks.values():  # a tool block started and never ended
+            raise refuse(NAME, item.path, "each tool_use block to end (content_block_stop, "
+                         "or the message's message_delta or message_stop)",
+                         "a stream that ends inside the block, whose input may be cut "
+                         "short", "pass the whole stream, up to the block's "
+                         "content_block_stop.")
         for item in order:
             kind = _text(item.head.get("type"))
             if kind in _HOSTED and not hosted_tools:
@@ -115,6 +121,11 @@ def _events(events: list[tuple[Any, Path]], ledger: Ledger, hosted_tools: bool) 
                 _message(message, path + ("message",), ledger, hosted_tools, streamed=True)
         elif kind in ("message_delta", "message_stop"):
             current["open"] = False
+            open_blocks.clear()  # the message ended: every block in it is whole
+        elif kind == "content_block_stop":
+            index = event.get("index")
+            if isinstance(index, int):
+                open_blocks.pop(index, None)
         elif kind == "content_block_start":
             current["blocks"] += 1
             block, index = event.get("content_block"), event.get("index")

@@ -16,7 +16,9 @@ values case-insensitively with ``_``, ``-`` and spaces removed):
   knows yet is reported, not passed over);
 - a call-shaped mapping at the top of the payload or as an item of a top-level
   list, with a name and arguments (``{"name": ..., "args": ...}``, the SDK's
-  ``FunctionCall``);
+  ``FunctionCall``), or a tool-call object there (``message.tool_calls``' items
+  as an SDK dumps them: ``{"id", "type": "function", "function": {"name",
+  "arguments"}}``);
 - ``execute_tool`` spans and ``gen_ai.tool.name`` attributes, and the flattened
   tool-call attributes of Traceloop and OpenInference.
 
@@ -214,6 +216,26 @@ def _bare_call(node: dict[str, Any]) -> bool:
         type(key) is str and norm(key) in _ARGUMENT_FIELDS for key in node))
 
 
+#: An OpenAI-style call item's branches: the key of its body and of what it was given.
+_ITEM_BRANCHES = (("function", "arguments"), ("custom", "input"))
+
+
+def _call_item(node: dict[str, Any]) -> str | None:
+    """The branch of a tool-call object given on its own, as an SDK dumps
+    ``message.tool_calls``' items (``{"id", "type": "function", "function":
+    {"name", "arguments"}}``, Cohere's and Ollama's alike): a ``function`` (or
+    ``custom``) mapping that carries a name and what the call was given, no
+    role. A tool definition's ``function`` carries ``parameters`` instead."""
+    if "role" in node:
+        return None
+    kind = node.get("type")
+    for branch, given in _ITEM_BRANCHES:
+        body = node.get(branch)
+        if type(body) is dict and "name" in body and given in body and kind in (None, branch):
+            return branch
+    return None
+
+
 def decoded_attribute(value: object) -> Any:
     """A JSON-text attribute (``gen_ai.output.messages``) as data; None when it
     is not JSON (the reader then says so)."""
@@ -323,11 +345,17 @@ def _walk(node: Any, path: Path, out: Scan) -> None:
         if ("eventName" in node or "event_name" in node) and text(
                 node.get("eventName", node.get("event_name"))) in INPUT_EVENTS:
             continue
-        if len(path) <= 1 and (not path or type(path[0]) is int) and _bare_call(node):
-            sites.append(Site(path, _call_id(node), "call"))
-            if node.keys() <= FUNCTION_CALL_FIELDS:
-                out.nested.add("FunctionCall")
-            continue
+        if len(path) <= 1 and (not path or type(path[0]) is int):
+            if _bare_call(node):
+                sites.append(Site(path, _call_id(node), "call"))
+                if node.keys() <= FUNCTION_CALL_FIELDS:
+                    out.nested.add("FunctionCall")
+                continue
+            branch = _call_item(node)
+            if branch is not None:
+                sites.append(Site(path, _call_id(node), "tool-call object"))
+                out.nested.update(f"tool_calls.{key}" for key in node)
+                continue
         if "event_type" in node and type(node["event_type"]) is str:
             out.events.add(node["event_type"])
         for key, value in reversed(node.items()):

@@ -27,7 +27,7 @@ from collections import defaultdict
 
 from agentmetrics.formats._census import Scan
 
-__all__ = ["CONTAINERS", "EVIDENCE", "SHARED", "Detected", "detect"]
+__all__ = ["CONTAINERS", "EVIDENCE", "SHARED", "Detected", "detect", "shows"]
 
 #: Distinctive features, per format, in the order detection considers them.
 #: ``key:k`` a key anywhere, ``type:t``, ``object:o`` and ``role:r`` values,
@@ -168,3 +168,16 @@ def detect(found: Scan) -> Detected:
     if len(evidence) == 1:
         return next(iter(evidence)), evidence, True
     return None, evidence, bool(_hits(found, _WEAK))
+
+
+def shows(found: Scan, format: str) -> bool:
+    """Whether the payload shows anything of ``format`` at all: one of its
+    features, distinctive or shared, or the messages and parts a conversation of
+    any format has. A payload that shows nothing of the format it was read as,
+    and gave no call, was not placed by the reader: it is refused, not read as
+    "no calls"."""
+    if _hits(found, _WEAK):
+        return True
+    hits = _hits(found, _INDEX)
+    _conditional(found, hits)
+    return bool(hits.get(format)) or bool(_hits(found, _SHARED).get(format))

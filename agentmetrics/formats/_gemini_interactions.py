@@ -5,7 +5,8 @@ An interaction is ``{"object": "interaction", "id", "status", "steps": [...]}``
 ``name``, ``arguments`` as an object) calls the developer's function; a step
 whose type ends in ``_call`` (``google_search_call``, ``code_execution_call``,
 ``url_context_call``, ...) calls a tool Google runs (hosted), named by its type
-without ``_call``, with its ``arguments``; ``*_result`` steps are results.
+without ``_call``, with its ``arguments``; an ``mcp_server_tool_call`` is named by
+its ``name`` (the MCP server's tool); ``*_result`` steps are results.
 
 A stream sends ``event_type`` events: ``step.start`` (``index``, the ``step``),
 ``step.delta`` (``arguments_delta`` pieces of a function call's argument JSON,
@@ -48,7 +49,9 @@ def _step(step: dict[str, Any], path: Path, ledger: Ledger, hosted_tools: bool,
         fields = step["arguments"] if "arguments" in step else {
             key: value for key, value in step.items()
             if key not in _BOOKKEEPING and value is not None}
-        ledger.add(path, str(kind).removesuffix("_call"), fields, step.get("id"), also=also)
+        name = step.get("name") if kind == "mcp_server_tool_call" else None
+        ledger.add(path, name if isinstance(name, str) and name else str(kind).removesuffix(
+            "_call"), fields, step.get("id"), also=also)  # an MCP tool: named by its name
 
 
 def _interaction(item: dict[str, Any], path: Path, ledger: Ledger, hosted_tools: bool) -> None:

@@ -284,11 +284,56 @@ def _grow(slot: _Slot, path: Path, piece_id: str | None, body: dict[str, Any]) -
                      "pass the chunks as the API streams them.")
 
 
+def _is_call_item(item: object) -> bool:
+    """A tool-call object on its own, as ``message.tool_calls`` holds it (and
+    the SDK dumps it): a ``function`` or ``custom`` body that is not a tool's
+    definition, and no message's, response's or chunk's fields."""
+    if not isinstance(item, dict) or not item.keys().isdisjoint(_NOT_CALL_ITEM):
+        return False
+    custom = item.get("type") == "custom" or not isinstance(item.get("function"), dict)
+    body = item.get("custom" if custom else "function")
+    return isinstance(body, dict) and body.keys().isdisjoint(_DEFINITION)
+
+
+#: Fields of a message, a response or a chunk: an object with any of them is not a call item.
+_NOT_CALL_ITEM = frozenset({"role", "content", "tool_calls", "choices", "messages", "delta",
+                            "function_call", "object"})
+#: Fields of a tool's definition (``tools=[...]``), never of a call.
+_DEFINITION = frozenset({"parameters", "description", "strict", "format"})
+
+
+def _call_items(items: list[tuple[dict[str, Any], Path]], ledger: Ledger) -> None:
+    """Tool-call objects given on their own (``message.tool_calls``): each one a
+    call; or, when they carry an ``index`` (``delta.tool_calls`` pieces, as a
+    stream's chunks hold them), pieces joined as a stream's are."""
+    if not any("index" in item for item, _ in items):
+        for item, path in items:
+            _add_call(ledger, item, path)
+        return
+    slots: list[_Slot] = []
+    by_index: dict[int, _Slot] = {}
+    for item, path in items:
+        _piece(item, path, slots, by_index)
+    for slot in slots:
+        ledger.add(slot.path, slot.name, slot.arguments, slot.id, also=tuple(slot.pieces),
+                   free_text=slot.custom)
+        for piece_path, piece_id in slot.piece_ids:
+            ledger.mark(piece_path, piece_id)
+
+
 def _sequence(items: list[Any], path: Path, ledger: Ledger) -> None:
-    """Messages, responses, streams, or lists of those (one per turn), in order."""
+    """Messages, responses, streams, tool-call objects, or lists of those (one
+    per turn), in order."""
     run: list[tuple[dict[str, Any], Path]] = []
+    calls: list[tuple[dict[str, Any], Path]] = []
     for index, item in enumerate(items):
         here = path + (index,)
+        if _is_call_item(item):
+            calls.append((item, here))
+            continue
+        if calls:
+            _call_items(calls, ledger)
+            calls = []
         if _is_chunk(item) or (run and _is_filler(item)) or (
                 isinstance(item, dict) and item.get("choices") == []):
             run.append((item, here))  # [] choices: Azure's filter chunk, the usage chunk
@@ -297,6 +342,8 @@ def _sequence(items: list[Any], path: Path, ledger: Ledger) -> None:
             _stream(run, ledger)
             run = []
         _one(item, here, ledger)
+    if calls:
+        _call_items(calls, ledger)
     if run:
         _stream(run, ledger)
 
@@ -309,6 +356,8 @@ def _one(item: Any, path: Path, ledger: Ledger) -> None:
                      "pass JSON objects as the API returns them.")
     elif _is_chunk(item):
         _stream([(item, path)], ledger)
+    elif _is_call_item(item):
+        _call_items([(item, path)], ledger)
     elif "choices" in item:
         _completion(item, path, ledger)
     elif isinstance(item.get("messages"), list):
@@ -320,5 +369,6 @@ def _one(item: Any, path: Path, ledger: Ledger) -> None:
 def read_openai_chat(tree: Any, ledger: Ledger, *, hosted_tools: bool = True) -> None:
     """Chat Completions: a response (its first choice), an assistant message, a
     conversation (the assistant messages' calls), a request body, streamed
-    chunks (joined per completion), or lists of these, one per turn."""
+    chunks (joined per completion), a message's ``tool_calls`` (tool-call
+    objects on their own), or lists of these, one per turn."""
     _one(tree, (), ledger)
