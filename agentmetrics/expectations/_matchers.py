@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import string
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
@@ -20,6 +19,7 @@ from typing import Any, ClassVar
 import attrs
 
 from agentmetrics.errors import InvalidCaseError
+from agentmetrics.expectations._regex import BoundedPattern, RegexRefused, RegexTooCostly, bounded
 
 __all__ = [
     "AnyValue", "Close", "Equals", "Items", "Matcher", "MayOmit", "Object", "OneOf", "Regex",
@@ -36,6 +36,11 @@ def _fail(path: str, expected: str, got: Any, fix: str) -> InvalidCaseError:
     if len(shown) > 60:
         shown = shown[:57] + "..."
     return InvalidCaseError(f"{path}: expected {expected}, got {shown}. Fix: {fix}")
+
+
+def _shown(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
 def _is_number(value: Any) -> bool:
@@ -332,32 +337,47 @@ class Text(Matcher):
         return out
 
 
+def _bounded(pattern: Any) -> BoundedPattern:
+    if not isinstance(pattern, str):
+        raise _fail("Regex.pattern", "a regular expression (a string)", pattern,
+                    "pass a pattern such as r'\\d{4}-\\d{2}-\\d{2}'.")
+    try:
+        return bounded(pattern)
+    except RegexRefused as refused:
+        raise _fail("Regex.pattern", refused.reason, pattern, refused.fix) from None
+
+
 @attrs.frozen(slots=True)
 class Regex(Matcher):
-    """A string that ``pattern`` matches in full (:func:`re.fullmatch`)."""
+    """A string that ``pattern`` matches in full (as :func:`re.fullmatch`), in
+    time linear in the string whatever the pattern: a pattern that cannot be
+    matched so (lookarounds, backreferences, repeats that split a text in
+    exponentially many ways such as ``(a+)+``) is refused when the matcher is
+    built (see :mod:`agentmetrics.expectations._regex`)."""
 
     pattern: str
-    _compiled: re.Pattern[str] = attrs.field(init=False, repr=False, eq=False, hash=False)
+    _compiled: BoundedPattern = attrs.field(init=False, repr=False, eq=False, hash=False)
 
     def __attrs_post_init__(self) -> None:
-        if not isinstance(self.pattern, str):
-            raise _fail("Regex.pattern", "a regular expression (a string)", self.pattern,
-                        "pass a pattern such as r'\\d{4}-\\d{2}-\\d{2}'.")
-        try:
-            object.__setattr__(self, "_compiled", re.compile(self.pattern))
-        except re.error as error:
-            raise _fail("Regex.pattern", f"a valid regular expression ({error})", self.pattern,
-                        "correct the pattern.") from None
+        object.__setattr__(self, "_compiled", _bounded(self.pattern))
 
     def __getstate__(self) -> dict[str, Any]:
         return {"pattern": self.pattern}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         object.__setattr__(self, "pattern", state["pattern"])
-        object.__setattr__(self, "_compiled", re.compile(state["pattern"]))
+        object.__setattr__(self, "_compiled", _bounded(state["pattern"]))
 
     def matches(self, value: Any) -> bool:
-        return isinstance(value, str) and self._compiled.fullmatch(value) is not None
+        if not isinstance(value, str):
+            return False
+        try:
+            return self._compiled.fullmatch(value)
+        except RegexTooCostly as error:
+            raise InvalidCaseError(
+                f"$regex {_shown(self.pattern)}: expected a value this pattern can be matched "
+                f"against in bounded time, got {error}. Fix: write a smaller pattern (fewer or "
+                f"smaller repeat counts), or match a shorter value.") from None
 
     def describe(self) -> str:
         return f"a string matching {self.pattern!r}"
@@ -404,8 +424,15 @@ class Object(Matcher):
 def fields_match(fields: tuple[tuple[str, Matcher], ...], value: Mapping[str, Any], allow_extra: bool) -> bool:
     for key, matcher in fields:
         if key in value:
-            if not matcher.matches(value[key]):
-                return False
+            try:
+                if not matcher.matches(value[key]):
+                    return False
+            except InvalidCaseError as error:  # a value too costly to match: say whose it is
+                message = str(error)
+                inner = message.removeprefix("arguments.") if message.startswith(
+                    "arguments.") else f" {message}"
+                raise InvalidCaseError(f"arguments.{key}{'.' if inner[0] != ' ' else ':'}"
+                                       f"{inner}") from None
         elif not matcher.omittable:
             return False
     if not allow_extra:
