@@ -9,7 +9,8 @@ Request (stdin):  {"cases": [CASE, ...], "runs": [RUN, ...]}
          | {"turns": [{"called": [...], "expected": [...]}, ...]}     (turns: adk only)
     CALL = {"name": str, "arguments": {...}, "output": any}           (output optional;
            a missing "arguments" means none given: None to the peer; any other value,
-           text included, is passed to the peer as is)
+           text included, is passed to the peer as is; mlflow takes an expected CALL
+           without "name" too, and gets its expected calls' keys as they are)
     RUN  = {"peer": "deepeval" | "ragas_f1" | "ragas_accuracy" | "agentevals" | "adk" | "mlflow",
             "options": {...}, "on": "cases"}
            "on" (optional, default "cases") names the top-level list of CASEs the run scores,
@@ -411,8 +412,9 @@ def _mlflow(options: dict[str, Any]) -> Scorer:
 
     def score(case: Case) -> Result:
         called, expected = _flat(case, "mlflow")
-        trace = trace_of(called, [c["name"] for c in called + expected])
-        wanted = [{"name": c["name"], "arguments": _args(c)} for c in expected]
+        trace = trace_of(called, [c["name"] for c in called + expected if isinstance(c.get("name"), str)])
+        # the expected calls as MLflow's expectations hold them: a key left out stays out
+        wanted = [{key: c[key] for key in ("name", "arguments") if key in c} for c in expected]
         value = scorer(trace=trace, expectations={"expected_tool_calls": wanted}).value
         text = str(getattr(value, "value", value))
         return {"score": {"yes": 1.0, "no": 0.0}.get(text), "value": text}

@@ -10,7 +10,8 @@ switching to agentmetrics' own metrics:
 - ``agentevals_trajectory`` (:class:`AgentevalsTrajectory`): agentevals' trajectory match.
 - ``adk_tool_trajectory`` (:class:`AdkToolTrajectory`): Google ADK's TrajectoryEvaluator.
 - ``mlflow_tool_call_correctness`` (:class:`MlflowToolCallCorrectness`): MLflow's
-  ToolCallCorrectness, exact mode.
+  ToolCallCorrectness, exact mode; :func:`mlflow_tool_call` and
+  :func:`mlflow_expected_calls` read the calls from MLflow's own inputs.
 - ``bfcl_ast`` (:class:`BfclAst`): the Berkeley Function Calling Leaderboard's AST
   checker, Python categories.
 
@@ -23,7 +24,7 @@ from agentmetrics_compat._adk import AdkToolTrajectory
 from agentmetrics_compat._agentevals import AgentevalsTrajectory
 from agentmetrics_compat._bfcl import BfclAst, Verdict, check_bfcl
 from agentmetrics_compat._deepeval import DeepevalToolCorrectness
-from agentmetrics_compat._mlflow import MlflowToolCallCorrectness
+from agentmetrics_compat._mlflow import MlflowToolCallCorrectness, mlflow_expected_calls, mlflow_tool_call
 from agentmetrics_compat._ragas import RagasToolCallAccuracy, RagasToolCallF1
 
 __version__ = "0.1.0"
@@ -38,4 +39,6 @@ __all__ = [
     "Verdict",
     "__version__",
     "check_bfcl",
+    "mlflow_expected_calls",
+    "mlflow_tool_call",
 ]

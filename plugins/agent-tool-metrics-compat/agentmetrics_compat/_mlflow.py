@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, Metric, ToolCall
@@ -12,7 +13,8 @@ from agentmetrics_compat._common import check_flag, listed
 if TYPE_CHECKING:
     from agentmetrics import MetricResult, ToolCallBatch
 
-__all__ = ["MlflowToolCallCorrectness", "called_as_mlflow_reads_it"]
+__all__ = ["MlflowToolCallCorrectness", "called_as_mlflow_reads_it", "mlflow_expected_calls",
+           "mlflow_tool_call"]
 
 _NAME = "mlflow_tool_call_correctness"
 _AUTO = "auto"
@@ -76,6 +78,87 @@ def called_as_mlflow_reads_it(call: ToolCall, k: int) -> tuple[Any, Any]:
     return name, inputs or None
 
 
+def mlflow_tool_call(name: str, inputs: Any = None, *, output: Any = None) -> ToolCall:
+    """A call made, from what MLflow's trace records for it: the name of its
+    TOOL span and the span's inputs, as they are. ``ToolCall`` takes only an
+    object (or None) as arguments; this keeps the other inputs MLflow scores,
+    so that ``mlflow_tool_call_correctness`` reads the call as MLflow reads
+    the span back:
+
+    - an object is the call's arguments; ``None`` is no arguments given;
+    - text, and a list (as its JSON text), are kept in ``raw_arguments``:
+      the metric reads ``""`` and ``[]`` as no arguments (MLflow's
+      ``inputs or None``), other text by name only (refused where arguments
+      are compared: "Arguments must be a dict"), and refuses a non-empty list
+      (MLflow's ``FunctionCall`` takes an object or text);
+    - a number or a boolean is refused: MLflow reads ``0``, ``0.0`` and
+      ``false`` as no arguments and refuses the others; here a number is not
+      read as "no arguments".
+
+    ``raw_arguments`` is where agentmetrics keeps any arguments that arrived
+    as something other than an object: the call stays flagged for every other
+    metric (the other peers' metrics refuse it; agentmetrics' own metrics
+    treat it as malformed arguments), not read as a call without arguments.
+
+    >>> mlflow_tool_call("search", [])
+    ToolCall('search', {}, raw_arguments='[]')
+    """
+    if inputs is None or isinstance(inputs, Mapping):
+        return ToolCall(name, inputs, output=output)
+    if isinstance(inputs, str):
+        return ToolCall(name, raw_arguments=str.__str__(inputs), output=output)
+    if isinstance(inputs, (list, tuple)):
+        # MLflow stores a list as its JSON; the metric refuses a non-empty one whatever it holds
+        return ToolCall(name, raw_arguments=json.dumps(list(inputs), default=repr), output=output)
+    shown = repr(inputs)
+    raise InvalidCaseError(
+        f"mlflow_tool_call: the inputs of the call of {name!r} are {type(inputs).__name__} "
+        f"{shown if len(shown) <= 40 else shown[:37] + '...'}; expected an object, None, text or a "
+        f"list (MLflow reads 0, 0.0 and false as no arguments and refuses other numbers; "
+        f"agentmetrics reads neither). Fix: pass None for a call made without arguments, or its "
+        f"arguments as an object.")
+
+
+def mlflow_expected_calls(expected_tool_calls: Iterable[Mapping[str, Any]]) -> list[ToolCall]:
+    """The expected calls of MLflow's expectations
+    (``expectations["expected_tool_calls"]``: mappings with ``"name"`` and,
+    optionally, ``"arguments"``), read as MLflow reads them: arguments **left
+    out** or null are no arguments given (``ToolCall(name, None)``), which
+    makes the metric compare the case by name, as MLflow does. (A mapping
+    without ``"arguments"`` given straight to ``AgentTestCase`` is a call
+    with empty arguments, which are compared.) Arguments that are not an
+    object are refused, as MLflow refuses them; other keys are ignored, as
+    MLflow ignores them.
+
+    >>> mlflow_expected_calls([{"name": "search"}, {"name": "log", "arguments": {}}])
+    [ToolCall('search', None), ToolCall('log', {})]
+    """
+    if isinstance(expected_tool_calls, (str, bytes, Mapping)) or \
+            not isinstance(expected_tool_calls, Iterable):
+        raise InvalidCaseError(
+            f"mlflow_expected_calls: expected a list of expected calls, got "
+            f"{type(expected_tool_calls).__name__}. Fix: pass expectations['expected_tool_calls'].")
+    calls = []
+    for k, item in enumerate(expected_tool_calls):
+        if not isinstance(item, Mapping):
+            raise InvalidCaseError(
+                f"mlflow_expected_calls: expected_tool_calls[{k}] is {type(item).__name__}; expected "
+                f"a mapping with 'name' and optionally 'arguments'. Fix: pass MLflow's "
+                f"FunctionCall as call.model_dump().")
+        arguments = item.get("arguments")
+        if arguments is not None and not isinstance(arguments, dict):
+            raise InvalidCaseError(
+                f"mlflow_expected_calls: expected_tool_calls[{k}] ({item.get('name')!r}) has "
+                f"arguments of type {type(arguments).__name__}; MLflow refuses them (\"Arguments "
+                f"must be a dict\"). Fix: give the arguments as an object, or leave them out to "
+                f"check the name only.")
+        try:
+            calls.append(ToolCall(item.get("name"), arguments))  # type: ignore[arg-type]
+        except InvalidCaseError as error:
+            raise InvalidCaseError(f"mlflow_expected_calls: expected_tool_calls[{k}]: {error}") from None
+    return calls
+
+
 def _storable(call: ToolCall, k: int) -> None:
     """Refuse a call MLflow cannot write to its trace store (text holding a
     lone surrogate): MLflow has no trace to score then."""
@@ -103,13 +186,18 @@ class MlflowToolCallCorrectness(Metric):
     - ``compare_arguments="auto"`` (MLflow's rule): arguments are compared
       unless an expected call has **no arguments given**
       (``ToolCall(name, None)``); then the whole case is compared by names.
-      ``True`` or ``False`` decide for every case.
+      ``True`` or ``False`` decide for every case; MLflow has no such switch:
+      ``True`` is what MLflow says when every expected call is given its
+      arguments (``{}`` for none), ``False`` what it says when none is. The
+      reason says when MLflow's own rule would have compared otherwise.
     - The calls made are read as MLflow reads them back from a trace: empty
       and absent arguments alike; the tool name taken from
       ``arguments["call"]["tool_name"]`` where that is given (the spans of
       MLflow's pydantic-ai autolog); arguments that are not an object as
       MLflow stores them (``"[]"`` is empty; other text is refused where
-      arguments are compared).
+      arguments are compared). :func:`mlflow_tool_call` and
+      :func:`mlflow_expected_calls` build the calls from MLflow's own inputs
+      (a TOOL span's inputs; the expectations' calls).
 
     Quirks kept: **no expected calls is refused** (MLflow reads an empty
     expected list as no expectations, and its exact mode then raises), and
@@ -200,8 +288,7 @@ class MlflowToolCallCorrectness(Metric):
         if isinstance(found, int):
             return 0.0, f"no: {found} calls made, {len(case.expected_tool_calls)} expected"
         made, wanted, compare = found
-        how = "" if compare else " by name (an expected call has no arguments given)" \
-            if self.compare_arguments == _AUTO else " by name"
+        how = self._how(compare, case.expected_tool_calls)
         if self.should_consider_ordering:
             for k, (got, want) in enumerate(zip(made, wanted, strict=True)):
                 if got != want:
@@ -210,11 +297,25 @@ class MlflowToolCallCorrectness(Metric):
         if set(made) != set(wanted):
             missing = sorted(map(str, set(wanted) - set(made)))
             extra = sorted(map(str, set(made) - set(wanted)))
-            return 0.0, f"no: missing {listed(missing)}; not expected {listed(extra)}{how}"
+            parts = [f"{what} {listed(calls)}" for what, calls in (("missing", missing), ("not expected", extra))
+                     if calls]  # one may be empty: the same length, repeats on one side
+            return 0.0, f"no: {'; '.join(parts)}{how}"
         if sorted(map(str, made)) != sorted(map(str, wanted)):
             return 1.0, (f"yes: the same calls as sets, though repeated differently (MLflow "
                          f"compares sets){how}")
         return 1.0, f"yes: the same {len(wanted)} calls, in any order{how}"
+
+    def _how(self, compare: bool, expected: tuple[ToolCall, ...]) -> str:
+        """How the calls were compared, for the reason; with ``compare_arguments``
+        True or False, whether MLflow's own rule would have compared otherwise."""
+        if self.compare_arguments == _AUTO:
+            return "" if compare else " by name (an expected call has no arguments given)"
+        if compare == all(call.arguments_given for call in expected):
+            return "" if compare else " by name"
+        if compare:
+            return (" (arguments compared, as compare_arguments=True asks; MLflow compares this "
+                    "case by name: an expected call has no arguments given)")
+        return " by name (compare_arguments=False; MLflow compares arguments here)"
 
     def _value(self, case: AgentTestCase) -> float:
         found = self._signatures(case)

@@ -2,7 +2,9 @@
 agentevals, Google ADK and MLflow, run offline in their own environment
 (``.venv-peers``, built by ``make test``: their pins conflict with the main
 test environment) through ``tests/peers/drive.py``, on generated cases and
-the 50 bundled tau2 runs, every option combination, single and batched.
+the 50 bundled tau2 runs, every option combination, single and batched; and
+MLflow on its own inputs (a TOOL span's inputs of any kind, expected calls
+without arguments), where the differences left are an exact, documented list.
 
 Without ``.venv-peers`` these tests skip, unless AGENTMETRICS_REQUIRE_PEERS
 is set (``make test`` sets it), when they fail.
@@ -15,6 +17,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import warnings
 from collections.abc import Callable
@@ -22,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from agentmetrics import (
     AgentMetricsWarning,
@@ -41,6 +46,8 @@ from agentmetrics_compat import (
     MlflowToolCallCorrectness,
     RagasToolCallAccuracy,
     RagasToolCallF1,
+    mlflow_expected_calls,
+    mlflow_tool_call,
 )
 
 REPO = Path(__file__).resolve().parents[3]
@@ -270,6 +277,36 @@ RUNS += [(peer, options, make, EDGE_CASES) for peer, options, make, cases in lis
          if cases is CASES or cases is MLFLOW_CASES]
 
 
+def _expected_as_asked(cases: list[AgentTestCase], compare: bool) -> list[AgentTestCase]:
+    """What MLflow, which has no compare_arguments, is given for ours: with True,
+    every expected call given its arguments ({} where none were); with False,
+    none given (arguments that are not an object stay: MLflow refuses them
+    whatever it compares)."""
+    def asked(call: ToolCall) -> ToolCall:
+        if not call.arguments_valid or call.arguments_given != (not compare):
+            return call
+        return ToolCall(call.name, {} if compare else None, output=call.output)
+    return [AgentTestCase(tool_calls=c.tool_calls, expected_tool_calls=[asked(e) for e in c.expected_tool_calls or ()])
+            for c in cases]
+
+
+#: The cases the peer is sent, where they are not the cases we score (by run index):
+#: compare_arguments=True/False against MLflow given what that option asks for.
+SENT: dict[int, list[AgentTestCase]] = {}
+#: The lists of cases MLflow is sent for compare_arguments True and False, by list name.
+ASKED: dict[str, list[AgentTestCase]] = {}
+for scored in (MLFLOW_CASES, EDGE_CASES):
+    for compare in (True, False):
+        sent = _expected_as_asked(scored, compare)
+        ASKED[f"{'mlflow' if scored is MLFLOW_CASES else 'edge'}-compare-{str(compare).lower()}"] = sent
+        for ordering in (False, True):
+            SENT[len(RUNS)] = sent
+            RUNS.append(("mlflow", {"should_consider_ordering": ordering},
+                         lambda o=ordering, c=compare: MlflowToolCallCorrectness(should_consider_ordering=o,
+                                                                                  compare_arguments=c),
+                         scored))
+
+
 # agentevals' overrides of every kind, as agentevals reads them; the functions are
 # the driver's own (tests/peers/drive.py FUNCTIONS), named in the request.
 def _truthy_x(first: dict[str, Any], second: dict[str, Any]) -> Any:
@@ -310,15 +347,16 @@ for overrides in OVERRIDE_KINDS:
                              tool_args_match_overrides=_ours(o)), FIRST))
 
 
-def _label(run: Run) -> str:
-    peer, options, _, cases = run
-    shown = ",".join(f"{k}={v}" for k, v in options.items() if v != [])
-    return f"{peer}[{shown}]" + {id(SESSIONS): "-sessions", id(EDGE_CASES): "-edge"}.get(id(cases), "")
-
-
 #: The request's lists of cases, by name.
 LISTS = {"cases": CASES, "first": FIRST, "mlflow": MLFLOW_CASES, "sessions": SESSIONS,
-         "edge": EDGE_CASES}
+         "edge": EDGE_CASES, **ASKED}
+
+
+def _label(k: int) -> str:
+    peer, options, _, cases = RUNS[k]
+    shown = ",".join(f"{key}={value}" for key, value in options.items() if value != [])
+    label = f"{peer}[{shown}]" + {id(SESSIONS): "-sessions", id(EDGE_CASES): "-edge"}.get(id(cases), "")
+    return label + (f"-sent-{_on(SENT[k])}" if k in SENT else "")
 
 
 def _on(cases: list[AgentTestCase]) -> str:
@@ -360,17 +398,21 @@ def peer_results() -> list[list[dict[str, Any]]]:
             pytest.fail(message)
         pytest.skip(message)
     request: dict[str, Any] = {name: [_wire_case(c) for c in cases] for name, cases in LISTS.items()}
-    request["runs"] = [{"peer": peer, "options": options, "on": _on(cases)} for peer, options, _, cases in RUNS]
+    request.update(SHAPE_LISTS)  # already as the driver takes them
+    request["runs"] = [{"peer": peer, "options": options, "on": _on(SENT.get(k, cases))}
+                       for k, (peer, options, _, cases) in enumerate(RUNS)]
+    request["runs"] += [{"peer": "mlflow", "options": {"should_consider_ordering": ordering},
+                         "on": _shapes_as_asked(compare)} for ordering, compare in SHAPE_RUNS]
     response = _peers_answer(json.dumps(request))  # key order kept: ragas compares str(value)
     assert response["network_attempts"] == 0
     assert response["versions"] == {"deepeval": "4.3.1", "ragas": "0.4.3", "agentevals": "0.0.9",
                                     "google-adk": "2.13.0", "mlflow": "3.17.2"}
     results: list[list[dict[str, Any]]] = response["results"]
-    assert len(results) == len(RUNS)
+    assert len(results) == len(RUNS) + len(SHAPE_RUNS)
     return results
 
 
-@pytest.mark.parametrize("k", range(len(RUNS)), ids=[_label(r) for r in RUNS])
+@pytest.mark.parametrize("k", range(len(RUNS)), ids=[_label(k) for k in range(len(RUNS))])
 def test_equal_to_the_peer_single_and_batched(peer_results, k):
     peer, options, make, cases = RUNS[k]
     with warnings.catch_warnings():  # an unknown override mode warns that it ignores arguments
@@ -418,6 +460,324 @@ def test_equal_to_the_peer_single_and_batched(peer_results, k):
 def test_the_generated_cases_reach_every_outcome(peer_results):
     """The generator is not too easy: each run sees several distinct scores,
     and both outcomes of every pass/fail metric."""
-    for k, run in enumerate(RUNS):
+    for k in range(len(RUNS)):
         values = {round(float(r["score"]), 9) for r in peer_results[k] if "error" not in r}
-        assert len(values) >= 2, (_label(run), values)
+        assert len(values) >= 2, (_label(k), values)
+
+
+# -- MLflow given its own inputs (issue 48) ----------------------------------------------
+#
+# MLflow scores inputs a ToolCall cannot hold: a TOOL span's inputs may be text,
+# a list or a number, and an expected call may leave its arguments out (MLflow:
+# "check the name only"). These cases are MLflow's inputs as they are, in the
+# driver's form; ours are built from them with mlflow_tool_call and
+# mlflow_expected_calls, or straight (AgentTestCase given the same mappings).
+
+MISSING = object()  # no "arguments" (or no "name") in the call's mapping
+SHAPE_INPUTS: list[Any] = [  # a TOOL span's inputs
+    MISSING, None, None, {}, {}, {"x": 1}, {"x": 1.0}, {"x": "1"}, {"x": None}, {"x": 1, "y": 2}, {"y": 2, "x": 1},
+    {"y": {"u": [1, {"k": 2}]}}, {"y": {"u": [1, {"k": 2.0}]}}, {"x": []}, {"x": {}},
+    {"call": {"tool_name": "a"}}, {"call": {"tool_name": "b", "x": 1}}, {"call": {"tool_name": None}},
+    [], [1], [{"x": 1}], [[]], "", "x", "[]", "[1]", '""', '{"x": 1}', "null", "0",
+    0, 0.0, False, 1, True,
+]
+SHAPE_EXPECTED: list[Any] = [  # an expected call's arguments
+    MISSING, MISSING, MISSING, None, None, None, {}, {}, {}, {"x": 1}, {"x": 1}, {"x": 1.0}, {"x": "1"},
+    {"x": None}, {"x": 1, "y": 2}, {"y": 2, "x": 1}, {"y": {"u": [1, {"k": 2}]}}, {"y": {"u": [1, {"k": 2.0}]}},
+    {"x": []}, {"call": {"tool_name": "a"}}, [], "", [1], 0,
+]
+
+
+def _mapping(name: Any, arguments: Any) -> dict[str, Any]:
+    """A call's mapping, without the keys given as MISSING."""
+    return {key: value for key, value in (("name", name), ("arguments", arguments)) if value is not MISSING}
+
+
+def _shape_call(rng: random.Random, names: list[Any], pool: list[Any]) -> dict[str, Any]:
+    name = rng.choice(names)
+    return _mapping(name, rng.choice(pool))
+
+
+def mlflow_shapes(n: int, seed: int) -> list[dict[str, Any]]:
+    """Cases as MLflow takes them: the calls made (a TOOL span's name and
+    inputs) and expected (name and arguments, either left out now and then);
+    half near misses of the expected calls, half drawn apart."""
+    rng = random.Random(seed)
+    called_names = ["a"] * 12 + ["b"] * 12 + [""]
+    expected_names = [*called_names, MISSING]
+    cases = []
+    for k in range(n):
+        expected = [_shape_call(rng, expected_names, SHAPE_EXPECTED) for _ in range(rng.choice([0, 1, 1, 1, 2, 2, 3]))]
+        if k % 2:
+            called = [_shape_call(rng, called_names, SHAPE_INPUTS) for _ in range(rng.choice([0, 1, 2, 3]))]
+        else:
+            called = []
+            for want in expected:
+                name = want.get("name", "a")
+                if isinstance(want.get("arguments"), dict) and rng.random() < 0.6:
+                    called.append({"name": name, "arguments": want["arguments"]})
+                else:
+                    called.append(_shape_call(rng, [name], SHAPE_INPUTS))
+            if rng.random() < 0.3:
+                rng.shuffle(called)
+            if rng.random() < 0.2:
+                called.insert(rng.randint(0, len(called)), _shape_call(rng, called_names, SHAPE_INPUTS))
+        cases.append({"called": called, "expected": expected})
+    return cases
+
+
+def _as_asked(case: dict[str, Any], compare: bool | str) -> dict[str, Any]:
+    """What MLflow is given for our compare_arguments (see _expected_as_asked)."""
+    if compare == "auto":
+        return case
+    expected = []
+    for call in case["expected"]:
+        call = dict(call)
+        if compare and call.get("arguments") is None:
+            call["arguments"] = {}
+        elif not compare and isinstance(call.get("arguments"), dict):
+            del call["arguments"]
+        expected.append(call)
+    return {"called": case["called"], "expected": expected}
+
+
+COMPARES: tuple[bool | str, ...] = ("auto", True, False)
+SHAPES = mlflow_shapes(400, seed=48)
+SHAPE_RUNS = [(ordering, compare) for ordering in (False, True) for compare in COMPARES]
+
+
+def _shapes_as_asked(compare: bool | str) -> str:
+    return f"mlflow-shapes-{str(compare).lower()}"
+
+
+SHAPE_LISTS = {_shapes_as_asked(compare): [_as_asked(case, compare) for case in SHAPES] for compare in COMPARES}
+
+
+def _mlflow_says(case: dict[str, Any], ordering: bool) -> float | str:
+    """MLflow's ToolCallCorrectness, exact mode, on a case as MLflow takes it:
+    1.0, 0.0, or "E" where it raises. Written from mlflow 3.17.2's source
+    (extract_tools_called_from_trace, parse_tool_call_expectations,
+    ToolCallCorrectness.__call__, get_tool_call_signature) and its trace
+    store, independently of the metric."""
+    def read_back(inputs: Any) -> Any:
+        # the store keeps text that is the JSON of an object, a list or a text as it is
+        # (and so gives back the decoded value); any other text as a JSON string
+        if not isinstance(inputs, str):
+            return inputs
+        try:
+            decoded = json.loads(inputs)
+        except ValueError:
+            return inputs
+        return decoded if isinstance(decoded, (dict, list, str)) else inputs
+
+    made = []
+    for call in case["called"]:  # the trace's TOOL spans, as FunctionCall(name, inputs or None)
+        inputs = read_back(call.get("arguments"))
+        name = call["name"]
+        if isinstance(inputs, dict) and isinstance(inputs.get("call"), dict) and "tool_name" in inputs["call"]:
+            name = inputs["call"]["tool_name"]
+        inputs = inputs or None
+        if not (name is None or isinstance(name, str)) or not (inputs is None or isinstance(inputs, (str, dict))):
+            return "E"  # FunctionCall's fields: name str | None, arguments str | dict | None
+        made.append((name, inputs))
+    expected = []
+    for call in case["expected"]:
+        arguments = call.get("arguments")
+        if arguments is not None and not isinstance(arguments, dict):
+            return "E"  # "Arguments must be a dict"
+        expected.append((call.get("name"), arguments))
+    if not expected:
+        return "E"  # no expectations: exact mode raises
+    include = all(arguments is not None for _, arguments in expected)
+    if len(made) != len(expected):
+        return 0.0
+
+    def signature(name: Any, arguments: Any) -> Any:
+        if not include:
+            return name
+        if isinstance(arguments, str):
+            raise TypeError("Arguments must be a dict")
+        return f"{name}({json.dumps(arguments or {}, sort_keys=True)})"
+
+    try:
+        got = [signature(*call) for call in made]
+        want = [signature(*call) for call in expected]
+    except TypeError:
+        return "E"
+    return float(got == want if ordering else set(got) == set(want))
+
+
+def _from_mlflow(case: dict[str, Any]) -> AgentTestCase:
+    return AgentTestCase(
+        tool_calls=[mlflow_tool_call(call["name"], call.get("arguments")) for call in case["called"]],
+        expected_tool_calls=mlflow_expected_calls(case["expected"]))
+
+
+def _straight(case: dict[str, Any]) -> AgentTestCase:
+    return AgentTestCase(tool_calls=case["called"], expected_tool_calls=case["expected"])
+
+
+def _blank_name(case: dict[str, Any]) -> bool:
+    return any(not call.get("name") for call in case["called"] + case["expected"])
+
+
+def _number_inputs(case: dict[str, Any]) -> bool:
+    return any(type(call.get("arguments")) in (int, float, bool) for call in case["called"])
+
+
+def _not_an_object(case: dict[str, Any]) -> bool:
+    return any(call.get("arguments") is not None and not isinstance(call["arguments"], dict)
+               for call in case["called"] + case["expected"])
+
+
+def _left_out(case: dict[str, Any]) -> bool:
+    return any("arguments" not in call for call in case["expected"])
+
+
+#: Where the metric, given MLflow's own inputs, refuses a case MLflow scores:
+#: (when it applies, the refusal's message). Each is listed with its reason in
+#: docs/coming-from.md ("From MLflow") and on the metric's page. Exact: a
+#: difference outside the list fails, and so does an entry no case shows.
+FROM_ITS_INPUTS: dict[str, tuple[Callable[[dict[str, Any]], bool], str]] = {
+    "a blank or missing tool name": (_blank_name, r"ToolCall\.name: expected a non-empty str"),
+    "a number or a boolean as a span's inputs": (
+        _number_inputs, r"^mlflow_tool_call: the inputs of the call of .* are (int|float|bool) "),
+}
+#: The same, for cases built straight from MLflow's mappings (AgentTestCase).
+STRAIGHT_REFUSED: dict[str, tuple[Callable[[dict[str, Any]], bool], str]] = {
+    "a blank or missing tool name": (_blank_name, r"ToolCall\.name: expected a non-empty str|no 'name' key"),
+    "arguments that are not an object": (_not_an_object, r"ToolCall\.arguments: expected a mapping"),
+}
+#: ... and scored otherwise: an expected call without "arguments" is given and
+#: empty for AgentTestCase (so arguments are compared), "name only" for MLflow.
+LEFT_OUT = "an expected call without 'arguments', read as given and empty"
+
+
+def _score(metric: Metric, case: AgentTestCase) -> float | str:
+    try:
+        return metric.evaluate(case).value
+    except InvalidCaseError:
+        return "E"
+
+
+def _documented(listed: dict[str, tuple[Callable[[dict[str, Any]], bool], str]], case: dict[str, Any],
+                error: InvalidCaseError) -> str | None:
+    return next((name for name, (applies, message) in listed.items()
+                 if applies(case) and re.search(message, str(error))), None)
+
+
+def _shape_differences(results: list[list[dict[str, Any]]], j: int, straight: bool
+                       ) -> tuple[list[str], set[str]]:
+    """The undocumented differences from MLflow of option set ``j`` on SHAPES
+    (ours from MLflow's inputs, or built straight), and the documented ones seen."""
+    ordering, compare = SHAPE_RUNS[j]
+    theirs = results[len(RUNS) + j]
+    both_given = results[len(RUNS) + SHAPE_RUNS.index((ordering, True))]
+    sent = SHAPE_LISTS[_shapes_as_asked(compare)]
+    metric = MlflowToolCallCorrectness(should_consider_ordering=ordering, compare_arguments=compare)
+    listed = STRAIGHT_REFUSED if straight else FROM_ITS_INPUTS
+    undocumented, seen, built = [], set(), []
+    for row, (case, their) in enumerate(zip(SHAPES, theirs, strict=True)):
+        want = "E" if "error" in their else float(their["score"])
+        assert _mlflow_says(sent[row], ordering) == want, (row, sent[row], their)  # the reference is MLflow
+        try:
+            ours = _straight(case) if straight else _from_mlflow(case)
+        except InvalidCaseError as error:
+            reason = _documented(listed, case, error)
+            if want != "E" and reason is None:
+                undocumented.append(f"row {row}: MLflow {their}, we refuse: {error}; case {case}")
+            elif want != "E":
+                seen.add(reason)  # type: ignore[arg-type]
+            continue
+        built.append(ours)
+        got = _score(metric, ours)
+        if got == want:
+            continue
+        if straight and compare == "auto" and _left_out(case) and "error" not in both_given[row] \
+                and got == float(both_given[row]["score"]):
+            seen.add(LEFT_OUT)
+            continue
+        undocumented.append(f"row {row}: MLflow {their}, ours {got!r}; case {case}")
+    single = [_score(metric, ours) for ours in built]
+    batched = metric.evaluate_batch(ToolCallBatch.from_cases(built), errors="record")
+    assert [("E" if row in batched.errors else value) for row, value in enumerate(batched.values.tolist())] == single
+    return undocumented, seen
+
+
+@pytest.mark.parametrize("straight", [False, True], ids=["from-its-inputs", "built-straight"])
+@pytest.mark.parametrize("j", range(len(SHAPE_RUNS)),
+                         ids=[f"ordering={o},compare_arguments={c}" for o, c in SHAPE_RUNS])
+def test_mlflow_given_its_own_inputs(peer_results, j, straight):
+    """MLflow's answer on its own inputs, or a refusal listed in FROM_ITS_INPUTS
+    (built straight: STRAIGHT_REFUSED, LEFT_OUT); single and batched alike."""
+    undocumented, _ = _shape_differences(peer_results, j, straight)
+    assert not undocumented, f"{len(undocumented)} of {len(SHAPES)} differ:\n" + "\n".join(undocumented[:5])
+
+
+def test_every_listed_mlflow_difference_is_seen(peer_results):
+    """The lists are exact: each listed difference occurs on these cases."""
+    for straight, listed in ((False, set(FROM_ITS_INPUTS)), (True, {*STRAIGHT_REFUSED, LEFT_OUT})):
+        seen: set[str] = set()
+        for j in range(len(SHAPE_RUNS)):
+            seen |= _shape_differences(peer_results, j, straight)[1]
+        assert seen == listed, (straight, seen)
+
+
+_LEAF = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from([1.0, 0.5, -0.0, 1e16]),
+                  st.sampled_from(["", "a", "A", "1", "caf\u00e9"]))
+_VALUE = st.recursive(_LEAF, lambda inner: st.lists(inner, max_size=3)
+                      | st.dictionaries(st.sampled_from(["x", "y", "u"]), inner, max_size=3), max_leaves=8)
+_OBJECT = st.dictionaries(st.sampled_from(["x", "y", "call"]), _VALUE, max_size=3) | st.sampled_from(
+    [{"call": {"tool_name": "a"}}, {"call": {"tool_name": "b", "x": 1}}, {"call": {"tool_name": None}},
+     {"call": {"tool_name": 5}}])
+_TEXTS = ["", " ", "x", "[]", "[1]", '""', '"x"', "0", "null", "false", '{"x": 1}',
+          '{"call": {"tool_name": "b"}}', "{x: oops"]
+_INPUTS = st.one_of(st.sampled_from([MISSING, None, {}, "", [], '""', "[]", "x"]), st.sampled_from(SHAPE_INPUTS),
+                    _OBJECT, st.lists(_VALUE, max_size=2), st.sampled_from(_TEXTS),
+                    st.sampled_from([0, 0.0, False, 1, 2.5, True]))
+_EXPECTED_ARGUMENTS = st.one_of(st.sampled_from(SHAPE_EXPECTED), _OBJECT)
+
+
+_CALLED = st.builds(_mapping, st.sampled_from(["a", "b", ""]), _INPUTS)
+_EXPECTED = st.builds(_mapping, st.sampled_from(["a", "b", "", MISSING]), _EXPECTED_ARGUMENTS)
+
+
+@st.composite
+def _mlflow_cases(draw: st.DrawFn) -> dict[str, Any]:
+    expected = draw(st.lists(_EXPECTED, max_size=3))
+    if draw(st.booleans()):  # near misses: each expected call made, with its arguments or others
+        called = [_mapping(call.get("name") or "a", draw(st.just(call.get("arguments", MISSING)) | _INPUTS))
+                  for call in expected]
+        called = draw(st.permutations(called))
+    else:
+        called = draw(st.lists(_CALLED, max_size=3))
+    return {"called": called, "expected": expected}
+
+
+def _made_as(inputs: Any, against: Any = None, compare: bool | str = True) -> dict[str, Any]:
+    """Keyword arguments of the property below: one call made with ``inputs``
+    against one expected with ``against``."""
+    return {"case": {"called": [_mapping("a", inputs)], "expected": [_mapping("a", against)]},
+            "ordering": False, "compare": compare}
+
+
+@settings(max_examples=600, deadline=None)
+@given(case=_mlflow_cases(), ordering=st.booleans(), compare=st.sampled_from(COMPARES))
+@example(**_made_as("")).via("issue 48: '' is no arguments for MLflow")
+@example(**_made_as([])).via("issue 48: [] likewise")
+@example(**_made_as('""')).via("the JSON text of '' reads back as ''")
+@example(**_made_as("x", compare="auto")).via("text: by name, MLflow's rule")
+@example(**_made_as("x", {})).via("text: refused where arguments are compared")
+@example(**_made_as([1], compare="auto")).via("a non-empty list: refused always")
+@example(**_made_as({"x": 1}, MISSING, compare="auto")).via("an expected call without arguments: by name")
+def test_mlflow_inputs_scored_as_mlflow_scores_them(case, ordering, compare):
+    """Against the reference (checked against MLflow itself above): MLflow's
+    answer, or a refusal listed in FROM_ITS_INPUTS."""
+    want = _mlflow_says(_as_asked(case, compare), ordering)
+    try:
+        ours = _from_mlflow(case)
+    except InvalidCaseError as error:
+        assert want == "E" or _documented(FROM_ITS_INPUTS, case, error), (want, error)
+        return
+    metric = MlflowToolCallCorrectness(should_consider_ordering=ordering, compare_arguments=compare)
+    assert _score(metric, ours) == want

@@ -7,6 +7,7 @@ against the installed peers on generated cases)."""
 
 from __future__ import annotations
 
+import doctest
 import math
 import pickle
 import warnings
@@ -29,7 +30,10 @@ from agentmetrics_compat import (
     MlflowToolCallCorrectness,
     RagasToolCallAccuracy,
     RagasToolCallF1,
+    mlflow_expected_calls,
+    mlflow_tool_call,
 )
+from agentmetrics_compat import _mlflow
 
 
 def case(called, expected):
@@ -167,6 +171,87 @@ def test_mlflow_lengths_decide_before_arguments_are_read():
 def test_mlflow_refuses_what_it_cannot_store():
     with pytest.raises(InvalidCaseError, match="lone surrogate"):
         MlflowToolCallCorrectness().evaluate(case([ToolCall("a", {"q": "\ud800"})], [ToolCall("a", {"q": "x"})]))
+
+
+# -- MLflow's own inputs (issue 48): a TOOL span's inputs, its expectations' calls -------
+
+@pytest.mark.parametrize("inputs, against_empty, against_none", [
+    ("", 1.0, 1.0), ([], 1.0, 1.0), ((), 1.0, 1.0),  # MLflow's `inputs or None`: no arguments
+    ("[]", 1.0, 1.0), ('""', 1.0, 1.0),              # stored as is, read back decoded: empty
+    ("x", "E", 1.0), ("null", "E", 1.0), ("0", "E", 1.0),  # text: by name only
+    ('{"x": 1}', 0.0, 1.0),                          # the JSON of an object: that object
+    ([1], "E", "E"), ([{"x": 1}], "E", "E"),        # a non-empty list: FunctionCall refuses it
+    (None, 1.0, 1.0), ({}, 1.0, 1.0), ({"x": 1}, 0.0, 1.0),
+])
+def test_mlflow_tool_call_reads_a_spans_inputs_as_mlflow_does(inputs, against_empty, against_none):
+    """The values mlflow 3.17.2 gives a trace whose TOOL span has these inputs,
+    against an expected call with {} and with no arguments."""
+    made = [mlflow_tool_call("a", inputs, output="ok")]
+    assert made[0].output == "ok"
+    assert value(MlflowToolCallCorrectness(), case(made, [EMPTY])) == against_empty
+    assert value(MlflowToolCallCorrectness(), case(made, [NONE])) == against_none
+    if inputs is not None and not isinstance(inputs, dict):  # kept as malformed for the other metrics
+        assert not made[0].arguments_valid
+        assert value(RagasToolCallF1(), case(made, [EMPTY])) == "E"
+
+
+@pytest.mark.parametrize("inputs", [0, 0.0, False, 1, True, 2.5, b"x"])
+def test_mlflow_tool_call_refuses_a_number_as_inputs(inputs):
+    # MLflow reads 0, 0.0 and false as no arguments and refuses the others: a documented difference
+    with pytest.raises(InvalidCaseError, match=r"^mlflow_tool_call: the inputs of the call of 'a' are .*Fix: pass None"):
+        mlflow_tool_call("a", inputs)
+
+
+def test_mlflow_expected_calls_read_left_out_arguments_as_mlflow_does():
+    made = [ToolCall("search", {"q": "x"}), ToolCall("log", {"n": 1})]
+    expectations = [{"name": "search", "arguments": {"q": "y"}}, {"name": "log"}]
+    calls = mlflow_expected_calls(expectations)
+    assert calls == [ToolCall("search", {"q": "y"}), ToolCall("log", None)] and not calls[1].arguments_given
+    assert MlflowToolCallCorrectness().evaluate(case(made, calls)).value == 1.0  # mlflow 3.17.2: "yes", by name
+    # the same mappings straight to AgentTestCase: "log" has empty arguments, which are compared
+    assert MlflowToolCallCorrectness().evaluate(case(made, expectations)).value == 0.0
+    assert mlflow_expected_calls([{"name": "a", "arguments": None, "outputs": 1, "exception": None}]) == [NONE]
+
+
+@pytest.mark.parametrize("expected, message", [
+    ([{"name": "a", "arguments": []}], r"expected_tool_calls\[0\] \('a'\) has arguments of type list; MLflow refuses"),
+    ([{"name": "a", "arguments": ""}], r"of type str; MLflow refuses them \(\"Arguments must be a dict\"\)"),
+    ([{"name": "a"}, "b"], r"expected_tool_calls\[1\] is str; expected a mapping"),
+    ([{"name": ""}], r"expected_tool_calls\[0\]: ToolCall.name: expected a non-empty str"),
+    ([{"arguments": {}}], r"expected_tool_calls\[0\]: ToolCall.name: expected a non-empty str, got NoneType"),
+    ({"expected_tool_calls": []}, r"expected a list of expected calls, got dict. Fix: pass expectations"),
+])
+def test_mlflow_expected_calls_refuse_what_mlflow_refuses_and_blank_names(expected, message):
+    with pytest.raises(InvalidCaseError, match=message):
+        mlflow_expected_calls(expected)
+
+
+def test_mlflow_reason_says_where_compare_arguments_overrides_mlflows_rule():
+    made = [ToolCall("a", {"x": 1}), ToolCall("b", {})]
+    one_without = [ToolCall("a", {"x": 2}), ToolCall("b", None)]
+    compared = MlflowToolCallCorrectness(compare_arguments=True).evaluate(case(made, one_without))
+    assert compared.value == 0.0  # MLflow says "yes" here (by name), and "no" with b's arguments written {}
+    assert compared.reason.endswith("(arguments compared, as compare_arguments=True asks; MLflow compares "
+                                    "this case by name: an expected call has no arguments given)")
+    named = MlflowToolCallCorrectness(compare_arguments=False).evaluate(
+        case(made, [ToolCall("a", {"x": 2}), ToolCall("b", {})]))
+    assert named.value == 1.0 and named.reason.endswith(" by name (compare_arguments=False; MLflow compares "
+                                                        "arguments here)")
+    # where MLflow's rule agrees, the reason is as before
+    assert MlflowToolCallCorrectness(compare_arguments=False).evaluate(case(made, one_without)).reason.endswith(
+        " by name")
+    assert "MLflow" not in MlflowToolCallCorrectness(compare_arguments=True).evaluate(case(made, made)).reason
+
+
+def test_mlflow_reason_names_only_the_side_that_differs():
+    # the same length, the same calls but for repeats on one side: one set holds a call the other lacks
+    reason = MlflowToolCallCorrectness().evaluate(case([ToolCall("a"), ToolCall("b")], [ToolCall("a")] * 2)).reason
+    assert reason == "no: not expected b({})"
+
+
+def test_mlflow_docstring_examples():
+    failures, attempted = doctest.testmod(_mlflow, optionflags=doctest.ELLIPSIS)
+    assert attempted and not failures
 
 
 # -- agentevals' overrides, as agentevals reads them -----------------------------------
