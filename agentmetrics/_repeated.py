@@ -119,7 +119,7 @@ class Trials:
             raise InvalidParameterError(
                 f"ks: expected a list of whole numbers k, got {type(ks).__name__}. Fix: e.g. "
                 f"ks=[1, 2, 4].")
-        return [self._check_k(k) for k in ks]
+        return list(dict.fromkeys(self._check_k(k) for k in ks))  # each k once, in order
 
     def pass_at_k(self, k: int, *, per_task: bool = False) -> Any:
         """The chance that at least one of ``k`` trials passes, averaged over
@@ -163,8 +163,8 @@ class Trials:
         most = int(self.trials.max()) if len(self.trials) else 0
         runs = f"{fewest}" if fewest == most else f"{fewest} to {most}"
         plural = "" if most == 1 else "s"
-        return (f"Repeated trials of {self.metric}: {len(self.tasks)} tasks, {runs} "
-                f"trial{plural} each")
+        tasks = f"{len(self.tasks)} task{'' if len(self.tasks) == 1 else 's'}"
+        return f"Repeated trials of {self.metric}: {tasks}, {runs} trial{plural} each"
 
     def table(self, ks: Sequence[int] | None = None) -> Table:
         """Per task: trials, passes, the pass rate, whether its outcome is

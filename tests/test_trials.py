@@ -175,7 +175,8 @@ def test_a_task_of_thousands_of_trials_has_a_short_summary_and_table():
 
 def test_the_k_asked_for_are_checked():
     trials = _one_task(4, 2).trials()
-    assert trials.summary(ks=[4, 2])["k"] == [4, 2]
+    assert trials.summary(ks=[4, 2, 4])["k"] == [4, 2]
+    assert trials.table(ks=[np.int64(3), 3]).columns[5:] == ("pass^3",)
     assert trials.summary(ci=None, ks=[1])["pass@k"] == [0.5]
     with pytest.raises(InvalidParameterError, match="between 1 and 4"):
         trials.summary(ks=[5])

@@ -67,8 +67,9 @@ def side_by_side(called: Sequence[str] | None, expected: Sequence[str] | None,
                 used_expected = j + 1
     if not cells:
         cells = ['<span class="gap">no calls</span>', '<span class="gap">no calls</span>']
-    left, right = len(called) - used_called, len(expected) - used_expected
-    if left or right:
-        cells += [_more(left, "call" if left == 1 else "calls"),
-                  _more(right, "expected call" if right == 1 else "expected calls")]
+    more_called, more_expected = len(called) - used_called, len(expected) - used_expected
+    if more_called or more_expected:
+        cells += [_more(more_called, "call" if more_called == 1 else "calls"),
+                  _more(more_expected, "expected call" if more_expected == 1
+                        else "expected calls")]
     return head + "".join(cells) + "</div>"
