@@ -11,18 +11,40 @@ import numpy.typing as npt
 
 from agentmetrics._table import Table
 from agentmetrics.errors import InvalidParameterError
+from agentmetrics.stats._trials import pass_k_values
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._results import EvaluationResult
 
-__all__ = ["Trials"]
+__all__ = ["Trials", "default_ks"]
+
+#: Every k up to here is shown; beyond, the steps of :func:`default_ks`.
+_EVERY_K_UP_TO = 10
+
+
+def default_ks(max_k: int) -> list[int]:
+    """The k a summary shows when none are asked for: every k from 1 to 10,
+    then 20, 50, 100, 200, 500, 1,000, ... (1, 2 and 5 per power of ten)
+    below ``max_k``, and ``max_k`` itself (all of the fewest trials): about
+    ten rows plus three per power of ten, however many trials there are."""
+    ks = list(range(1, min(max_k, _EVERY_K_UP_TO) + 1))
+    scale = _EVERY_K_UP_TO
+    while ks and ks[-1] < max_k:
+        for step in (2, 5, 10):
+            k = min(step * scale, max_k)
+            if k > ks[-1]:
+                ks.append(k)
+        scale *= 10
+    return ks
 
 
 class Trials:
     """One metric's outcomes grouped by task: ``trials[i]`` runs of ``tasks[i]``,
     ``passes[i]`` of them passed.
 
-    For k up to :attr:`max_k` (the fewest trials any task has):
+    For k up to :attr:`max_k` (the fewest trials any task has), computed by
+    :mod:`agentmetrics.stats` (exact up to 1,000 trials, within 1e-12
+    relatively beyond):
 
     - :meth:`pass_at_k`: the chance that at least one of k trials passes
       (the unbiased estimator 1 - C(n-c, k) / C(n, k)), averaged over tasks;
@@ -30,8 +52,10 @@ class Trials:
       C(c, k) / C(n, k)), averaged over tasks.
 
     Each has ``per_task=True`` for the value of every task. :meth:`summary`
-    gives both for every k with intervals (tasks being the independent units);
-    :meth:`table` the per-task consistency table.
+    gives both with intervals (tasks being the independent units) and
+    :meth:`table` the per-task consistency table, for the k of ``ks``: by
+    default :func:`default_ks`, every k up to 10 then 20, 50, 100, ... and
+    :attr:`max_k`, so that both stay short for thousands of trials.
     """
 
     __slots__ = ("metric", "passes", "tasks", "trials")
@@ -85,12 +109,17 @@ class Trials:
         return int(k)
 
     def _per_task(self, k: int, all_pass: bool) -> npt.NDArray[np.float64]:
-        from agentmetrics.stats._trials import pass_at_k, pass_hat_k
+        at, hat = pass_k_values(self.trials, self.passes, [k])
+        return (hat if all_pass else at)[:, 0]
 
-        estimate = pass_hat_k if all_pass else pass_at_k
-        return np.array([estimate(int(n), int(c), k)
-                         for n, c in zip(self.trials.tolist(), self.passes.tolist())],
-                        dtype=np.float64)
+    def _ks(self, ks: Sequence[int] | None) -> list[int]:
+        if ks is None:
+            return default_ks(self.max_k)
+        if isinstance(ks, (str, bytes)) or not isinstance(ks, Sequence):
+            raise InvalidParameterError(
+                f"ks: expected a list of whole numbers k, got {type(ks).__name__}. Fix: e.g. "
+                f"ks=[1, 2, 4].")
+        return list(dict.fromkeys(self._check_k(k) for k in ks))  # each k once, in order
 
     def pass_at_k(self, k: int, *, per_task: bool = False) -> Any:
         """The chance that at least one of ``k`` trials passes, averaged over
@@ -104,17 +133,19 @@ class Trials:
         values = self._per_task(self._check_k(k), all_pass=True)
         return values if per_task else float(values.mean())
 
-    def summary(self, ci: float | None = 0.95) -> Table:
-        """Per k from 1 to :attr:`max_k`: pass@k and pass^k averaged over tasks,
-        each with a t interval over tasks, clipped to [0, 1] as both are
-        chances (``ci=None``: without)."""
+    def summary(self, ci: float | None = 0.95, ks: Sequence[int] | None = None) -> Table:
+        """Per k of ``ks`` (default: :func:`default_ks`, every k up to 10, then
+        20, 50, 100, ... and :attr:`max_k`): pass@k and pass^k averaged over
+        tasks, each with a t interval over tasks, clipped to [0, 1] as both
+        are chances (``ci=None``: without)."""
         from agentmetrics.stats._intervals import mean_interval
 
+        shown = self._ks(ks)
+        at, hat = pass_k_values(self.trials, self.passes, shown)
         rows = []
-        for k in range(1, self.max_k + 1):
+        for column, k in enumerate(shown):
             row: list[Any] = [k]
-            for all_pass in (False, True):
-                values = self._per_task(k, all_pass)
+            for values in (at[:, column], hat[:, column]):
                 if ci is None:
                     row.append(float(values.mean()))
                 else:
@@ -132,24 +163,24 @@ class Trials:
         most = int(self.trials.max()) if len(self.trials) else 0
         runs = f"{fewest}" if fewest == most else f"{fewest} to {most}"
         plural = "" if most == 1 else "s"
-        return (f"Repeated trials of {self.metric}: {len(self.tasks)} tasks, {runs} "
-                f"trial{plural} each")
+        tasks = f"{len(self.tasks)} task{'' if len(self.tasks) == 1 else 's'}"
+        return f"Repeated trials of {self.metric}: {tasks}, {runs} trial{plural} each"
 
-    def table(self) -> Table:
+    def table(self, ks: Sequence[int] | None = None) -> Table:
         """Per task: trials, passes, the pass rate, whether its outcome is
-        consistent (``always``, ``never``) or ``mixed``, and pass^k for every k
-        up to :attr:`max_k`; least reliable tasks first."""
-        ks = range(1, self.max_k + 1)
-        hats = [self._per_task(k, all_pass=True) for k in ks]
+        consistent (``always``, ``never``) or ``mixed``, and pass^k for each k
+        of ``ks`` (default: :func:`default_ks`); least reliable tasks first."""
+        shown = self._ks(ks)
+        _, hats = pass_k_values(self.trials, self.passes, shown)
         rows = []
-        for i, task in enumerate(self.tasks):
-            n, c = int(self.trials[i]), int(self.passes[i])
+        for task, n, c, hat in zip(self.tasks, self.trials.tolist(), self.passes.tolist(),
+                                   hats.tolist()):
             outcome = "always" if c == n else "never" if c == 0 else "mixed"
-            rows.append((task, n, c, c / n, outcome, *(float(h[i]) for h in hats)))
+            rows.append((task, n, c, c / n, outcome, *hat))
         order = {"mixed": 0, "never": 1, "always": 2}
         rows.sort(key=lambda r: (order[r[4]], r[3]))
         columns = ("task", "trials", "passed", "pass_rate", "outcome",
-                   *(f"pass^{k}" for k in ks))
+                   *(f"pass^{k}" for k in shown))
         return Table(columns, rows, title=f"Consistency of {self.metric} per task")
 
     def to_pandas(self) -> Any:

@@ -7,14 +7,20 @@ from __future__ import annotations
 import html.parser
 import json
 import math
+import os
 import re
+import stat
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import agentmetrics
 from agentmetrics import AgentTestCase, Metric, ToolSelectionAccuracy
+from agentmetrics._repeated import default_ks
 from agentmetrics.cli import main
+from agentmetrics.report._sequences import ALIGNED, MAX_SHOWN, side_by_side
 
 SECRET = "sk-test-SECRET1234567890"
 URL_SECRET = "pw-URLSECRET-42"
@@ -35,6 +41,8 @@ class Page(html.parser.HTMLParser):
         self._row: list[str] | None = None
         self._cell: list[str] | None = None
         self._in_style = False
+        self._in_header = False
+        self.header: list[str] = []
         self.text: list[str] = []
         self.feed(text)
 
@@ -56,6 +64,8 @@ class Page(html.parser.HTMLParser):
             self._cell = []
         elif tag == "style":
             self._in_style = True
+        elif tag == "header":
+            self._in_header = True
 
     def handle_endtag(self, tag):
         if tag in ("td", "th") and self._cell is not None and self._row is not None:
@@ -68,13 +78,22 @@ class Page(html.parser.HTMLParser):
             self._table = None
         elif tag == "style":
             self._in_style = False
+        elif tag == "header":
+            self._in_header = False
 
     def handle_data(self, data):
         if self._cell is not None:
             self._cell.append(data)
         if self._in_style:
             self.styles.append(data)
+        if self._in_header:
+            self.header.append(data)
         self.text.append(data)
+
+    @property
+    def headline(self) -> str:
+        """The text at the top of the page: title, subtitle and any warning."""
+        return " ".join(" ".join(self.header).split())
 
     def column(self, table: str, name: str) -> list[str]:
         head, *rows = self.tables[table]
@@ -189,7 +208,7 @@ def test_the_external_url_check_can_fail():
 def test_empty_all_errors_one_metric_and_trials():
     empty = agentmetrics.evaluate([], [ToolSelectionAccuracy()], progress=False)
     page = Page(empty.to_html())
-    assert "This run has no cases." in page.all_text
+    assert "No cases were scored: this run has 0 cases" in page.headline
     assert page.column("summary-table", "cases") == ["0"]
 
     broken = [AgentTestCase(tool_calls=["a"], expected_tool_calls=None) for _ in range(3)]
@@ -198,7 +217,9 @@ def test_empty_all_errors_one_metric_and_trials():
     page = Page(errors.to_html())
     assert page.column("summary-table", "errors") == ["3"]
     assert len(page.tables["errors-0"]) == 4
-    assert "Every scored case passed." in page.all_text
+    assert "No case could be scored" in page.headline
+    assert "No case was scored, so none passed or failed." in page.all_text
+    assert "Every scored case passed." not in page.all_text
 
     trials = [AgentTestCase(tool_calls=["a"] if (i % 3) else ["b"], expected_tool_calls=["a"],
                             metadata={"task_id": i // 3}) for i in range(12)]
@@ -365,3 +386,204 @@ def test_pytest_writes_one_page_for_the_session(pytester):
     failing = page.tables["part1-failures-0"][1:]
     assert len(failing) == 1 and "test_agent.py::test_refund" in failing[0][0]
     assert "IssueRefund" in failing[0][3]
+
+
+# -- reports of nothing -------------------------------------------------------------
+
+
+def test_a_report_of_no_cases_says_so_in_its_headline(result):
+    empty = agentmetrics.evaluate([], [ToolSelectionAccuracy()], progress=False)
+    page = Page(empty.to_html())
+    assert "No cases were scored: this run has 0 cases, so it measures nothing" in page.headline
+    assert "Likely cause: the input held no cases" in page.headline
+    assert 'role="alert"' not in result.to_html()  # a run with cases has no such warning
+    assert "No cases were scored" not in Page(result.to_html()).all_text
+
+
+def test_a_comparison_of_nothing_says_so_in_its_headline(result):
+    metric = [ToolSelectionAccuracy()]
+    empty = agentmetrics.evaluate([], metric, progress=False)
+    page = Page(agentmetrics.compare(empty, empty).to_html())
+    assert "No cases were compared" in page.headline
+    assert "the baseline and the candidate have 0 cases" in page.headline
+    apart = [agentmetrics.evaluate([AgentTestCase(tool_calls=["a"], expected_tool_calls=["a"],
+                                                  metadata={"id": ident})], metric,
+                                   progress=False) for ident in ("x", "y")]
+    page = Page(agentmetrics.compare(*apart).to_html())
+    assert ("no case of the candidate (1 case) has a twin in the baseline (1 case)"
+            in page.headline)
+    assert 'role="alert"' not in agentmetrics.compare(result, result).to_html()
+
+
+def test_the_command_fails_on_a_run_of_no_cases_unless_allowed(tmp_path, capsys):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    out = tmp_path / "empty.html"
+    assert main(["report", str(empty), "-o", str(out), "--no-history"]) == 1
+    captured = capsys.readouterr()
+    assert f"report written to {out} (0 cases" in captured.out
+    assert f"{empty}: expected at least one case, got 0" in captured.err
+    assert "--allow-empty" in captured.err and "Traceback" not in captured.err
+    assert "No cases were scored" in Page(out.read_text(encoding="utf-8")).headline
+    assert main(["report", str(empty), "-o", str(out), "--no-history", "--allow-empty"]) == 0
+    assert capsys.readouterr().err == ""
+    saved = agentmetrics.evaluate([], [ToolSelectionAccuracy()], progress=False).save(
+        tmp_path / "empty-run.jsonl")
+    assert main(["report", str(saved), "-o", str(out), "--no-history"]) == 1
+    assert "expected at least one case, got 0" in capsys.readouterr().err
+
+
+def test_the_command_fails_on_a_comparison_of_nothing_unless_allowed(tmp_path, capsys):
+    empty, full = tmp_path / "empty.jsonl", tmp_path / "full.jsonl"
+    empty.write_text("", encoding="utf-8")
+    _write_cases(full, _cases(6))
+    out = tmp_path / "cmp.html"
+    assert main(["report", "--compare", str(empty), str(full), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "expected cases paired on at least one metric, got none" in err
+    assert "the baseline has 0 cases" in err and "Traceback" not in err
+    assert "No cases were compared" in Page(out.read_text(encoding="utf-8")).headline
+    assert main(["report", "--compare", str(empty), str(full), "-o", str(out),
+                 "--allow-empty"]) == 0
+    assert main(["report", "--compare", str(full), str(full), "-o", str(out)]) == 0
+
+
+# -- permissions --------------------------------------------------------------------
+
+
+@pytest.fixture(params=[(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)],
+                ids=["022", "077", "002"])
+def umask(request):
+    """A known umask for the test, and the mode a new file gets under it."""
+    mask, mode = request.param
+    before = os.umask(mask)
+    try:
+        yield mode
+    finally:
+        os.umask(before)
+
+
+def _writers(tmp_path):
+    """Every way a report page is written: (name, write it to a path)."""
+    cases_path = tmp_path / "cases.jsonl"
+    _write_cases(cases_path, _cases(9))
+    run = agentmetrics.evaluate(_cases(9), [ToolSelectionAccuracy()], progress=False)
+    comparison = agentmetrics.compare(run, run)
+    return {
+        "result.to_html": lambda path: run.to_html(path),
+        "comparison.to_html": lambda path: comparison.to_html(path),
+        "agentmetrics report": lambda path: main(
+            ["report", str(cases_path), "-o", str(path), "--no-history"]),
+        "agentmetrics report --compare": lambda path: main(
+            ["report", "--compare", str(cases_path), str(cases_path), "-o", str(path)]),
+        "agentmetrics compare --html": lambda path: main(
+            ["compare", str(cases_path), str(cases_path), "--html", str(path)]),
+    }
+
+
+def test_every_report_writer_follows_the_umask(tmp_path, umask, capsys):
+    for name, write in _writers(tmp_path).items():
+        path = tmp_path / f"{name.replace(' ', '_')}.html"
+        write(path)
+        assert stat.S_IMODE(path.stat().st_mode) == umask, name
+    assert not list(tmp_path.glob(".*.tmp"))  # no temporary file left behind
+
+
+def test_a_report_written_over_another_keeps_its_permissions(tmp_path, umask, capsys):
+    for name, write in _writers(tmp_path).items():
+        path = tmp_path / f"{name.replace(' ', '_')}.html"
+        path.write_text("old", encoding="utf-8")
+        path.chmod(0o640)
+        write(path)
+        assert stat.S_IMODE(path.stat().st_mode) == 0o640, name
+        assert path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+@pytest.mark.parametrize("umask", [(0o002, 0o664)], indirect=True, ids=["002"])
+def test_pytest_writes_its_page_with_the_umask(pytester, umask):
+    pytester.makepyfile(test_agent="""
+        import pytest
+
+        @pytest.mark.agent_metric("tool_selection_accuracy")
+        def test_one(agent_eval):
+            agent_eval.record_run(tool_calls=["A"], expected_tool_calls=["A"])
+    """)
+    pytester.runpytest("--agentmetrics-html=session.html", "-p", "no:randomly")
+    assert stat.S_IMODE((pytester.path / "session.html").stat().st_mode) == umask
+
+
+# -- one big group ------------------------------------------------------------------
+
+
+def test_one_task_of_thousands_of_trials_gives_a_bounded_trials_table():
+    cases = [AgentTestCase(tool_calls=["a"] if i % 5 else ["b"], expected_tool_calls=["a"],
+                           metadata={"task_id": "only"}) for i in range(2500)]
+    result = agentmetrics.evaluate(cases, [ToolSelectionAccuracy()], progress=False)
+    page = Page(result.to_html())
+    assert page.column("trials-0", "k") == [f"{k:,}" for k in default_ks(2500)]
+    summary = result.trials("task_id").summary()
+    assert page.column("trials-0", "pass^k [interval]")[-1].startswith(
+        f"{summary['pass^k'][-1]:.3f}")
+    assert "every k up to 10, then 20, 50, 100" in page.all_text
+
+
+class Counted(str):
+    """A call name that counts how often it is hashed or compared."""
+
+    touched = 0
+
+    def __hash__(self):
+        Counted.touched += 1
+        return str.__hash__(self)
+
+    def __eq__(self, other):
+        Counted.touched += 1
+        return str.__eq__(self, other)
+
+
+def _cells(grid: str) -> list[tuple[str, str, str]]:
+    """(class, title, text) of each cell of a side-by-side grid, heads left out."""
+    cells = re.findall(r'<span class="([^"]*)"(?: title="([^"]*)")?>([^<]*)</span>', grid)
+    return [cell for cell in cells if cell[0] != "head"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from("ABCD"), max_size=300),
+       st.lists(st.sampled_from("ABCE"), max_size=300))
+def test_the_calls_side_by_side_are_both_lists_in_order_then_what_is_left(called, expected):
+    cells = _cells(side_by_side(called, expected))
+    rows = list(zip(cells[::2], cells[1::2]))
+    more = rows[-1] if rows and "more" in rows[-1][0][2] + rows[-1][1][2] else None
+    if more:
+        rows = rows[:-1]
+    assert len(rows) <= MAX_SHOWN
+    if not called and not expected:
+        assert rows == [(("gap", "", "no calls"), ("gap", "", "no calls"))]
+        return
+    left = [text for css, _, text in (row[0] for row in rows) if css != "gap"]
+    right = [text for css, _, text in (row[1] for row in rows) if css != "gap"]
+    assert left == called[:len(left)] and right == expected[:len(right)]
+    for (css, _, name), (other_css, _, other) in rows:
+        if css == "" and other_css == "":
+            assert name == other  # a matched row matches
+    hidden = (len(called) - len(left), len(expected) - len(right))
+    shown = tuple(int(side[2].split()[1].replace(",", "")) if side[2] else 0
+                  for side in more) if more else (0, 0)
+    assert shown == hidden
+
+
+def test_long_call_lists_are_aligned_over_a_bounded_window():
+    # difflib's time grows with the product of the lengths; only MAX_SHOWN rows
+    # are shown, so only a window is aligned: the names are touched a bounded
+    # number of times however long the lists are.
+    rng = np.random.default_rng(0)
+    names = [f"tool_{i}" for i in range(50)]
+    touched = []
+    for n in (2_000, 8_000):
+        called = [Counted(names[i]) for i in rng.integers(0, 30, n)]
+        expected = [Counted(names[i]) for i in rng.integers(20, 50, n)]
+        Counted.touched = 0
+        grid = side_by_side(called, expected)
+        touched.append(Counted.touched)
+        assert "more calls" in grid and "more expected calls" in grid
+    assert max(touched) < 10 * ALIGNED * 2, touched

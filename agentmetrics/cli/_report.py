@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import IO, Any
 
 from agentmetrics.cli._common import DEFAULT_METRIC, build_metric, non_negative, positive
@@ -59,24 +60,40 @@ def _report(args: argparse.Namespace, out: IO[str]) -> int:
                 f"candidate.jsonl -o comparison.html")
         from agentmetrics._compare import compare
         from agentmetrics._sides import side_from_result
+        from agentmetrics.report._comparison import empty_cause
 
         on = None if args.on == "position" else args.on
         sides = [side_from_result(_result(path, args), on, path) for path in args.inputs]
         comparison = compare(sides[0], sides[1], on=on)
         written = comparison.to_html(args.output, title=args.title, limit=args.limit)
         what = f"{len(comparison.metrics)} metrics compared"
+        nothing = None if any(m.paired for m in comparison) else (
+            f"{args.inputs[0]} against {args.inputs[1]}: expected cases paired on at least one "
+            f"metric, got none, so the report written to {written} compares nothing (its "
+            f"headline says so). Likely cause: {empty_cause(comparison)}.")
     else:
         if len(args.inputs) != 1:
             raise InvalidParameterError(
                 f"expected one run (a cases file or a saved run), got {len(args.inputs)}. "
                 f"Fix: pass --compare to compare two runs.")
+        from agentmetrics.report._result import EMPTY_CAUSE
+
         result = _result(args.inputs[0], args)
         written = result.to_html(args.output, title=args.title, limit=args.limit,
                                  cluster=args.cluster or "auto", trials=args.trials or "auto",
                                  history=_history(args), trend=args.trend)
         what = (f"{len(result):,} cases, {len(result.metrics)} metric"
                 + ("" if len(result.metrics) == 1 else "s"))
+        nothing = None if len(result) else (
+            f"{args.inputs[0]}: expected at least one case, got 0, so the report written to "
+            f"{written} measures nothing (its headline says so). Likely cause: {EMPTY_CAUSE}.")
     print(f"report written to {written} ({what})", file=out)
+    if nothing is not None and not args.allow_empty:
+        # The page is written (it says the same in its headline), but a report
+        # of nothing is not a success: a CI job that made it should fail.
+        print(f"agentmetrics: error: {nothing} Fix: check the input, or pass --allow-empty "
+              f"when an empty run is expected.", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -122,6 +139,10 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--on", default="id", metavar="KEY",
                         help="--compare: what pairs cases: 'id' (default), another metadata "
                         "key, or 'position'")
+    parser.add_argument("--allow-empty", action="store_true",
+                        help="a run of 0 cases (or a comparison where no case pairs) is not "
+                        "an error: exit 0 (default: the page says so and the exit status "
+                        "is 1)")
     parser.add_argument("--errors", choices=("raise", "record"), default="record",
                         help="cases files: a line that cannot be scored is an error row "
                         "(record, default) or stops the run (raise)")

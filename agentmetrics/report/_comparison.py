@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 from agentmetrics.report._charts import intervals_svg
 from agentmetrics.report._page import esc, p_value, page, pct, section, table
-from agentmetrics.report._result import _check_limit, provenance_html
+from agentmetrics.report._result import EMPTY_CAUSE, _check_limit, provenance_html
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._compare import Comparison
 
-__all__ = ["comparison_html"]
+__all__ = ["comparison_html", "empty_cause"]
 
 
 def _key(key: Any) -> str:
@@ -138,6 +138,26 @@ def _unpaired(comparison: Comparison) -> str:
                    section_id="unpaired")
 
 
+def _side_cases(side: Any) -> int:
+    """How many cases a side of a comparison has (its longest metric's)."""
+    return max((len(scores.keys) for scores in side.metrics.values()), default=0)
+
+
+def empty_cause(comparison: Comparison) -> str:
+    """Why no case of ``comparison`` paired, most likely."""
+    counts = [(name, _side_cases(side)) for name, side in
+              (("baseline", comparison.baseline), ("candidate", comparison.candidate))]
+    empty = [name for name, count in counts if not count]
+    if empty:
+        return (f"the {' and the '.join(empty)} ha{'s' if len(empty) == 1 else 've'} 0 cases: "
+                f"{EMPTY_CAUSE}")
+    if not len(comparison.metrics):
+        return "the two runs share no metric"
+    candidate, baseline = (f"{n:,} case{'' if n == 1 else 's'}" for _, n in counts[::-1])
+    return (f"no case of the candidate ({candidate}) has a twin in the baseline "
+            f"({baseline}): the ids (or the key that pairs cases) differ")
+
+
 def comparison_html(comparison: Comparison, *, title: str | None = None,
                     limit: int = 100) -> str:
     """The report of ``comparison`` as one HTML document (see
@@ -148,6 +168,12 @@ def comparison_html(comparison: Comparison, *, title: str | None = None,
                 if worse else "not significantly worse on any metric")
     subtitle = (f"{esc(comparison.candidate.name)} (candidate) against "
                 f"{esc(comparison.baseline.name)} (baseline): {headline}")
+    headline = ""
+    if not any(m.paired for m in comparison):
+        text = (f"No cases were compared: no case paired on any metric, so this comparison "
+                f"measures nothing and no verdict below means anything. Likely cause: "
+                f"{empty_cause(comparison)}.")
+        headline = f'<p class="headline bad" role="alert">{esc(text)}</p>'
     sections = [_summary(comparison), _changes(comparison, limit, worse=True),
                 _changes(comparison, limit, worse=False), _unpaired(comparison)]
     for side, ident in ((comparison.baseline, "baseline"), (comparison.candidate, "candidate")):
@@ -155,4 +181,4 @@ def comparison_html(comparison: Comparison, *, title: str | None = None,
         if provenance is not None:
             sections.append(provenance_html(provenance, heading=f"Provenance of the {ident}",
                                             section_id=f"provenance-{ident}"))
-    return page(title or "agentmetrics comparison", subtitle, sections)
+    return page(title or "agentmetrics comparison", subtitle, sections, headline=headline)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 import math
 import os
-import tempfile
+import secrets
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -52,6 +52,8 @@ SFMono-Regular,Menlo,Consolas,monospace;min-width:340px}
 .seq .extra{background:var(--chg-bg)}
 .seq .gap{color:var(--muted)}
 .reason{max-width:520px;overflow-wrap:anywhere}
+.headline{font-size:16px;font-weight:600;background:var(--bad-bg);border-left:4px solid
+var(--bad);padding:8px 12px;margin:10px 0;max-width:60em}
 .note{background:var(--panel);border-left:3px solid var(--line);padding:6px 10px;margin:8px 0}
 .filter{margin:6px 0;padding:4px 8px;width:320px;max-width:100%;background:var(--bg);
 color:var(--fg);border:1px solid var(--line);border-radius:4px}
@@ -150,23 +152,53 @@ def section(title: str, body: str, *, section_id: str) -> str:
     return f'<section id="{esc(section_id)}"><h2>{esc(title)}</h2>{body}</section>'
 
 
-def page(title: str, subtitle: str, sections: Sequence[str]) -> str:
-    """The whole document."""
+def page(title: str, subtitle: str, sections: Sequence[str], *, headline: str = "") -> str:
+    """The whole document; ``headline``, markup under the title, for what a
+    reader must know before any number (a report of nothing says so there)."""
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             "<meta name=\"color-scheme\" content=\"light dark\">"
             "<meta name=\"generator\" content=\"agentmetrics\">"
             f"<title>{esc(title)}</title><style>{_STYLE}</style></head><body>"
-            f"<header><h1>{esc(title)}</h1><p class=\"muted\">{subtitle}</p></header>"
+            f"<header><h1>{esc(title)}</h1><p class=\"muted\">{subtitle}</p>{headline}</header>"
             f"<main>{''.join(sections)}</main><script>{_SCRIPT}</script></body></html>\n")
+
+
+def _create_beside(target: Path) -> tuple[int, Path]:
+    """A new temporary file in the folder of ``target``, open for writing,
+    with the permissions a plain write of ``target`` would leave: those of the
+    file it replaces, or for a new file 0666 less the umask (applied by the
+    system as it creates the file, so the umask is never read or changed)."""
+    folder = target.parent if str(target.parent) else Path(".")
+    try:
+        mode, keep = target.stat().st_mode & 0o777, True
+    except OSError:
+        mode, keep = 0o666, False
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        temporary = folder / f".{target.name}.{secrets.token_hex(8)}.tmp"
+        try:
+            handle = os.open(temporary, flags, mode)
+        except FileExistsError:
+            continue
+        if keep:
+            try:
+                os.chmod(temporary, mode)  # exactly the old file's, umask or not
+            except BaseException:
+                os.close(handle)
+                os.unlink(temporary)
+                raise
+        return handle, temporary
 
 
 def write_page(path: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` to ``path`` whole or not at all (a temporary file beside
-    it, then renamed), so a reader never opens half a report."""
+    it, then renamed), so a reader never opens half a report. The file gets
+    the permissions a plain write would give it: the user's umask for a new
+    file (0644 under the usual 022), the old file's when it replaces one; a
+    CI uploader or a web server running as another user can read it."""
     target = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
-                                         prefix=f".{target.name}.", suffix=".tmp")
+    handle, temporary = _create_beside(target)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace",
                        newline="\n") as out:

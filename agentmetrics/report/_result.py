@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.runs._history import RunStore
     from agentmetrics.runs._provenance import Provenance
 
-__all__ = ["AUTO", "parts_html", "provenance_html", "result_html"]
+__all__ = ["AUTO", "EMPTY_CAUSE", "parts_html", "provenance_html", "result_html"]
 
 AUTO = "auto"
 #: The metadata key of a task, looked for when ``cluster`` or ``trials`` is "auto".
@@ -233,7 +233,9 @@ def _failures_section(result: EvaluationResult, limit: int) -> str:
                     css="sortable failures")
             + note)
     if not any_failing:
-        parts.append('<p class="good">Every scored case passed.</p>')
+        scored = any(not np.isnan(scores.values).all() for scores in result.results.values())
+        parts.append('<p class="good">Every scored case passed.</p>' if scored else
+                     '<p class="muted">No case was scored, so none passed or failed.</p>')
     return section("Failing cases, worst first", "".join(parts), section_id="failures")
 
 
@@ -272,7 +274,9 @@ def _trials_section(result: EvaluationResult, key: Any, ci: float) -> str:
     if not parts:
         return ""
     note = ('<p class="muted">pass@k: the chance that at least one of k trials of a task '
-            "passes; pass^k: that all k do. Unscored trials count as failed.</p>")
+            "passes; pass^k: that all k do. Unscored trials count as failed. Shown for every k "
+            "up to 10, then 20, 50, 100, 200, 500, … and the fewest trials of any task; "
+            "<code>result.trials(key).summary(ks=[...])</code> gives any other k.</p>")
     return section("Repeated trials", "".join(parts) + note, section_id="trials")
 
 
@@ -320,10 +324,9 @@ def provenance_html(provenance: Provenance, *, heading: str = "Provenance",
 def _sections(result: EvaluationResult, *, limit: int, ci: float, cluster: Any, trials: Any,
               history: RunStore | None, trend: int) -> list[str]:
     cluster_key = _task_key(result, cluster)
-    trials_key = _task_key(result, trials)
+    same = isinstance(trials, str) and isinstance(cluster, str) and trials == cluster
+    trials_key = cluster_key if same else _task_key(result, trials)
     sections = []
-    if not len(result):
-        sections.append('<p class="note">This run has no cases.</p>')
     if result.results:
         sections.append(_summary_section(result, ci, cluster_key))
         sections.append(_histograms_section(result))
@@ -337,6 +340,32 @@ def _sections(result: EvaluationResult, *, limit: int, ci: float, cluster: Any, 
             sections.append(_trend_section(result, history, trend, ci))
     sections.append(provenance_html(result.provenance))
     return sections
+
+
+#: Why a run has no cases, most likely.
+EMPTY_CAUSE = ("the input held no cases (an empty cases file or saved run, a filter or query "
+               "that matched nothing, or an export that failed before writing a line)")
+#: The headline of a run of no cases: what it means and the likely cause.
+EMPTY_HEADLINE = (
+    f"No cases were scored: this run has 0 cases, so it measures nothing; every mean, pass "
+    f"rate and interval below is empty, not zero. Likely cause: {EMPTY_CAUSE}.")
+#: The headline of a run whose cases no metric could score.
+UNSCORED_HEADLINE = (
+    "No case could be scored: every case of this run is an error row for every metric, so "
+    "it measures nothing. The errors below say why (often a missing field, such as the "
+    "expected calls).")
+
+
+def _headline(result: EvaluationResult) -> str:
+    """A warning above everything when the run measures nothing; else ''."""
+    if not len(result):
+        text = EMPTY_HEADLINE
+    elif result.results and all(np.isnan(scores.values).all()
+                                for scores in result.results.values()):
+        text = UNSCORED_HEADLINE
+    else:
+        return ""
+    return f'<p class="headline bad" role="alert">{esc(text)}</p>'
 
 
 def _subtitle(result: EvaluationResult) -> str:
@@ -363,7 +392,8 @@ def result_html(
     limit = _check_limit(limit)
     sections = _sections(result, limit=limit, ci=ci, cluster=cluster, trials=trials,
                          history=history, trend=trend)
-    return page(title or "agentmetrics report", _subtitle(result), sections)
+    return page(title or "agentmetrics report", _subtitle(result), sections,
+                headline=_headline(result))
 
 
 def parts_html(parts: Sequence[tuple[str, EvaluationResult]], *, title: str, subtitle: str,
@@ -379,7 +409,8 @@ def parts_html(parts: Sequence[tuple[str, EvaluationResult]], *, title: str, sub
         inner = inner.replace(' id="', f' id="part{number}-').replace(
             ' data-for="', f' data-for="part{number}-')
         body.append(f'<article class="part" id="part{number}"><h2>{esc(heading)}</h2>'
-                    f'<p class="muted">{_subtitle(result)}</p>{inner}</article>')
+                    f'<p class="muted">{_subtitle(result)}</p>{_headline(result)}{inner}'
+                    f"</article>")
     if not parts:
         body.append('<p class="note">No agent_metric evaluation ran in this session.</p>')
     return page(title, subtitle, body)
