@@ -111,6 +111,10 @@ class MetricComparison:
 
     @property
     def verdict(self) -> str:
+        """``worse``, ``better``, ``mixed``, ``no clear difference``, or ``nothing
+        compared`` when no case paired (not a verdict of no difference)."""
+        if not self.paired:
+            return "nothing compared"
         worse, better = self.significantly_worse, self.significantly_better
         if worse and better:
             return "mixed"

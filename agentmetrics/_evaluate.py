@@ -8,6 +8,7 @@ from typing import Any
 import asyncio
 import os
 import sys
+import warnings
 
 import numpy as np
 
@@ -22,12 +23,13 @@ from agentmetrics._results import EvaluationResult
 from agentmetrics._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
     CaseEvaluationError,
+    EmptyEvaluationWarning,
     EvaluationInterrupted,
     InvalidCaseError,
     InvalidParameterError,
 )
 
-__all__ = ["SLICE_CASES", "aevaluate", "evaluate"]
+__all__ = ["SLICE_CASES", "aevaluate", "evaluate", "score_cases"]
 
 #: Cases per evaluate_batch call inside evaluate() (not the CLI's reading
 #: chunk, _streaming.CHUNK_CASES): bounds temporary memory and paces
@@ -264,7 +266,40 @@ def evaluate(
 
     Ctrl-C stops the run with EvaluationInterrupted, whose ``result`` holds
     the cases scored so far (the others are error rows that say so).
+
+    No case at all gives an empty result (its summary's means and rates are
+    NaN, not 0 or 1) and an :class:`~agentmetrics.EmptyEvaluationWarning`.
     """
+    result = score_cases(cases, metrics, errors=errors, progress=progress,
+                         concurrency=concurrency, timeout=timeout, retries=retries,
+                         max_rate=max_rate, cache=cache)
+    _warn_if_empty(result, "evaluate")
+    return result
+
+
+def _warn_if_empty(result: EvaluationResult, name: str) -> None:
+    if not len(result):
+        warnings.warn(EmptyEvaluationWarning(
+            f"{name}() was given 0 cases: the result has no row, and its summary's means and "
+            f"pass rates are NaN (unknown), not 0 or 1. Check the input (an empty file, a "
+            f"filter or a query that kept nothing)."), stacklevel=3)
+
+
+def score_cases(
+    cases: Iterable[AgentTestCase] | ToolCallBatch | Any,
+    metrics: MetricSpec | Iterable[MetricSpec],
+    *,
+    errors: ErrorsMode = "raise",
+    progress: bool | None = None,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    retries: int = 0,
+    max_rate: float | None = None,
+    cache: str | os.PathLike[str] | None = None,
+) -> EvaluationResult:
+    """:func:`evaluate`, without its warning for no case: for the package's
+    own callers, to which an empty piece is normal (a partition of a Spark
+    table, the run a command checks for emptiness itself)."""
     settings = _settings(errors, concurrency, timeout, retries, max_rate, cache)
     try:
         evaluation = _Evaluation(cases, metrics, settings, progress)
@@ -304,7 +339,9 @@ async def aevaluate(
         except asyncio.CancelledError as cancelled:
             cancelled.partial_result = evaluation.result()  # type: ignore[attr-defined]
             raise
-        return evaluation.result()
+        result = evaluation.result()
+        _warn_if_empty(result, "aevaluate")
+        return result
     finally:
         if settings.owns_cache and settings.cache is not None:
             settings.cache.close()

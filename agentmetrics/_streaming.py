@@ -119,7 +119,7 @@ def score_chunks(
 ) -> list[RunningSummary]:
     """:func:`score_stream` over chunks made by the caller: each anything
     :func:`agentmetrics.evaluate` takes (a list of cases, a ToolCallBatch)."""
-    from agentmetrics._evaluate import evaluate
+    from agentmetrics._evaluate import score_cases
 
     labels = metric_labels(metrics)
     summaries = [RunningSummary.start(label, metric) for label, metric in zip(labels, metrics)]
@@ -127,7 +127,7 @@ def score_chunks(
     for chunk in chunks:
         interrupted = None
         try:
-            result = evaluate(chunk, metrics, errors=errors, progress=False, **options)
+            result = score_cases(chunk, metrics, errors=errors, progress=False, **options)
         except CaseEvaluationError as error:
             raise CaseEvaluationError(
                 offset + error.index, error.case_id, error.metric, error.message

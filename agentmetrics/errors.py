@@ -21,6 +21,7 @@ __all__ = [
     "CaptureError",
     "CaseEvaluationError",
     "DuplicateMetricError",
+    "EmptyEvaluationWarning",
     "EvaluationInterrupted",
     "InvalidCaseError",
     "InvalidMetricError",
@@ -260,6 +261,11 @@ class EvaluationInterrupted(KeyboardInterrupt):
 
 class AgentMetricsWarning(UserWarning):
     """Base class of every warning agentmetrics gives."""
+
+
+class EmptyEvaluationWarning(AgentMetricsWarning):
+    """``evaluate()`` was given no case: the result has no row, and its
+    summary's means and pass rates are NaN (unknown), not 0 or 1."""
 
 
 class CacheWarning(AgentMetricsWarning):

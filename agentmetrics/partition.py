@@ -101,7 +101,7 @@ def evaluate_partition(
 ) -> tuple[EvaluationResult, Any, dict[str, Any]]:
     """Score ``data``: the result, the ids (an Arrow array) and the kept columns.
     ``options`` go to :func:`agentmetrics.evaluate` (``concurrency``, ``cache``...)."""
-    from agentmetrics._evaluate import evaluate
+    from agentmetrics._evaluate import score_cases
 
     check_errors_mode(errors)
     names = _columns(columns)
@@ -116,7 +116,7 @@ def evaluate_partition(
         if first is None:
             raise refuse_row(row, batch.case_id(row), message, f"batch {noun}")
         raise refuse_row(row + first, batch.case_id(row), message, local=row)
-    result = evaluate(batch, list(metrics), errors=errors, progress=False, **options)
+    result = score_cases(batch, list(metrics), errors=errors, progress=False, **options)
     return result, ids, kept
 
 
@@ -398,9 +398,9 @@ def merge(aggregates: Iterable[Aggregate], metrics: Sequence[Metric | str | Any]
         return Aggregate(rows=0, metrics={}, tools=ToolCounts.from_batch(
             ToolCallBatch.from_columns(tool_calls=[], expected_tool_calls=[])),
             failing={}, failure_limit=100)
-    from agentmetrics._evaluate import evaluate
+    from agentmetrics._evaluate import score_cases
 
-    return Aggregate.from_result(evaluate([], list(metrics), progress=False))
+    return Aggregate.from_result(score_cases([], list(metrics), progress=False))
 
 
 def spark_schema(labels: Sequence[Any], *, id_type: str = "string",

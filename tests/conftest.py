@@ -24,6 +24,22 @@ REPO = TESTS.parent
 SHARED = REPO.parent / "shared"
 
 
+def warns_if_empty(cases):
+    """``pytest.warns(EmptyEvaluationWarning)`` when ``cases`` is empty (evaluate()
+    of nothing warns), else a context that expects nothing."""
+    import contextlib
+
+    if len(cases):
+        return contextlib.nullcontext()
+    return pytest.warns(agentmetrics.EmptyEvaluationWarning, match="was given 0 cases")
+
+
+def empty_result(metrics):
+    """``evaluate([], metrics)``, checking that it warns as it should."""
+    with pytest.warns(agentmetrics.EmptyEvaluationWarning, match="was given 0 cases"):
+        return agentmetrics.evaluate([], metrics, progress=False)
+
+
 def load_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 

@@ -18,6 +18,7 @@ from agentmetrics import (
     ToolSelectionAccuracy,
     evaluate,
 )
+from conftest import warns_if_empty
 
 ROWS = [
     (["A", "B", "A"], ["A", "B"]),
@@ -117,7 +118,8 @@ def test_from_cases_records_things_that_are_not_cases():
 
 def test_empty_batch():
     batch = ToolCallBatch.from_columns(tool_calls=[], expected_tool_calls=[])
-    result = evaluate(batch, ToolSelectionAccuracy())
+    with warns_if_empty([]):
+        result = evaluate(batch, ToolSelectionAccuracy())
     assert len(result) == 0 and result.summary()[0]["n"] == 0
 
 

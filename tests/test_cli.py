@@ -462,3 +462,60 @@ def test_jsonl_rows_written_fast_are_the_records_to_json_gives():
         del record["calls"], record["expected_calls"]
     assert _jsonl_rows(3, result) == [to_json(record) + "\n" for record in records]
     assert any(record["error"] for record in records)
+
+
+# --- gates that would pass on nothing (issue 48) --------------------------------------
+
+@pytest.fixture
+def empty_file(tmp_path):
+    path = tmp_path / "empty.jsonl"
+    path.write_text("", encoding="utf-8")
+    return path
+
+
+def test_fail_under_fails_when_nothing_was_scored(capsys, empty_file):
+    status, out, _ = run(capsys, "evaluate", str(empty_file), "--fail-under", "0.9")
+    assert status == 1
+    assert "FAILED: tool_selection_accuracy scored 0 of 0 cases: --fail-under 0.9 expected " \
+           "cases to check and got none." in out and "--allow-empty" in out
+    status, out, _ = run(capsys, "evaluate", str(empty_file), "--fail-under", "0.9",
+                         "--allow-empty")
+    assert status == 0 and "warning: tool_selection_accuracy scored no case" in out
+    status, out, _ = run(capsys, "evaluate", str(empty_file))  # no gate asked for
+    assert status == 0 and "warning: tool_selection_accuracy scored no case" in out
+
+
+def test_fail_under_fails_when_every_row_is_an_error(capsys, tmp_path):
+    path = tmp_path / "broken.jsonl"
+    path.write_text('not json\n{"id": "x", "tool_calls": ["A"]}\n', encoding="utf-8")
+    status, out, _ = run(capsys, "evaluate", str(path), "--errors", "record",
+                         "--fail-under", "0")
+    assert status == 1 and "scored 0 of 2 cases" in out
+    assert "none of the 2 cases (every row is an error)" in out
+    status, _, err = run(capsys, "evaluate", str(path), "--errors", "record", "--fail-under",
+                         "0", "--format", "jsonl")
+    assert status == 1 and "FAILED" in err  # machine formats keep stdout for the rows
+
+
+def test_fail_on_regression_fails_when_nothing_paired(capsys, tmp_path, empty_file):
+    base = tmp_path / "base.jsonl"
+    base.write_text('{"id": "a", "tool_calls": ["x"], "expected_tool_calls": ["x"]}\n'
+                    '{"id": "b", "tool_calls": ["y"], "expected_tool_calls": ["x"]}\n',
+                    encoding="utf-8")
+    status, out, _ = run(capsys, "compare", str(base), str(empty_file), "--on", "position",
+                         "--fail-on-regression")
+    assert status == 1
+    assert "verdict   nothing compared" in out and "no clear difference" not in out
+    assert "warning: no case paired on tool_selection_accuracy" in out
+    assert "the candidate has 0 cases" in out and "FAILED: --fail-on-regression" in out
+    assert run(capsys, "compare", str(base), str(empty_file), "--on", "position",
+               "--fail-on-regression", "--allow-empty")[0] == 0
+    other = tmp_path / "other.jsonl"  # cases on both sides, no id in common
+    other.write_text('{"id": "c", "tool_calls": ["x"], "expected_tool_calls": ["x"]}\n',
+                     encoding="utf-8")
+    status, out, _ = run(capsys, "compare", str(base), str(other), "--fail-on-regression")
+    assert status == 1 and "the ids (or the key that pairs cases) differ" in out
+    status, out, _ = run(capsys, "compare", str(base), str(other), "--format", "json",
+                         "--fail-on-regression")
+    assert status == 1 and json.loads(out)  # the document stays valid JSON
+    assert run(capsys, "compare", str(base), str(base), "--fail-on-regression")[0] == 0

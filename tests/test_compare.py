@@ -23,6 +23,7 @@ from agentmetrics.cli import main
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 from agentmetrics.stats import mcnemar_exact, paired_difference
 from ranged_metrics import GivenScore, HalfScore, MiddleScore
+from conftest import warns_if_empty
 
 EXPECTED = ["GetOrder", "CancelOrder", "IssueRefund"]
 
@@ -479,7 +480,8 @@ def test_the_saved_results_reader_reads_or_refuses(tmp_path_factory, lines):
 def _given(scores, metric_class):
     cases = [am.AgentTestCase(metadata={"id": f"c{i}", "score": float(score)})
              for i, score in enumerate(scores)]
-    return am.evaluate(cases, metric_class())
+    with warns_if_empty(cases):
+        return am.evaluate(cases, metric_class())
 
 
 def _width(metric_class):
@@ -592,3 +594,4 @@ def test_the_clipped_difference_is_scipys_interval_clipped(metric_class, seed):
     compared = am.compare(_given(before, metric_class), _given(after, metric_class),
                           ci=ci)[metric_class.name].difference
     assert (compared.low, compared.high) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+

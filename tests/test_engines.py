@@ -30,6 +30,7 @@ pd = pytest.importorskip("pandas")
 import agentmetrics as am  # noqa: E402
 from agentmetrics import partition  # noqa: E402
 from agentmetrics.errors import InvalidCaseError  # noqa: E402
+from conftest import empty_result  # noqa: E402
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
@@ -185,7 +186,7 @@ def test_spark_empty_partitions_and_empty_filter(spark: Any, tmp_path: Any) -> N
     none = frame.filter(frame.id == "nobody")
     total, rows = _spark_run(none, METRICS)
     assert len(rows) == 0
-    assert total.summary(ci=None).to_dicts() == am.evaluate([], METRICS).summary(ci=None).to_dicts()
+    assert total.summary(ci=None).to_dicts() == empty_result(METRICS).summary(ci=None).to_dicts()
 
 
 def test_spark_bad_rows_recorded_and_raised(spark: Any, tmp_path: Any) -> None:
@@ -418,7 +419,7 @@ def test_empty_and_null_typed_batches_read_as_empty() -> None:
         rows, part = partition.score(data, METRICS[:1])
         assert part.rows == 0 and len(rows) == 0
     empty = partition.merge([], METRICS[:1])
-    assert empty.summary(ci=None).to_dicts() == am.evaluate([], METRICS[:1]).summary(
+    assert empty.summary(ci=None).to_dicts() == empty_result(METRICS[:1]).summary(
         ci=None).to_dicts()
     assert partition.merge([]).rows == 0
 

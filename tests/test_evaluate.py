@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -318,3 +319,20 @@ def test_a_case_without_an_id_is_named_by_position():
     assert info.value.case_id is None
     assert evaluate(cases()[:1] + [AgentTestCase(tool_calls=[], expected_tool_calls=[])],
                     ToolSelectionAccuracy()).batch.case_ids == ("ok", None)
+
+
+def test_evaluate_of_nothing_warns_and_gives_an_empty_result():
+    """Issue 48: evaluate([]) gave a row of NaN with no warning."""
+    import agentmetrics as am
+
+    with pytest.warns(am.EmptyEvaluationWarning, match=r"evaluate\(\) was given 0 cases.*NaN"):
+        result = am.evaluate([], "tool_selection_accuracy")
+    assert len(result) == 0
+    with pytest.warns(am.EmptyEvaluationWarning, match=r"aevaluate\(\) was given 0 cases"):
+        import asyncio
+
+        asyncio.run(am.aevaluate([], "tool_selection_accuracy"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        am.evaluate([am.AgentTestCase(tool_calls=["a"], expected_tool_calls=["a"])],
+                    "tool_selection_accuracy")

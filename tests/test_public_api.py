@@ -76,7 +76,7 @@ def test_every_error_class_is_exported_from_the_package_and_errors():
     assert classes <= set(agentmetrics.__all__)
     assert classes <= set(errors.__all__)
     warnings = {name for name in classes if issubclass(getattr(errors, name), Warning)}
-    assert warnings == {"AgentMetricsWarning", "CacheWarning"}
+    assert warnings == {"AgentMetricsWarning", "CacheWarning", "EmptyEvaluationWarning"}
     for name in classes - {"EvaluationInterrupted"} - warnings:  # one hierarchy
         assert issubclass(getattr(errors, name), errors.AgentMetricsError)
     for name in warnings:  # and one for warnings

@@ -21,6 +21,7 @@ from agentmetrics import AgentTestCase, Metric, ToolSelectionAccuracy
 from agentmetrics._repeated import default_ks
 from agentmetrics.cli import main
 from agentmetrics.report._sequences import ALIGNED, MAX_SHOWN, side_by_side
+from conftest import empty_result
 
 SECRET = "sk-test-SECRET1234567890"
 URL_SECRET = "pw-URLSECRET-42"
@@ -206,7 +207,7 @@ def test_the_external_url_check_can_fail():
 
 
 def test_empty_all_errors_one_metric_and_trials():
-    empty = agentmetrics.evaluate([], [ToolSelectionAccuracy()], progress=False)
+    empty = empty_result([ToolSelectionAccuracy()])
     page = Page(empty.to_html())
     assert "No cases were scored: this run has 0 cases" in page.headline
     assert page.column("summary-table", "cases") == ["0"]
@@ -392,7 +393,7 @@ def test_pytest_writes_one_page_for_the_session(pytester):
 
 
 def test_a_report_of_no_cases_says_so_in_its_headline(result):
-    empty = agentmetrics.evaluate([], [ToolSelectionAccuracy()], progress=False)
+    empty = empty_result([ToolSelectionAccuracy()])
     page = Page(empty.to_html())
     assert "No cases were scored: this run has 0 cases, so it measures nothing" in page.headline
     assert "Likely cause: the input held no cases" in page.headline
@@ -402,7 +403,7 @@ def test_a_report_of_no_cases_says_so_in_its_headline(result):
 
 def test_a_comparison_of_nothing_says_so_in_its_headline(result):
     metric = [ToolSelectionAccuracy()]
-    empty = agentmetrics.evaluate([], metric, progress=False)
+    empty = empty_result(metric)
     page = Page(agentmetrics.compare(empty, empty).to_html())
     assert "No cases were compared" in page.headline
     assert "the baseline and the candidate have 0 cases" in page.headline
@@ -427,7 +428,7 @@ def test_the_command_fails_on_a_run_of_no_cases_unless_allowed(tmp_path, capsys)
     assert "No cases were scored" in Page(out.read_text(encoding="utf-8")).headline
     assert main(["report", str(empty), "-o", str(out), "--no-history", "--allow-empty"]) == 0
     assert capsys.readouterr().err == ""
-    saved = agentmetrics.evaluate([], [ToolSelectionAccuracy()], progress=False).save(
+    saved = empty_result([ToolSelectionAccuracy()]).save(
         tmp_path / "empty-run.jsonl")
     assert main(["report", str(saved), "-o", str(out), "--no-history"]) == 1
     assert "expected at least one case, got 0" in capsys.readouterr().err

@@ -13,6 +13,7 @@ import agentmetrics
 from agentmetrics import AgentTestCase, ToolSelectionAccuracy
 from browser import external_urls, is_blank, pixel, render, requires_chromium
 from test_report import Page
+from conftest import empty_result
 
 pytestmark = requires_chromium
 
@@ -31,7 +32,7 @@ def _metrics():
 
 
 REPORTS = {
-    "no cases": lambda: agentmetrics.evaluate([], [ToolSelectionAccuracy()], progress=False),
+    "no cases": lambda: empty_result([ToolSelectionAccuracy()]),
     "all errors": lambda: agentmetrics.evaluate(
         [AgentTestCase(tool_calls=["a"], expected_tool_calls=None) for _ in range(4)],
         [ToolSelectionAccuracy()], errors="record", progress=False),

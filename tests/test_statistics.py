@@ -37,6 +37,7 @@ from agentmetrics.stats import (
 )
 from agentmetrics.partition import Aggregate
 from agentmetrics.stats import _intervals
+from conftest import empty_result, warns_if_empty
 from ranged_metrics import GivenScore, HalfScore, MiddleScore
 
 EXAMPLES = int(os.environ.get("AGENTMETRICS_FUZZ_EXAMPLES", "200"))
@@ -639,9 +640,8 @@ def test_trials_need_a_metric_when_there_are_several():
 
 
 def test_an_empty_result_has_no_interval_rather_than_zero_to_one():
-    from agentmetrics import evaluate
 
-    row = evaluate([], "tool_selection_accuracy").summary()[0]
+    row = empty_result("tool_selection_accuracy").summary()[0]
     assert all(math.isnan(row[key]) for key in ("mean", "se", "mean_low", "mean_high",
                                                 "pass_rate", "pass_low", "pass_high"))
 
@@ -664,7 +664,8 @@ def _scored(scores, metric_class, tasks=None):
     cases = [am.AgentTestCase(metadata={"id": f"c{i}", "score": float(score),
                                         "task": f"t{i % 3}" if tasks is None else tasks[i]})
              for i, score in enumerate(scores)]
-    return am.evaluate(cases, metric_class())
+    with warns_if_empty(cases):
+        return am.evaluate(cases, metric_class())
 
 
 def _summaries(result, ci=0.95, resamples=2_000):

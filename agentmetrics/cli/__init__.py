@@ -4,9 +4,10 @@
 
 Exit status: 0 when done (and every pass rate reaches --fail-under), 1 when a
 metric's pass rate is below --fail-under, the candidate of ``compare
---fail-on-regression`` is significantly worse, or the metric described is
-broken; 2 on bad input or usage; 130 after Ctrl-C; 141 when the reader of the
-output went away.
+--fail-on-regression`` is significantly worse, a gate (or ``report``) found
+nothing to check (no case scored, none paired; --allow-empty lets it pass), or
+the metric described is broken; 2 on bad input or usage; 130 after Ctrl-C; 141
+when the reader of the output went away.
 """
 
 from __future__ import annotations

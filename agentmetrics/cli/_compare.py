@@ -53,11 +53,11 @@ def _side(path: str, kind: str, args: argparse.Namespace, on: str | None) -> Any
     if kind == "results":
         return read_side(path, on)
     from agentmetrics._dataset import read_cases
-    from agentmetrics._evaluate import evaluate
+    from agentmetrics._evaluate import score_cases
 
     metrics = [build_metric(spec) for spec in args.metric or [DEFAULT_METRIC]]
     cases = list(read_cases(path, errors=args.errors, input_format=args.input_format))
-    return side_from_result(evaluate(cases, metrics, errors=args.errors, progress=False), on,
+    return side_from_result(score_cases(cases, metrics, errors=args.errors, progress=False), on,
                             path)
 
 
@@ -122,11 +122,27 @@ def _finish(comparison: Any, args: argparse.Namespace, out: IO[str]) -> int:
         out.write(to_json(_document(comparison), indent=2) + "\n")
     else:
         out.write(comparison.report(limit=args.show) + "\n")
+    import sys
+
+    report = out if args.format == "table" else sys.stderr
+    unpaired = [m.metric for m in comparison if not m.paired]
+    if unpaired or not len(comparison.metrics):
+        from agentmetrics.report._comparison import empty_cause
+
+        what = (f"no case paired on {', '.join(unpaired)}" if unpaired
+                else "the two runs share no metric")
+        report.write(f"\nwarning: {what}, so the comparison says nothing about "
+                     f"{'them' if len(unpaired) > 1 else 'it'}. Likely cause: "
+                     f"{empty_cause(comparison)}.\n")
+        if args.fail_on_regression and not args.allow_empty:
+            report.write(
+                "FAILED: --fail-on-regression expected cases paired between the baseline and "
+                "the candidate, and got none to compare. Fix: check both runs and --on (ids, "
+                "another key, or position), or pass --allow-empty when an empty comparison is "
+                "expected.\n")
+            return 1
     worse = comparison.significantly_worse
     if args.fail_on_regression and worse:
-        import sys
-
-        report = out if args.format == "table" else sys.stderr
         for label in worse:
             m = comparison[label]
             why = []
@@ -239,7 +255,12 @@ def add_parser(commands: Any) -> None:
         "--fail-on-regression", action="store_true",
         help="exit 1 when the candidate is significantly worse on a metric: the interval of "
         "the score difference lies below 0 (in the metric's better direction), or "
-        "significantly more cases went from pass to fail than from fail to pass")
+        "significantly more cases went from pass to fail than from fail to pass; and when no "
+        "case pairs at all (there is nothing to compare)")
+    parser.add_argument(
+        "--allow-empty", action="store_true",
+        help="with --fail-on-regression: a comparison where no case pairs passes the gate "
+        "(default: it fails, exit 1)")
     parser.add_argument("--show", type=positive, default=10, metavar="N",
                         help="regressions shown with their reasons (default 10)")
     parser.add_argument("--format", choices=("table", "json"), default="table",

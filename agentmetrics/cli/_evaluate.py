@@ -389,7 +389,7 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
                 retries=args.retries, max_rate=args.max_rate, cache=args.cache)
         except EvaluationInterrupted as stop:
             summaries = stop.result  # type: ignore[assignment]
-            rows.finish(summaries, args.fail_under)
+            rows.finish(summaries, args.fail_under or 0.0)
             report = out if args.format in ("table", "summary") else sys.stderr
             _print_summary(summaries, report)
             sys.stderr.write(f"\nagentmetrics: interrupted; the {summaries[0].n} cases above "
@@ -417,7 +417,7 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
                 + ". Fix: report it to the metric's author, or run with --errors record to "
                 "score the rest (its rows then carry the error)."
             ) from error
-    rows.finish(summaries, args.fail_under)
+    rows.finish(summaries, args.fail_under or 0.0)
 
     # Tables get the summary on stdout; machine formats keep stdout for data.
     report = out if args.format in ("table", "summary") else sys.stderr
@@ -427,6 +427,29 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
     _print_summary(summaries, report)
     if args.save:
         _save(args, kept, metrics, report)
+    return _gate(args, summaries, source, report)
+
+
+def _gate(args: argparse.Namespace, summaries: list[Any], source: str, report: IO[str]) -> int:
+    """The exit status --fail-under asks for: 1 when a metric's pass rate is
+    below it, and when a metric scored no case at all (an empty file, or only
+    error rows): a gate that checked nothing has not passed, unless
+    --allow-empty says an empty run is expected."""
+    unscored = [s for s in summaries if not s.scored]
+    if unscored:
+        what = ("no case" if not summaries[0].n else
+                f"none of the {summaries[0].n} cases (every row is an error)")
+        report.write(f"\nwarning: {', '.join(s.label for s in unscored)} scored {what} from "
+                     f"{source}\n")
+    if args.fail_under is None:
+        return 0
+    if unscored and not args.allow_empty:
+        report.write("".join(
+            f"FAILED: {s.label} scored 0 of {s.n} cases: --fail-under {args.fail_under:g} "
+            f"expected cases to check and got none. Fix: check the input (an empty file, a "
+            f"filter that kept nothing, lines that could not be read), or pass --allow-empty "
+            f"when an empty run is expected.\n" for s in unscored))
+        return 1
     # passed / n < fail_under, in exact arithmetic: no rounding decides a gate.
     failing = [s for s in summaries if s.n and Fraction(s.passed, s.n) < Fraction(args.fail_under)]
     if failing:
@@ -440,12 +463,12 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
 
 def _save(args: argparse.Namespace, parts: list[Any], metrics: list[Any], report: IO[str]) -> None:
     """``--save PATH``: the whole run written to PATH and recorded in the history."""
-    from agentmetrics._evaluate import evaluate
+    from agentmetrics._evaluate import score_cases
     from agentmetrics._results import EvaluationResult
     from agentmetrics.runs._history import RunStore
 
     result = (EvaluationResult.concat(parts) if parts
-              else evaluate([], metrics, progress=False))
+              else score_cases([], metrics, progress=False))
     history = None if args.no_history else RunStore(args.history)
     written = result.save(args.save, history=False)
     note = ""
@@ -580,10 +603,15 @@ def add_parser(commands: Any) -> None:
     evaluate.add_argument(
         "--fail-under",
         type=rate,
-        default=0.0,
+        default=None,
         metavar="RATE",
-        help="exit 1 when a metric's pass rate is below RATE (default 0)",
+        help="exit 1 when a metric's pass rate is below RATE, or when it scored no case "
+        "(an empty file, or only error rows)",
     )
+    evaluate.add_argument(
+        "--allow-empty", action="store_true",
+        help="with --fail-under: a run that scored no case passes the gate (default: it fails, "
+        "exit 1)")
     evaluate.add_argument(
         "--save", default=None, metavar="PATH",
         help="also save the whole run to PATH (.parquet or .jsonl), with its provenance, and "

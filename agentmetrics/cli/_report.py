@@ -27,11 +27,11 @@ def _result(path: str, args: argparse.Namespace) -> Any:
 
         return load_result(path)
     from agentmetrics._dataset import read_cases
-    from agentmetrics._evaluate import evaluate
+    from agentmetrics._evaluate import score_cases
 
     metrics = [build_metric(spec) for spec in args.metric or [DEFAULT_METRIC]]
     cases = list(read_cases(path, errors=args.errors, input_format=args.input_format))
-    return evaluate(cases, metrics, errors=args.errors, progress=False)
+    return score_cases(cases, metrics, errors=args.errors, progress=False)
 
 
 def _history(args: argparse.Namespace) -> Any:
