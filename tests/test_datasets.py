@@ -96,7 +96,7 @@ def test_tau2_results_scored_against_their_tasks_expectations():
 
 
 def test_tau2_bad_entries_name_the_task_and_the_path():
-    with pytest.raises(InvalidCaseError, match=r"tau2_cases: task '7': .*actions\[0\]\.arguments: expected an object"):
+    with pytest.raises(InvalidCaseError, match=r"tau2_cases: entry 0 \(id '7'\): .*actions\[0\]\.arguments: expected an object"):
         tau2_cases([{"id": "7", "evaluation_criteria": {"actions": [{"name": "a", "arguments": 3}]}}])
     with pytest.raises(InvalidCaseError, match=r"compare_args.*leave them out"):
         tau2_expectation([{"name": "a", "arguments": {"x": 1}, "compare_args": ["y"]}])
