@@ -160,7 +160,7 @@ def test_api_bank_fuzz(data):
     from agentmetrics.datasets import api_bank_cases
 
     turns = [json.loads(line) for line in
-             (DATA / "api_bank" / "AddAgenda-level-1-1.jsonl").read_text(encoding="utf-8").splitlines()]
+             (DATA / "api_bank" / "lv1-lv2-samples" / "level-1-given-desc" / "AddAgenda-level-1-1.jsonl").read_text(encoding="utf-8").splitlines()]
     mutated = _mutations(turns, data)
     for per_call in (False, True):
         cases = _only_refused(lambda: api_bank_cases(mutated, per_call=per_call))

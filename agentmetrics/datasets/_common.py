@@ -59,7 +59,8 @@ class Entry:
     """One entry of a source: where it is (``source`` a file's path or
     ``"<entries>"``; ``line`` the line it begins on, or its index in an
     iterable; ``where`` both as text) and its value, or the ``problem`` that
-    kept it from being read (then ``value`` is None)."""
+    keeps it from being read (then ``value`` is None, or the value as parsed
+    when it nests too deep: read for its id alone)."""
 
     source: str
     line: int
@@ -188,8 +189,8 @@ def items_of(values: Iterable[Any], loader: str, source: str, prefix: str) -> It
 def _entry(source: str, line: int, where: str, value: Any) -> Entry:
     try:
         check_depth(value, "")
-    except InvalidCaseError as error:
-        return Entry(source, line, where, problem=str(error).removeprefix(": "))
+    except InvalidCaseError as error:  # the value is kept for its id alone
+        return Entry(source, line, where, value, problem=str(error).lstrip(".:").lstrip())
     return Entry(source, line, where, value)
 
 
