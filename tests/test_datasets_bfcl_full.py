@@ -28,7 +28,7 @@ from agentmetrics.expectations import align
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "tests" / "peers"))
-import bfcl_rows  # noqa: E402
+import bfcl_rows
 
 BFCL_PYTHON = REPO / ".venv-bfcl" / "bin" / "python"
 FULL = REPO / ".venv-bfcl" / "lib" / "python3.11" / "site-packages" / "bfcl_eval" / "data"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from functools import partial
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,7 @@ def adk_cases(source: str | os.PathLike[str] | Any, *, errors: str = "raise") ->
     if isinstance(data, list):  # the older format
         if all(isinstance(item, Mapping) and "data" in item for item in data) and data:
             return [build(_LOADER, mode, entry, str((entry.value or {}).get("name", entry.line)),
-                          lambda item, k=entry.line: _old_case(item["data"], str(item.get("name", k)), "data"))
+                          partial(_old_item, index=entry.line))
                     for entry in items_of(data, _LOADER, label, name)]
         (whole,) = items_of([data], _LOADER, label, name)
         return [build(_LOADER, mode, attrs.evolve(whole, where=name), name, lambda turns: _old_case(turns, name, ""))]
@@ -122,6 +123,10 @@ def _eval_case(case: Any, set_id: Any, label: str) -> AgentTestCase | Unreadable
         turns.append(_turn(_text(_get(invocation, "user_content")), uses,
                            _text(_get(invocation, "final_response")), _get(invocation, "invocation_id")))
     return AgentTestCase(turns=turns, metadata={"id": case_id, "category": set_id})
+
+
+def _old_item(item: Mapping[str, Any], index: int) -> AgentTestCase:
+    return _old_case(item["data"], str(item.get("name", index)), "data")
 
 
 def _old_case(turns: Any, case_id: str, where: str) -> AgentTestCase:

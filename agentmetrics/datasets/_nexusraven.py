@@ -4,6 +4,7 @@ cases with expectations. The reference is read with :mod:`ast`, never run."""
 from __future__ import annotations
 
 import ast
+from functools import partial
 from collections.abc import Mapping
 from typing import Any
 
@@ -85,7 +86,7 @@ def nexusraven_cases(source: Source, *, name: str = "nexusraven",
     for index, entry in enumerate(entries(source, _LOADER)):
         case_id = f"{name}-{index}"
         cases.append(build(_LOADER, mode, entry, case_id,
-                           lambda value, case_id=case_id: _case(value, case_id, name, outputs)))
+                           partial(_case, case_id=case_id, name=name, outputs=outputs)))
     return cases
 
 

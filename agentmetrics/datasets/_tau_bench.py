@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import os
+from functools import partial
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -107,7 +108,7 @@ def tau_bench_cases(tasks: str | os.PathLike[str] | Iterable[Any], *, name: str 
     for index, item in enumerate(items):
         entry = item if isinstance(item, Entry) else Entry(label, index, f"task {index}", value=item)
         cases.append(build(_LOADER, mode, entry, f"{prefix}-{index}",
-                           lambda task, k=index: _task_case(task, k, prefix, outputs)))
+                           partial(_task_case, index=index, prefix=prefix, outputs=outputs)))
     return cases
 
 

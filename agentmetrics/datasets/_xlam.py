@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from collections.abc import Mapping
 from typing import Any
 
@@ -54,7 +55,7 @@ def xlam_cases(source: Source, outputs: Mapping[Any, Any] | None = None, *,
     for index, entry in enumerate(entries(source, _LOADER)):
         row_id = entry.value.get("id", index) if isinstance(entry.value, Mapping) else index
         cases.append(build(_LOADER, mode, entry, row_id,
-                           lambda row, row_id=row_id: _case(row, row_id, outputs)))
+                           partial(_case, row_id=row_id, outputs=outputs)))
     return cases
 
 
