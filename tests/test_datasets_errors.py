@@ -84,6 +84,8 @@ def test_bfcl_bad_entries_become_error_rows_and_the_rest_load(category, tmp_path
             assert math.isnan(result.values[row]) and REFUSED[category][case.id] in result.errors[row]
         else:
             assert row not in result.errors
+    with pytest.raises(InvalidCaseError, match=r"^case 5: bfcl_cases: "):  # evaluate's own raise mode names it
+        evaluate(cases, ["expectation_match"], progress=False)
     with pytest.raises(InvalidCaseError) as refused:
         bfcl_cases(questions, answers)
     first = next(iter(REFUSED[category]))
@@ -376,3 +378,40 @@ def test_api_bank_levels_come_from_the_folder_not_the_file_name(tmp_path):
     assert {case.metadata["category"] for case in api_bank_cases(turns, per_call=True)} == {None}
     with pytest.raises(InvalidParameterError, match="'level-1' or 'level-2'"):
         api_bank_cases(moved, level="level-3")
+
+
+# -- item 13: the function doc's rule, as BFCL's checker applies it ----------------------
+
+
+def test_bfcl_expectations_follow_the_function_docs_required_and_known_parameters():
+    """The vendored doc_rule entries, where the answer and the doc disagree:
+    BFCL's checker refuses a call without a parameter the doc requires (even
+    one the answer marks omittable) and a call with one the doc does not
+    define (even one the answer lists)."""
+    from agentmetrics.expectations import align
+
+    folder = BFCL / "doc_rule"
+    cases = {}
+    for category in ("simple_python", "live_multiple", "parallel_multiple"):
+        for case in bfcl_cases(folder / f"BFCL_v4_{category}.json",
+                               folder / "possible_answer" / f"BFCL_v4_{category}.json"):
+            cases[case.metadata["id"]] = case
+
+    def met(entry_id, calls):
+        return align(cases[entry_id].expectation, calls).value == 1.0
+
+    # simple_python_17: formatted is [True, ""] in the answer, required by the doc
+    assert met("simple_python_17", [("get_prime_factors", {"number": 450, "formatted": True})])
+    assert not met("simple_python_17", [("get_prime_factors", {"number": 450})])
+    # live_multiple_507-149-4: origin_airport's only value is "", and the doc requires it
+    call = dict(cases["live_multiple_507-149-4"].expected_tool_calls[0].arguments)
+    assert call["origin_airport"] == ""
+    name = cases["live_multiple_507-149-4"].expected_tool_calls[0].name
+    assert met("live_multiple_507-149-4", [(name, call)]) and met("live_multiple_507-149-4", [(name, {**call, "origin_airport": " "})])
+    assert not met("live_multiple_507-149-4", [(name, {k: v for k, v in call.items() if k != "origin_airport"})])
+    # parallel_multiple_26: the answer lists type ["credit", ""], the doc does not define it
+    expected = [(c.name, dict(c.arguments)) for c in cases["parallel_multiple_26"].expected_tool_calls]
+    assert all("type" not in arguments for _, arguments in expected) and met("parallel_multiple_26", expected)
+    with_type = [(name, {**arguments, "type": "credit"}) if k == 1 else (name, arguments)
+                 for k, (name, arguments) in enumerate(expected)]
+    assert not met("parallel_multiple_26", with_type)
