@@ -31,7 +31,8 @@ sys.path.insert(0, str(REPO / "tests" / "peers"))
 import bfcl_rows
 
 BFCL_PYTHON = REPO / ".venv-bfcl" / "bin" / "python"
-FULL = REPO / ".venv-bfcl" / "lib" / "python3.11" / "site-packages" / "bfcl_eval" / "data"
+FULL = next(iter(sorted((REPO / ".venv-bfcl" / "lib").glob("python3*/site-packages/bfcl_eval/data"))),
+            REPO / ".venv-bfcl" / "bfcl_eval" / "data")  # BFCL's full data, where pip put it
 DOCS = REPO / "docs" / "coming-from.md"
 
 PROBES = ["", " ", [], ["a"], 1.0, [1.0, 2.0]]

@@ -31,7 +31,8 @@ from conftest import REPO, SHARED
 
 DATA = REPO / "tests" / "data"
 BFCL = DATA / "bfcl"
-FULL_BFCL = REPO / ".venv-bfcl" / "lib" / "python3.11" / "site-packages" / "bfcl_eval" / "data"
+FULL_BFCL = next(iter(sorted((REPO / ".venv-bfcl" / "lib").glob("python3*/site-packages/bfcl_eval/data"))),
+                 REPO / ".venv-bfcl" / "bfcl_eval" / "data")  # BFCL's full data, where pip put it
 
 #: The single-turn entries no output can meet (tests/data/bfcl/README.md): BFCL's
 #: own checker fails its gold answers on each.
