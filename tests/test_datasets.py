@@ -96,7 +96,7 @@ def test_tau2_results_scored_against_their_tasks_expectations():
 
 
 def test_tau2_bad_entries_name_the_task_and_the_path():
-    with pytest.raises(InvalidCaseError, match=r"tau2_cases: task '7': .*actions\[0\]\.arguments: expected an object"):
+    with pytest.raises(InvalidCaseError, match=r"tau2_cases: entry 0 \(id '7'\): .*actions\[0\]\.arguments: expected an object"):
         tau2_cases([{"id": "7", "evaluation_criteria": {"actions": [{"name": "a", "arguments": 3}]}}])
     with pytest.raises(InvalidCaseError, match=r"compare_args.*leave them out"):
         tau2_expectation([{"name": "a", "arguments": {"x": 1}, "compare_args": ["y"]}])
@@ -163,19 +163,39 @@ def _answers(category):
     return {entry["id"]: entry["ground_truth"] for entry in map(json.loads, lines)}
 
 
-def _each_acceptable(ground_truth, pick):
+def _functions(category):
+    lines = (BFCL / f"BFCL_v4_{category}.json").read_text(encoding="utf-8").splitlines()
+    return {entry["id"]: entry["function"] for entry in map(json.loads, lines)}
+
+
+def _each_acceptable(ground_truth, pick, functions=None):
     """A decoded output of acceptable values (the differential test's own
     generator: each parameter's value at ``pick``, cycling; ``""`` left out;
-    dict candidates unwrapped)."""
-    return bfcl_rows._answer(ground_truth, pick)
+    dict candidates unwrapped), kept within the function docs as BFCL's
+    checker keeps it: a parameter the doc does not define left out, one it
+    requires given (its next value that is not ``""``; empty text if it has
+    none)."""
+    made = bfcl_rows._answer(ground_truth, pick)
+    docs = {doc["name"]: doc["parameters"] for doc in functions or []}
+    for call, truth in zip(made, ground_truth):
+        (name, arguments), = call.items()
+        if name not in docs:
+            continue
+        for key in [key for key in arguments if key not in docs[name]["properties"]]:
+            del arguments[key]
+        for key in docs[name].get("required", []):
+            if key not in arguments:
+                values = [value for value in truth[name][key] if value != ""]
+                arguments[key] = bfcl_rows._answer([{name: {key: values}}], pick)[0][name][key] if values else ""
+    return made
 
 
 @pytest.mark.parametrize("category", SINGLE_TURN)
 def test_every_acceptable_answer_meets_the_expectation(category):
-    answers = _answers(category)
+    answers, functions = _answers(category), _functions(category)
     metric = get_metric("expectation_match")
     for pick in range(3):
-        outputs = {key: _each_acceptable(truth, pick) for key, truth in answers.items()}
+        outputs = {key: _each_acceptable(truth, pick, functions[key]) for key, truth in answers.items()}
         if "parallel" in category:  # any order
             outputs = {key: value[::-1] for key, value in outputs.items()}
         cases = _bfcl(category, outputs)
@@ -188,7 +208,7 @@ def test_every_acceptable_answer_meets_the_expectation(category):
 
 @pytest.mark.parametrize("category", SINGLE_TURN)
 def test_wrong_answers_fall_short(category):
-    answers = _answers(category)
+    answers, functions = _answers(category), _functions(category)
     metric = get_metric("expectation_match")
     mutations = {
         "dropped call": lambda out: out[:-1],
@@ -197,7 +217,7 @@ def test_wrong_answers_fall_short(category):
         "wrong name": lambda out: [{n + "_x": a} for item in out for n, a in item.items()],
     }
     for label, mutate in mutations.items():
-        outputs = {key: mutate(_each_acceptable(truth, 0)) for key, truth in answers.items()}
+        outputs = {key: mutate(_each_acceptable(truth, 0, functions[key])) for key, truth in answers.items()}
         for case in _bfcl(category, outputs):
             assert metric.evaluate(case).value < 1.0, (label, case.metadata["id"])
 
@@ -268,7 +288,7 @@ def test_adk_camel_case_scenarios_and_bad_files():
         {"userContent": {"parts": [{"text": "hi"}]}, "intermediateData": {"toolUses": [{"name": "a", "args": {"x": 1}}]}}]}]}
     (case,) = adk_cases(camel)
     assert case.metadata == {"id": "c1", "category": "s"} and case.turns[0].expected_tool_calls[0].arguments == {"x": 1}
-    with pytest.raises(InvalidCaseError, match=r"adk_cases: eval set: eval_cases\[0\]\.conversation\[0\]\.intermediate_data\.tool_uses\[0\]"):
+    with pytest.raises(InvalidCaseError, match=r"adk_cases: eval set: eval_cases\[0\]: conversation\[0\]\.intermediate_data\.tool_uses\[0\]"):
         adk_cases({"eval_cases": [{"conversation": [{"intermediate_data": {"tool_uses": [{"args": {}}]}}]}]})
     with pytest.raises(InvalidCaseError, match="an ADK EvalSet"):
         adk_cases({"test_cases": []})
@@ -416,15 +436,18 @@ def test_seal_tools_values_compare_as_the_scorer_compares_them(probe):
 API_BANK = DATA / "api_bank"
 
 
-@pytest.mark.parametrize("file", sorted(p.name for p in API_BANK.glob("*.jsonl")))
+@pytest.mark.parametrize("file", sorted(str(p.relative_to(API_BANK)) for p in API_BANK.rglob("*.jsonl")))
 def test_api_bank_dialogues_as_one_case_and_as_one_case_per_call(file):
     from agentmetrics.datasets import api_bank_cases
 
     turns = _lines_of(API_BANK / file)
     api = [t for t in turns if t["role"] == "API"]
     (case,) = api_bank_cases(API_BANK / file)
-    assert case.metadata["id"] == file.removesuffix(".jsonl")
-    assert case.metadata["category"] == "level-" + file.split("level-")[1].split("-")[0]
+    name = file.rsplit("/", 1)[-1]
+    assert case.metadata["id"] == name.removesuffix(".jsonl")
+    # the level is the folder's (API-Bank's evaluator reads it so), never the file name's
+    assert case.metadata["category"] == {"level-1-given-desc": "level-1",
+                                         "level-2-toolsearcher": "level-2"}[file.split("/")[1]]
     assert [(c.name, c.arguments, c.output) for c in case.expected_tool_calls] == [
         (t["api_name"], t["param_dict"], t["result"]["output"]) for t in api]
     calls = [(t["api_name"], t["param_dict"]) for t in api]
@@ -434,7 +457,7 @@ def test_api_bank_dialogues_as_one_case_and_as_one_case_per_call(file):
     per_call = api_bank_cases(API_BANK / file, per_call=True)
     assert len(per_call) == len(api)
     for k, (one, turn) in enumerate(zip(per_call, api)):
-        assert one.metadata["id"] == f"{case.metadata['id']}#{k}"
+        assert one.metadata["id"] == f"{case.metadata['id']}#{k}" and one.metadata["category"] == case.metadata["category"]
         assert len(one.input) == turns.index(turn)  # the dialogue before the call
         assert align(one.expectation, [(turn["api_name"], turn["param_dict"])]).value == 1.0
 
@@ -455,7 +478,7 @@ def test_xlam_rows_with_json_text_fields():
                                   {"name": "weather", "arguments": {"city": "Paris"}}]})
     assert [c.metadata["id"] for c in cases] == [7, 1] and cases[0].metadata["tools"][0]["name"] == "weather"
     assert get_metric("expectation_match").evaluate(cases[0]).value == 1.0
-    with pytest.raises(InvalidCaseError, match=r"entry 0\.answers: expected a list of calls as JSON text"):
+    with pytest.raises(InvalidCaseError, match=r"entry 0 \(id 0\): answers: expected a list of calls as JSON text"):
         xlam_cases([{"answers": "[{"}])
 
 

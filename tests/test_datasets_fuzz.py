@@ -160,7 +160,7 @@ def test_api_bank_fuzz(data):
     from agentmetrics.datasets import api_bank_cases
 
     turns = [json.loads(line) for line in
-             (DATA / "api_bank" / "AddAgenda-level-1-1.jsonl").read_text(encoding="utf-8").splitlines()]
+             (DATA / "api_bank" / "lv1-lv2-samples" / "level-1-given-desc" / "AddAgenda-level-1-1.jsonl").read_text(encoding="utf-8").splitlines()]
     mutated = _mutations(turns, data)
     for per_call in (False, True):
         cases = _only_refused(lambda: api_bank_cases(mutated, per_call=per_call))
@@ -186,3 +186,42 @@ def test_xlam_fuzz(data):
     cases = _only_refused(lambda: xlam_cases(mutated))
     if cases is not None:
         assert len(cases) == len(mutated)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_record_mode_gives_one_case_per_entry_whatever_the_entries(data):
+    """Under errors="record" a list of entries gives exactly one case or
+    UnreadableCase per entry, in order, whatever an entry holds."""
+    from agentmetrics.datasets import nexusraven_cases, seal_tools_cases, xlam_cases
+
+    which = data.draw(st.sampled_from(["bfcl", "tau2", "seal", "xlam", "nexusraven", "tau_bench"]))
+    if which == "bfcl":
+        questions = _lines(DATA / "bfcl" / "BFCL_v4_parallel.json")[:3]
+        answers = _lines(DATA / "bfcl" / "possible_answer" / "BFCL_v4_parallel.json")[:3]
+        entries = _mutations(questions, data) if data.draw(st.booleans()) else questions
+        answers = answers if entries is not questions else _mutations(answers, data)
+        if not isinstance(entries, list):
+            return
+        cases = bfcl_cases(entries, answers if isinstance(answers, list) else [], errors="record")
+    else:
+        base = {"tau2": json.loads((DATA / "tau2" / "airline_tasks.json").read_text(encoding="utf-8"))[1:4],
+                "seal": [json.loads(line) for line in (DATA / "seal_tools" / "test_in_domain_sample.jsonl")
+                         .read_text(encoding="utf-8").splitlines()][3:6],
+                "xlam": [{"id": 1, "query": "q", "tools": "[]", "answers": '[{"name": "a", "arguments": {"x": 1}}]'}],
+                "nexusraven": [{"query": "q", "reference": "f(a=g(b=1))"}],
+                "tau_bench": [{"instruction": "x", "actions": [{"name": "a", "kwargs": {"k": 1}}]}]}[which]
+        entries = _mutations(base, data)
+        if not isinstance(entries, list):
+            return
+        loader = {"tau2": tau2_cases, "seal": seal_tools_cases, "xlam": xlam_cases,
+                  "nexusraven": nexusraven_cases, "tau_bench": tau_bench_cases}[which]
+        cases = loader(entries, errors="record")
+    assert len(cases) == len(entries)
+    name = {"bfcl": "bfcl_cases", "seal": "seal_tools_cases", "xlam": "xlam_cases"}.get(which, f"{which}_cases")
+    for k, case in enumerate(cases):
+        assert isinstance(case, (AgentTestCase, UnreadableCase))
+        if isinstance(case, UnreadableCase):  # where it was, and why
+            where = f"task {k}" if which == "tau_bench" else f"entry {k}"
+            assert case.line == k and case.message.startswith(f"{name}: {where}"), case.message
+            assert "expected" in case.message or "nested" in case.message, case.message

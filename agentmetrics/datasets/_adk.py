@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import os
+from functools import partial
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
-from agentmetrics.datasets._common import exact_call, fail, load_json, read_calls
-from agentmetrics.errors import InvalidCaseError
+from agentmetrics.datasets._common import (
+    build,
+    errors_mode,
+    exact_call,
+    fail,
+    items_of,
+    load_json,
+    read_calls,
+)
 from agentmetrics.expectations import Expectation
 
 __all__ = ["adk_cases", "adk_expectation"]
@@ -46,7 +56,7 @@ def _turn(text: str | None, uses: list[ToolCall], reference: str | None, invocat
                          metadata={"invocation_id": invocation, "reference": reference})
 
 
-def adk_cases(source: str | os.PathLike[str] | Any) -> list[AgentTestCase | UnreadableCase]:
+def adk_cases(source: str | os.PathLike[str] | Any, *, errors: str = "raise") -> list[AgentTestCase | UnreadableCase]:
     """One multi-turn case per ADK eval case, one turn per invocation.
 
     ``source`` is an eval file's path or its decoded JSON. Two formats are
@@ -64,56 +74,59 @@ def adk_cases(source: str | os.PathLike[str] | Any) -> list[AgentTestCase | Unre
     (``conversation_scenario``, no conversation) has no expected calls: it
     gives an :class:`~agentmetrics.UnreadableCase`, an error row when scored.
     The agent's own calls are not in eval files: fill each turn's
-    ``tool_calls`` from your run."""
+    ``tool_calls`` from your run. An eval case that cannot be read is refused
+    with its id and path; with ``errors="record"`` it becomes an
+    :class:`~agentmetrics.UnreadableCase` and the other cases load."""
+    mode = errors_mode(errors)
     name = Path(source).name if isinstance(source, (str, os.PathLike)) else "eval set"
+    label = os.fspath(source) if isinstance(source, (str, os.PathLike)) else "<eval set>"
     data = load_json(source, _LOADER) if isinstance(source, (str, os.PathLike)) else source
-    try:
-        return _read(data, name)
-    except InvalidCaseError as error:
-        message = str(error)
-        raise InvalidCaseError(message if message.startswith(_LOADER) else
-                               f"{_LOADER}: {name}: {message}") from None
-
-
-def _read(data: Any, name: str) -> list[AgentTestCase | UnreadableCase]:
     if isinstance(data, list):  # the older format
         if all(isinstance(item, Mapping) and "data" in item for item in data) and data:
-            return [_old_case(item["data"], str(item.get("name", k)), f"[{k}].data")
-                    for k, item in enumerate(data)]
-        return [_old_case(data, name, "")]
+            return [build(_LOADER, mode, entry, str((entry.value or {}).get("name", entry.line)),
+                          partial(_old_item, index=entry.line))
+                    for entry in items_of(data, _LOADER, label, name)]
+        (whole,) = items_of([data], _LOADER, label, name)
+        return [build(_LOADER, mode, attrs.evolve(whole, where=name), name, lambda turns: _old_case(turns, name, ""))]
     if not isinstance(data, Mapping) or _get(data, "eval_cases") is None:
-        raise fail("top level", "an ADK EvalSet (eval_set_id, eval_cases) or a list of turns", data,
+        raise fail(f"{_LOADER}: {name}", "an ADK EvalSet (eval_set_id, eval_cases) or a list of turns", data,
                    "pass an ADK eval file.")
     cases = _get(data, "eval_cases")
     if not isinstance(cases, list):
-        raise fail("eval_cases", "a list", cases, "repair the eval file.")
+        raise fail(f"{_LOADER}: {name}: eval_cases", "a list", cases, "repair the eval file.")
     set_id = _get(data, "eval_set_id")
     out: list[AgentTestCase | UnreadableCase] = []
-    for k, case in enumerate(cases):
-        where = f"eval_cases[{k}]"
-        if not isinstance(case, Mapping):
-            raise fail(where, "an eval case", case, "repair the eval file.")
-        case_id = _get(case, "eval_id")
-        conversation = _get(case, "conversation")
-        if conversation is None:
-            out.append(UnreadableCase(name, 0, f"{_LOADER}: {name}: {where} ({case_id!r}) has no "
-                                      f"conversation (it is driven by a user simulator), so no "
-                                      f"expected calls to score against.", id=case_id))
-            continue
-        if not isinstance(conversation, list):
-            raise fail(f"{where}.conversation", "a list of invocations", conversation, "repair the file.")
-        turns = []
-        for j, invocation in enumerate(conversation):
-            here = f"{where}.conversation[{j}]"
-            if not isinstance(invocation, Mapping):
-                raise fail(here, "an invocation", invocation, "repair the eval file.")
-            middle = _get(invocation, "intermediate_data")
-            uses = read_calls(_get(middle, "tool_uses") if isinstance(middle, Mapping) else None,
-                              f"{here}.intermediate_data.tool_uses", "tool use", "name", "args", _FIX)
-            turns.append(_turn(_text(_get(invocation, "user_content")), uses,
-                               _text(_get(invocation, "final_response")), _get(invocation, "invocation_id")))
-        out.append(AgentTestCase(turns=turns, metadata={"id": case_id, "category": set_id}))
+    for entry in items_of(cases, _LOADER, label, f"{name}: eval_cases"):
+        case_id = _get(entry.value, "eval_id") if isinstance(entry.value, Mapping) else None
+        out.append(build(_LOADER, mode, entry, case_id, lambda case: _eval_case(case, set_id, label)))
     return out
+
+
+def _eval_case(case: Any, set_id: Any, label: str) -> AgentTestCase | UnreadableCase:
+    if not isinstance(case, Mapping):
+        raise fail("case", "an eval case", case, "repair the eval file.")
+    case_id = _get(case, "eval_id")
+    conversation = _get(case, "conversation")
+    if conversation is None:  # not a bad entry: nothing to score against, whatever the mode
+        return UnreadableCase(label, 0, f"{_LOADER}: {label}: eval case {case_id!r} has no conversation (it is "
+                              f"driven by a user simulator), so no expected calls to score against.", id=case_id)
+    if not isinstance(conversation, list):
+        raise fail("conversation", "a list of invocations", conversation, "repair the file.")
+    turns = []
+    for j, invocation in enumerate(conversation):
+        here = f"conversation[{j}]"
+        if not isinstance(invocation, Mapping):
+            raise fail(here, "an invocation", invocation, "repair the eval file.")
+        middle = _get(invocation, "intermediate_data")
+        uses = read_calls(_get(middle, "tool_uses") if isinstance(middle, Mapping) else None,
+                          f"{here}.intermediate_data.tool_uses", "tool use", "name", "args", _FIX)
+        turns.append(_turn(_text(_get(invocation, "user_content")), uses,
+                           _text(_get(invocation, "final_response")), _get(invocation, "invocation_id")))
+    return AgentTestCase(turns=turns, metadata={"id": case_id, "category": set_id})
+
+
+def _old_item(item: Mapping[str, Any], index: int) -> AgentTestCase:
+    return _old_case(item["data"], str(item.get("name", index)), "data")
 
 
 def _old_case(turns: Any, case_id: str, where: str) -> AgentTestCase:

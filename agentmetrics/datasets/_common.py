@@ -1,77 +1,225 @@
-"""What the loaders share: reading JSON and JSONL sources, and naming where a
-bad entry is."""
+"""What the loaders share: reading JSON and JSONL sources entry by entry,
+naming where a bad entry is, and keeping the rest when one is bad
+(``errors="record"``)."""
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from agentmetrics._model import ToolCall
+import attrs
+
+from agentmetrics._lines import LineError, parse_json_line
+from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
+from agentmetrics._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations import Call, Equals
 
-__all__ = ["Source", "entries", "exact_call", "fail", "load_json", "read_calls"]
+__all__ = ["MAX_DEPTH", "Case", "Entry", "Source", "build", "check_depth", "entries", "entry_id",
+           "errors_mode", "exact_call", "fail", "items_of", "load_json", "read_calls", "record_hint"]
 
 Source = str | os.PathLike[str] | Iterable[Any]
 
+#: How deep an entry may nest (lists and objects inside each other). The
+#: benchmarks' own data goes 12 levels deep at most; deeper input is refused
+#: with the path to where it goes too deep, before anything recursive reads it.
+MAX_DEPTH = 100
+
+T = TypeVar("T")
+
 
 def fail(where: str, expected: str, got: Any, fix: str) -> InvalidCaseError:
-    shown = repr(got)
-    if len(shown) > 80:
-        shown = shown[:77] + "..."
+    shown = _shown(got)
     return InvalidCaseError(f"{where}: expected {expected}, got {shown}. Fix: {fix}")
+
+
+def _shown(value: Any) -> str:
+    try:
+        shown = repr(value)
+    except RecursionError:  # a value nested deeper than repr goes
+        shown = f"a {type(value).__name__} nested too deeply to show"
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
+
+def errors_mode(errors: str) -> ErrorsMode:
+    """``errors`` checked: ``"raise"`` or ``"record"``."""
+    return check_errors_mode(errors)
+
+
+def record_hint() -> str:
+    return (' Or pass errors="record": the other entries load, and this one becomes an error row '
+            '(scored NaN with this message).')
+
+
+@attrs.frozen(slots=True)
+class Entry:
+    """One entry of a source: where it is (``source`` a file's path or
+    ``"<entries>"``; ``line`` the line it begins on, or its index in an
+    iterable; ``where`` both as text) and its value, or the ``problem`` that
+    keeps it from being read (then ``value`` is None, or the value as parsed
+    when it nests too deep: read for its id alone)."""
+
+    source: str
+    line: int
+    where: str
+    value: Any = None
+    problem: str | None = None
+
+    def unreadable(self, message: str, entry_id: Any = None) -> UnreadableCase:
+        return UnreadableCase(self.source, self.line, message, id=entry_id)
+
+
+def check_depth(value: Any, where: str, limit: int = MAX_DEPTH) -> None:
+    """Refuse a value that nests lists and objects more than ``limit`` deep,
+    naming the path to the first place it does (read without recursion, so a
+    cycle is refused the same way)."""
+    stack: list[tuple[Any, int, tuple[Any, ...]]] = [(value, 0, ())]
+    while stack:
+        node, depth, path = stack.pop()
+        if isinstance(node, Mapping):
+            items: Iterable[tuple[Any, Any]] = node.items()
+        elif isinstance(node, (list, tuple)):
+            items = enumerate(node)
+        else:
+            continue
+        if depth >= limit:
+            raise InvalidCaseError(
+                f"{where}{_path(path)}: nested more than {limit} levels deep (lists and objects "
+                f"inside each other). Fix: flatten the entry; no benchmark's data nests this deep.")
+        stack.extend((item, depth + 1, (*path, key)) for key, item in items)
+
+
+def _path(path: tuple[Any, ...]) -> str:
+    text = "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in path)
+    return text if len(text) <= 120 else text[:40] + " ... " + text[-75:]
+
+
+def _parsed(text: str) -> Any:
+    """One JSON value, or InvalidCaseError saying why not."""
+    try:
+        return parse_json_line(text)
+    except LineError as error:
+        raise InvalidCaseError(str(error)) from None
 
 
 def load_json(path: str | os.PathLike[str], loader: str) -> Any:
     """One JSON document from a file, refused with the file's name."""
     file = Path(path)
     try:
-        return json.loads(file.read_text(encoding="utf-8"))
+        return _parsed(_read_text(file, loader))
+    except InvalidCaseError as error:
+        raise InvalidCaseError(f"{loader}: {file} is not JSON: {error} Fix: pass the file as the "
+                               f"benchmark ships it.") from None
+
+
+def _read_text(file: Path, loader: str) -> str:
+    try:
+        return file.read_text(encoding="utf-8-sig")
     except OSError as error:
         raise InvalidCaseError(f"{loader}: cannot read {file}: {error.strerror or error}. "
                                f"Fix: pass the path of the file.") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise InvalidCaseError(f"{loader}: {file} is not JSON ({error}). Fix: pass the file as "
-                               f"the benchmark ships it.") from None
+    except UnicodeDecodeError as error:
+        raise InvalidCaseError(f"{loader}: {file} is not UTF-8 text ({error.reason} at byte "
+                               f"{error.start}). Fix: pass the file as the benchmark ships it.") from None
 
 
-def entries(source: Source, loader: str) -> Iterator[tuple[str, Any]]:
-    """``(where, entry)`` for each entry of a JSONL file (one JSON object a
-    line; a file holding one JSON list is read as that list) or of an
-    iterable of entries; ``where`` names the file and line, or the index."""
+def _list_lines(text: str, count: int) -> list[int]:
+    """The line each of the ``count`` items of a valid JSON list begins on."""
+    decoder = json.JSONDecoder()
+    index = text.index("[") + 1
+    starts, line, counted = [], 1, 0
+    for _ in range(count):
+        while text[index] in " \t\r\n,":
+            index += 1
+        line += text.count("\n", counted, index)
+        counted = index
+        starts.append(line)
+        index = decoder.raw_decode(text, index)[1]
+    return starts
+
+
+def entries(source: Source, loader: str) -> Iterator[Entry]:
+    """Each entry of a JSONL file (one JSON value a line; a file holding one
+    JSON list is read as that list) or of an iterable of entries. An entry
+    that cannot be read (not JSON, nested too deep) comes with its
+    ``problem``; the entries after it are still read. A source that cannot be
+    read at all is refused."""
     if isinstance(source, (str, os.PathLike)):
         file = Path(source)
-        try:
-            text = file.read_text(encoding="utf-8")
-        except OSError as error:
-            raise InvalidCaseError(f"{loader}: cannot read {file}: {error.strerror or error}. "
-                                   f"Fix: pass the path of the file.") from None
-        stripped = text.lstrip()
-        if stripped.startswith("["):
+        text = _read_text(file, loader)
+        if text.lstrip().startswith("["):
             try:
-                items = json.loads(text)
-            except json.JSONDecodeError as error:
-                raise InvalidCaseError(f"{loader}: {file} is not JSON ({error}).") from None
-            for k, item in enumerate(items):
-                yield f"{file}[{k}]", item
+                items = _parsed(text)
+            except InvalidCaseError as error:
+                raise InvalidCaseError(f"{loader}: {file} is not JSON: {error} Fix: pass the file as "
+                                       f"the benchmark ships it.") from None
+            if not isinstance(items, list):  # pragma: no cover - text starting with [ is a list
+                raise fail(f"{loader}: {file}", "a JSON list", items, "pass the benchmark's file.")
+            for k, (item, number) in enumerate(zip(items, _list_lines(text, len(items)))):
+                yield _entry(str(file), number, f"{file}:{number} (item {k})", item)
             return
         for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
+            if not line.strip(" \t\r\n"):
                 continue
+            where = f"{file}:{number}"
             try:
-                yield f"{file}:{number}", json.loads(line)
-            except json.JSONDecodeError as error:
-                raise InvalidCaseError(f"{loader}: {file}:{number}: not a JSON line ({error}). "
-                                       f"Fix: one JSON object a line, as the benchmark ships it.") from None
+                value = _parsed(line)
+            except InvalidCaseError as error:
+                yield Entry(str(file), number, where, problem=f"not a JSON line: {error}")
+                continue
+            yield _entry(str(file), number, where, value)
         return
-    if isinstance(source, (bytes, dict)) or not isinstance(source, Iterable):
+    if isinstance(source, (bytes, Mapping)) or not isinstance(source, Iterable):
         raise InvalidCaseError(f"{loader}: expected a path or an iterable of entries, got "
                                f"{type(source).__name__}. Fix: pass the file's path or a list.")
     for k, item in enumerate(source):
-        yield f"entry {k}", item
+        yield _entry("<entries>", k, f"entry {k}", item)
+
+
+def items_of(values: Iterable[Any], loader: str, source: str, prefix: str) -> Iterator[Entry]:
+    """The entries of a list found inside a document (``prefix`` names it,
+    such as ``"file: eval_cases"``): each named ``prefix[k]``, its line its index."""
+    for entry in entries(values, loader):
+        yield attrs.evolve(entry, source=source, where=f"{prefix}[{entry.line}]")
+
+
+def _entry(source: str, line: int, where: str, value: Any) -> Entry:
+    try:
+        check_depth(value, "")
+    except InvalidCaseError as error:  # the value is kept for its id alone
+        return Entry(source, line, where, value, problem=str(error).lstrip(".:").lstrip())
+    return Entry(source, line, where, value)
+
+
+def build(loader: str, errors: ErrorsMode, entry: Entry, entry_id: Any,
+          make: Callable[[Any], T], where: str | None = None) -> T | UnreadableCase:
+    """``make(entry.value)``, the case(s) of one entry; when it is refused, with
+    ``errors="raise"`` an InvalidCaseError naming the loader, where the entry
+    is (``where``, else the entry's), its id and what is wrong, with the fix
+    and the hint that ``errors="record"`` keeps the rest; with ``"record"``,
+    an UnreadableCase carrying that message."""
+    try:
+        if entry.problem is not None:
+            raise InvalidCaseError(entry.problem)
+        return make(entry.value)
+    except InvalidCaseError as error:
+        detail = str(error)
+    except RecursionError:  # check_depth refuses deep entries first; a reader may still go deep
+        detail = (f"nested too deeply to read. Fix: flatten the entry (at most {MAX_DEPTH} levels "
+                  f"of lists and objects).")
+    named = f" (id {entry_id!r})" if entry_id is not None else ""
+    message = f"{loader}: {where or entry.where}{named}: {detail}"
+    if errors == "raise":
+        raise InvalidCaseError(message + record_hint())
+    return entry.unreadable(message, entry_id)
+
+
+def entry_id(value: Any, key: str = "id") -> Any:
+    """An entry's id when it is an object that has one, else None."""
+    return value.get(key) if isinstance(value, Mapping) else None
 
 
 def exact_call(call: ToolCall) -> Call:
@@ -99,3 +247,6 @@ def read_calls(items: Any, where: str, kind: str, name_key: str, args_key: str, 
         # missing or null: no arguments given (ToolCall.arguments_given is False)
         out.append(ToolCall(item[name_key], None if arguments is None else dict(arguments)))
     return out
+
+
+Case = AgentTestCase | UnreadableCase

@@ -4,12 +4,12 @@ cases with expectations. The reference is read with :mod:`ast`, never run."""
 from __future__ import annotations
 
 import ast
+from functools import partial
 from collections.abc import Mapping
 from typing import Any
 
-from agentmetrics._model import AgentTestCase, ToolCall
-from agentmetrics.datasets._common import Source, entries, fail
-from agentmetrics.errors import InvalidCaseError
+from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
+from agentmetrics.datasets._common import Source, build, entries, errors_mode, fail
 from agentmetrics.expectations import AnyValue, Call, Equals, Expectation, Matcher
 
 __all__ = ["nexusraven_calls", "nexusraven_cases"]
@@ -71,30 +71,35 @@ def nexusraven_calls(reference: str, where: str = "reference") -> list[tuple[Too
 
 
 def nexusraven_cases(source: Source, *, name: str = "nexusraven",
-                     outputs: Mapping[Any, Any] | None = None) -> list[AgentTestCase]:
+                     outputs: Mapping[Any, Any] | None = None,
+                     errors: str = "raise") -> list[AgentTestCase | UnreadableCase]:
     """One case per NexusRaven entry (a JSON file of ``{"query", "reference"}``,
     or the entries). The id is ``<name>-<index>`` (entries have none). The
     expectation: the reference's calls in the order they would run (nested
     calls first), arguments equal, an argument that is a nested call's result
-    any value, no other call. ``outputs`` maps an id to the model's calls."""
-    cases = []
-    for index, (where, entry) in enumerate(entries(source, _LOADER)):
-        here = f"{_LOADER}: {where}"
-        if not isinstance(entry, Mapping) or "reference" not in entry:
-            raise fail(here, 'an entry {"query", "reference"}', entry, "pass NexusRaven's query file.")
-        try:
-            calls = nexusraven_calls(entry["reference"], f"{here}.reference")
-        except InvalidCaseError as error:
-            message = str(error)
-            raise InvalidCaseError(message if message.startswith(_LOADER) else f"{here}: {message}") from None
-        steps = []
-        for call, nested in calls:
-            matchers: dict[str, Matcher] = {key: AnyValue() if nested.get(key) else Equals(value)
-                                            for key, value in call.arguments.items()}
-            steps.append(Call(call.name, matchers))
+    any value, no other call. ``outputs`` maps an id to the model's calls. An
+    entry that cannot be read is refused with its id and where it is; with
+    ``errors="record"`` it becomes an :class:`~agentmetrics.UnreadableCase`
+    and the others load."""
+    mode = errors_mode(errors)
+    cases: list[AgentTestCase | UnreadableCase] = []
+    for index, entry in enumerate(entries(source, _LOADER)):
         case_id = f"{name}-{index}"
-        cases.append(AgentTestCase(
-            input=entry.get("query"), expected_tool_calls=[call for call, _ in calls],
-            expectation=Expectation(steps), tool_calls=None if outputs is None else outputs.get(case_id),
-            metadata={"id": case_id, "category": name, "task": entry.get("query")}))
+        cases.append(build(_LOADER, mode, entry, case_id,
+                           partial(_case, case_id=case_id, name=name, outputs=outputs)))
     return cases
+
+
+def _case(entry: Any, case_id: str, name: str, outputs: Mapping[Any, Any] | None) -> AgentTestCase:
+    if not isinstance(entry, Mapping) or "reference" not in entry:
+        raise fail("entry", 'an entry {"query", "reference"}', entry, "pass NexusRaven's query file.")
+    calls = nexusraven_calls(entry["reference"], "reference")
+    steps = []
+    for call, nested in calls:
+        matchers: dict[str, Matcher] = {key: AnyValue() if nested.get(key) else Equals(value)
+                                        for key, value in call.arguments.items()}
+        steps.append(Call(call.name, matchers))
+    return AgentTestCase(
+        input=entry.get("query"), expected_tool_calls=[call for call, _ in calls],
+        expectation=Expectation(steps), tool_calls=None if outputs is None else outputs.get(case_id),
+        metadata={"id": case_id, "category": name, "task": entry.get("query")})

@@ -6,8 +6,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from agentmetrics._model import AgentTestCase
-from agentmetrics.datasets._common import Source, entries, fail, read_calls
+from agentmetrics._model import AgentTestCase, UnreadableCase
+from agentmetrics.datasets._common import Source, build, entries, entry_id, errors_mode, fail, read_calls
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations import AnyOrder, AnyValue, Call, Equals, Expectation, Matcher, OneOf
 
@@ -37,7 +37,8 @@ def _acceptable(value: Any) -> Matcher:
     return Equals(value)
 
 
-def seal_tools_cases(source: Source, outputs: Mapping[str, Any] | None = None) -> list[AgentTestCase]:
+def seal_tools_cases(source: Source, outputs: Mapping[str, Any] | None = None, *,
+                     errors: str = "raise") -> list[AgentTestCase | UnreadableCase]:
     """One case per Seal-Tools entry (a ``*.jsonl`` file of the dataset, or its
     entries). Read: ``id`` (the category is the id without its number:
     ``test_in_domain-easy``), ``query`` (``input`` and ``task``),
@@ -46,27 +47,31 @@ def seal_tools_cases(source: Source, outputs: Mapping[str, Any] | None = None) -
     each parameter equal to the gold value or to its text (the scorer compares
     ``str()``), a value ``"API_call_N"`` (an earlier call's output) as any
     value, no other parameter; other calls are counted against. ``outputs``
-    maps an id to the model's calls."""
-    cases = []
-    for where, entry in entries(source, _LOADER):
-        here = f"{_LOADER}: {where}"
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("id"), str):
-            raise fail(here, 'an entry {"id", "query", "calling"}', entry, "pass a Seal-Tools jsonl file.")
-        calling = entry.get("calling")
-        if isinstance(calling, Mapping):  # the older files' easy rows: one call
-            calling = [calling]
-        if calling is None:
-            raise fail(f"{here}.calling", "a list of calls", calling, "pass a Seal-Tools jsonl file.")
-        expected = read_calls(calling, f"{here}.calling", "call", "api", "parameters", "repair the entry.")
-        steps = []
-        for k, call in enumerate(expected):
-            try:
-                steps.append(Call(call.name, {key: _acceptable(value) for key, value in call.arguments.items()}))
-            except InvalidCaseError as error:
-                raise InvalidCaseError(f"{here}.calling[{k}]: {error}") from None
-        entry_id = entry["id"]
-        cases.append(AgentTestCase(
-            input=entry.get("query"), expected_tool_calls=expected, expectation=Expectation(AnyOrder(steps)),
-            tool_calls=None if outputs is None else outputs.get(entry_id),
-            metadata={"id": entry_id, "category": entry_id.rsplit("-", 1)[0], "task": entry.get("query")}))
-    return cases
+    maps an id to the model's calls. An entry that cannot be read is refused
+    with its id and file and line; with ``errors="record"`` it becomes an
+    :class:`~agentmetrics.UnreadableCase` and the others load."""
+    mode = errors_mode(errors)
+    return [build(_LOADER, mode, entry, entry_id(entry.value), lambda value: _case(value, outputs))
+            for entry in entries(source, _LOADER)]
+
+
+def _case(entry: Any, outputs: Mapping[str, Any] | None) -> AgentTestCase:
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("id"), str):
+        raise fail("entry", 'an entry {"id", "query", "calling"}', entry, "pass a Seal-Tools jsonl file.")
+    calling = entry.get("calling")
+    if isinstance(calling, Mapping):  # the older files' easy rows: one call
+        calling = [calling]
+    if calling is None:
+        raise fail("calling", "a list of calls", calling, "pass a Seal-Tools jsonl file.")
+    expected = read_calls(calling, "calling", "call", "api", "parameters", "repair the entry.")
+    steps = []
+    for k, call in enumerate(expected):
+        try:
+            steps.append(Call(call.name, {key: _acceptable(value) for key, value in call.arguments.items()}))
+        except InvalidCaseError as error:
+            raise InvalidCaseError(f"calling[{k}]: {error}") from None
+    entry_id = entry["id"]
+    return AgentTestCase(
+        input=entry.get("query"), expected_tool_calls=expected, expectation=Expectation(AnyOrder(steps)),
+        tool_calls=None if outputs is None else outputs.get(entry_id),
+        metadata={"id": entry_id, "category": entry_id.rsplit("-", 1)[0], "task": entry.get("query")})

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import ast
 import os
+from functools import partial
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from agentmetrics._model import AgentTestCase, ToolCall
-from agentmetrics.datasets._common import exact_call, fail
+from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
+from agentmetrics.datasets._common import Entry, build, check_depth, errors_mode, exact_call, fail
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations import Expectation
 
@@ -40,28 +41,45 @@ def _literal(node: ast.expr, where: str) -> Any:
         raise fail(where, "a literal value", ast.unparse(node)[:60], "pass tau-bench's task file.") from None
 
 
+def _parse(file: Path) -> ast.Module:
+    try:
+        return ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
+    except OSError as error:
+        raise InvalidCaseError(f"{_LOADER}: cannot read {file}: {error.strerror or error}.") from None
+    except UnicodeDecodeError as error:
+        raise InvalidCaseError(f"{_LOADER}: {file} is not UTF-8 text ({error.reason}). Fix: pass "
+                               f"tau-bench's task file as it ships.") from None
+    except (SyntaxError, ValueError) as error:  # ValueError: NUL bytes
+        line = getattr(error, "lineno", None)
+        raise InvalidCaseError(f"{_LOADER}: {file}{'' if line is None else f':{line}'}: not Python "
+                               f"({getattr(error, 'msg', error)}). Fix: pass tau-bench's task file as it "
+                               f"ships.") from None
+    except RecursionError:
+        raise InvalidCaseError(f"{_LOADER}: {file}: nested too deeply to parse. Fix: pass tau-bench's "
+                               f"task file as it ships.") from None
+
+
 def tau_bench_tasks(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The tasks of a tau-bench task file (``tasks_test.py``: a list of
     ``Task(...)`` assigned to a name; or the older ``tasks.py``: a list of
     dicts), as dicts, read with ``ast`` (the file is never run)."""
     file = Path(path)
-    try:
-        tree = ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
-    except OSError as error:
-        raise InvalidCaseError(f"{_LOADER}: cannot read {file}: {error.strerror or error}.") from None
-    except SyntaxError as error:
-        raise InvalidCaseError(f"{_LOADER}: {file}:{error.lineno}: not Python ({error.msg}). Fix: pass "
-                               f"tau-bench's task file as it ships.") from None
+    tree = _parse(file)
     lists = [node.value for node in tree.body if isinstance(node, ast.Assign)
              and isinstance(node.value, ast.List)]
     if len(lists) != 1:
         raise InvalidCaseError(f"{_LOADER}: {file}: expected one list of tasks assigned to a name, "
                                f"found {len(lists)}. Fix: pass a tau-bench task file.")
-    return [_literal(item, f"{file}:{item.lineno}") for item in lists[0].elts]
+    try:
+        return [_literal(item, f"{file}:{item.lineno}") for item in lists[0].elts]
+    except RecursionError:
+        raise InvalidCaseError(f"{_LOADER}: {file}: a task nested too deeply to read. Fix: pass "
+                               f"tau-bench's task file as it ships.") from None
 
 
 def tau_bench_cases(tasks: str | os.PathLike[str] | Iterable[Any], *, name: str | None = None,
-                    outputs: Mapping[int, Any] | None = None) -> list[AgentTestCase]:
+                    outputs: Mapping[int, Any] | None = None,
+                    errors: str = "raise") -> list[AgentTestCase | UnreadableCase]:
     """One case per tau-bench task, in order: ``tasks`` is a task file's path
     (see :func:`tau_bench_tasks`) or its tasks (dicts, or tau-bench's ``Task``
     objects). Read per task: ``actions[]`` with ``name`` and ``kwargs`` (the
@@ -71,38 +89,72 @@ def tau_bench_cases(tasks: str | os.PathLike[str] | Iterable[Any], *, name: str 
     ``airline``). The expectation is the actions in order, arguments equal,
     other calls allowed; tau-bench itself rewards the database state the
     actions lead to, not the calls. ``outputs`` maps a task index to the
-    agent's calls."""
+    agent's calls. A task that cannot be read is refused with its index
+    (and line); with ``errors="record"`` it becomes an
+    :class:`~agentmetrics.UnreadableCase` and the other tasks load."""
+    mode = errors_mode(errors)
     if isinstance(tasks, (str, os.PathLike)):
         prefix = name or Path(tasks).resolve().parent.name
-        items: list[Any] = tau_bench_tasks(tasks)
+        items: list[Any] = _task_items(tasks)
+        label = os.fspath(tasks)
     else:
         if isinstance(tasks, (str, bytes, Mapping)) or not isinstance(tasks, Iterable):
             raise fail(_LOADER, "a task file's path or a list of tasks", tasks,
                        "pass tasks_test.py's path, or its tasks.")
         prefix = name or "task"
         items = list(tasks)
-    cases = []
-    for index, task in enumerate(items):
-        where = f"{_LOADER}: task {index}"
-        record = task if isinstance(task, Mapping) else getattr(task, "__dict__", None) or (
-            task.model_dump() if hasattr(task, "model_dump") else None)
-        if not isinstance(record, Mapping) or not isinstance(record.get("actions"), list):
-            raise fail(where, "a task with a list of actions", task, "pass tau-bench's tasks.")
-        steps, expected = [], []
-        for k, action in enumerate(record["actions"]):
-            action = action if isinstance(action, Mapping) else getattr(action, "__dict__", action)
-            if not isinstance(action, Mapping) or not isinstance(action.get("name"), str):
-                raise fail(f"{where}.actions[{k}]", "an action with a name", action, "repair the task.")
-            arguments = action.get("kwargs", action.get("arguments", {}))
-            if not isinstance(arguments, Mapping):
-                raise fail(f"{where}.actions[{k}].kwargs", "an object", arguments, "repair the task.")
-            expected.append(ToolCall(action["name"], dict(arguments)))
-            steps.append(exact_call(expected[-1]))
-        calls = None if outputs is None else outputs.get(index)
-        instruction = record.get("instruction")
-        cases.append(AgentTestCase(
-            input=instruction, tool_calls=calls, expected_tool_calls=expected,
-            expectation=Expectation(steps, extra_calls="allow"),
-            metadata={"id": f"{prefix}-{index}", "category": prefix, "task": instruction,
-                      "user_id": record.get("user_id")}))
+        label = "<tasks>"
+    cases: list[AgentTestCase | UnreadableCase] = []
+    for index, item in enumerate(items):
+        entry = item if isinstance(item, Entry) else Entry(label, index, f"task {index}", value=item)
+        cases.append(build(_LOADER, mode, entry, f"{prefix}-{index}",
+                           partial(_task_case, index=index, prefix=prefix, outputs=outputs)))
     return cases
+
+
+def _task_items(path: str | os.PathLike[str]) -> list[Any]:
+    """A task file's tasks as entries, each with its line: the tasks that
+    cannot be read as literals carry the problem (the file itself must parse)."""
+    file = Path(path)
+    tree = _parse(file)
+    lists = [node.value for node in tree.body if isinstance(node, ast.Assign)
+             and isinstance(node.value, ast.List)]
+    if len(lists) != 1:
+        raise InvalidCaseError(f"{_LOADER}: {file}: expected one list of tasks assigned to a name, "
+                               f"found {len(lists)}. Fix: pass a tau-bench task file.")
+    out = []
+    for k, item in enumerate(lists[0].elts):
+        where = f"{file}:{item.lineno} (task {k})"
+        try:
+            value = _literal(item, "task")
+            check_depth(value, "task")
+            out.append(Entry(str(file), item.lineno, where, value=value))
+        except (InvalidCaseError, RecursionError) as error:
+            problem = str(error) if isinstance(error, InvalidCaseError) else "nested too deeply to read."
+            out.append(Entry(str(file), item.lineno, where, problem=problem))
+    return out
+
+
+def _task_case(task: Any, index: int, prefix: str, outputs: Mapping[int, Any] | None) -> AgentTestCase:
+    record = task if isinstance(task, Mapping) else getattr(task, "__dict__", None) or (
+        task.model_dump() if hasattr(task, "model_dump") else None)
+    if not isinstance(record, Mapping) or not isinstance(record.get("actions"), list):
+        raise fail("task", "a task with a list of actions", task, "pass tau-bench's tasks.")
+    check_depth(record, "task")
+    steps, expected = [], []
+    for k, action in enumerate(record["actions"]):
+        action = action if isinstance(action, Mapping) else getattr(action, "__dict__", action)
+        if not isinstance(action, Mapping) or not isinstance(action.get("name"), str):
+            raise fail(f"actions[{k}]", "an action with a name", action, "repair the task.")
+        arguments = action.get("kwargs", action.get("arguments", {}))
+        if not isinstance(arguments, Mapping):
+            raise fail(f"actions[{k}].kwargs", "an object", arguments, "repair the task.")
+        expected.append(ToolCall(action["name"], dict(arguments)))
+        steps.append(exact_call(expected[-1]))
+    calls = None if outputs is None else outputs.get(index)
+    instruction = record.get("instruction")
+    return AgentTestCase(
+        input=instruction, tool_calls=calls, expected_tool_calls=expected,
+        expectation=Expectation(steps, extra_calls="allow"),
+        metadata={"id": f"{prefix}-{index}", "category": prefix, "task": instruction,
+                  "user_id": record.get("user_id")})
