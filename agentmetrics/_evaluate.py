@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from agentmetrics._aio import run_sync
+from agentmetrics._columnar import check_unique_columns
 from agentmetrics._tool_call_batch import ToolCallBatch
 from agentmetrics._concurrent import MetricRun, RunSettings, needs_runner, score_concurrently
 from agentmetrics._metric import Metric, metric_labels
@@ -64,6 +65,8 @@ def _to_batch(cases: Any, errors: ErrorsMode, progress: Progress) -> ToolCallBat
     if module.startswith("pandas") and type(cases).__name__ == "DataFrame":
         return ToolCallBatch.from_pandas(cases, errors=errors)
     if module.startswith("pyarrow") and type(cases).__name__ == "Table":
+        check_unique_columns(cases.column_names, ("tool_calls", "expected_tool_calls", "id"),
+                             "cases: the Arrow table")
         missing = [name for name in ("tool_calls", "expected_tool_calls")
                    if name not in cases.column_names]
         if missing:

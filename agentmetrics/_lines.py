@@ -24,13 +24,15 @@ import os
 import re
 import sys
 import zlib
-from collections.abc import Callable, Iterator
-from typing import IO
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import IO, Any
 
 import attrs
 
-__all__ = ["Line", "LineError", "SourceError", "decode_line", "lines", "parse_json_line",
-           "parse_json_lines"]
+from agentmetrics.errors import InvalidCaseError
+
+__all__ = ["MAX_DEPTH", "Line", "LineError", "SourceError", "check_depth", "decode_line", "lines",
+           "parse_json_line", "parse_json_lines"]
 
 _CHUNK = 1 << 16
 _FIX = "Fix: save the file as UTF-8."
@@ -374,3 +376,41 @@ def _column(text: str, wanted: Callable[[re.Match[str]], bool]) -> int | None:
 
 def _at(column: int | None) -> str:
     return f" (at column {column})" if column else ""
+
+
+#: How deep a value read from a user's file may nest (objects and lists inside
+#: each other) before the readers that walk it recursively (expectations, a
+#: benchmark's entries, a saved run's header) refuse it. Real data nests a dozen
+#: levels; Python's recursion limit is about a thousand frames.
+MAX_DEPTH = 100
+
+
+def check_depth(value: Any, where: str, *, limit: int = MAX_DEPTH,
+                fix: str = "flatten the data.") -> None:
+    """Refuse (InvalidCaseError) a value that nests mappings and lists more than
+    ``limit`` deep, naming the path to the first place it does (``where``, then
+    ``.key`` and ``[index]`` steps). Read without recursion, so a value nested a
+    million deep, or one that holds itself, is refused the same way."""
+    stack: list[tuple[Any, int, tuple[Any, ...]]] = [(value, 0, ())]
+    while stack:
+        node, depth, path = stack.pop()
+        if isinstance(node, Mapping):
+            items: Iterable[tuple[Any, Any]] = node.items()
+        elif isinstance(node, (list, tuple)):
+            items = enumerate(node)
+        else:
+            continue
+        if depth >= limit:
+            raise InvalidCaseError(
+                f"{where}{_path(path)}: nested more than {limit} levels deep (objects and "
+                f"lists inside each other); expected at most {limit}. Fix: {fix}")
+        stack.extend((item, depth + 1, (*path, key)) for key, item in items)
+
+
+def _path(path: tuple[Any, ...]) -> str:
+    """The steps of ``path`` as text; a long one as its first 4 and last 8
+    steps, each step whole."""
+    steps = [f"[{key}]" if isinstance(key, int) else f".{str(key)[:40]}" for key in path]
+    if len(steps) > 12:
+        steps = [*steps[:4], f" ... ({len(steps) - 12} more) ... ", *steps[-8:]]
+    return "".join(steps)

@@ -24,6 +24,7 @@ from agentmetrics._columnar import (
     Ingested,
     Vocabulary,
     check_input_format,
+    check_unique_columns,
     holds_call_objects,
     ingest,
     records_from_arrow,
@@ -435,6 +436,7 @@ class ToolCallBatch:
         pd = require("pandas", "pandas")
         if not isinstance(frame, pd.DataFrame):
             raise InvalidCaseError(f"from_pandas: expected a pandas DataFrame, got {_describe(frame)}.")
+        check_unique_columns(frame.columns, (tool_calls, expected_tool_calls, id), "from_pandas")
         missing = [c for c in (tool_calls, expected_tool_calls, id) if c and c not in frame.columns]
         if missing:
             raise InvalidCaseError(

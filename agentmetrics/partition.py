@@ -37,6 +37,7 @@ import attrs
 
 from agentmetrics._aggregate import Aggregate, ToolCounts
 from agentmetrics._aggregate import merge as _merge_aggregates
+from agentmetrics._columnar import check_unique_columns
 from agentmetrics._dataset import case_from_record
 from agentmetrics._metric import Metric, metric_labels
 from agentmetrics._model import AgentTestCase, UnreadableCase, _describe
@@ -147,6 +148,7 @@ def _batch(data: Any, names: dict[str, str | None],
 def _require_columns(present: Sequence[str], names: dict[str, str | None],
                      keep: tuple[str, ...]) -> None:
     wanted = [names["tool_calls"], names["expected_tool_calls"], names["id"], *keep]
+    check_unique_columns(present, [*wanted, "id" if names["id"] is None else None], "data")
     missing = [name for name in wanted if name is not None and name not in present]
     if missing:
         raise InvalidCaseError(

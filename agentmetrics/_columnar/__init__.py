@@ -3,7 +3,7 @@ without an object per case, and cases built in bulk when a metric needs them.
 :func:`case_from_record` is the reference reading of one record; the columnar
 reading (:func:`ingest`) takes only what it takes and gives what it gives."""
 
-from agentmetrics._columnar._arrow import holds_call_objects, records_from_arrow
+from agentmetrics._columnar._arrow import check_unique_columns, holds_call_objects, records_from_arrow
 from agentmetrics._columnar._ingest import (
     BadName,
     Ingested,
@@ -18,5 +18,6 @@ from agentmetrics._columnar._ingest import (
 from agentmetrics._columnar._records import LINE_KEYS, case_from_record, check_input_format
 
 __all__ = ["LINE_KEYS", "BadName", "Ingested", "LazyCases", "Reader", "Side", "Vocabulary",
-           "case_from_record", "cases_from_records", "check_input_format", "holds_call_objects",
+           "case_from_record", "cases_from_records", "check_input_format", "check_unique_columns",
+           "holds_call_objects",
            "ingest", "paused_gc", "records_from_arrow"]

@@ -23,13 +23,31 @@ What Arrow's types add is written down here, once:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from agentmetrics._model import UnreadableCase
 from agentmetrics.errors import InvalidCaseError
 
-__all__ = ["holds_call_objects", "records_from_arrow"]
+__all__ = ["check_unique_columns", "holds_call_objects", "records_from_arrow"]
+
+
+
+def check_unique_columns(present: Iterable[Any], wanted: Iterable[str | None], where: str) -> None:
+    """Refuse a table (Arrow, Parquet, a DataFrame) with two columns of a name
+    that is read (``wanted``; None entries ignored): which of them holds the
+    calls cannot be told, so none is guessed."""
+    present = [str(name) for name in present]
+    counts = Counter(present)
+    twice = [name for name in dict.fromkeys(wanted) if name is not None and counts[name] > 1]
+    if twice:
+        name = twice[0]
+        raise InvalidCaseError(
+            f"{where}: expected one column named {name!r}, got {counts[name]} (the columns are "
+            f"{present}); which one holds the data cannot be told. Fix: drop "
+            f"or rename the others (pyarrow: table.rename_columns([...]); pandas: "
+            f"frame.loc[:, ~frame.columns.duplicated()]).")
 
 
 def holds_call_objects(column: Any) -> bool:

@@ -10,6 +10,7 @@ from fractions import Fraction
 from collections.abc import Callable
 from typing import IO, Any, NamedTuple
 
+from agentmetrics._columnar import check_unique_columns
 from agentmetrics._dataset import example_cases, numbered_cases
 from agentmetrics._streaming import CHUNK_CASES, RunningSummary
 from agentmetrics.cli._common import (
@@ -261,6 +262,7 @@ def _parquet_chunks(path: str, chunk_size: int) -> Any:
     except (OSError, pa.ArrowException) as error:
         raise InvalidCaseError(f"{path}: not a readable Parquet file ({error}).") from None
     names = file.schema_arrow.names
+    check_unique_columns(names, ("tool_calls", "expected_tool_calls", "id"), str(path))
     missing = [name for name in ("tool_calls", "expected_tool_calls") if name not in names]
     if missing:
         raise InvalidCaseError(

@@ -12,7 +12,8 @@ from typing import Any, TypeVar
 
 import attrs
 
-from agentmetrics._lines import LineError, parse_json_line
+from agentmetrics._lines import MAX_DEPTH, LineError, parse_json_line
+from agentmetrics._lines import check_depth as nested
 from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
 from agentmetrics._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import InvalidCaseError
@@ -22,11 +23,6 @@ __all__ = ["MAX_DEPTH", "Case", "Entry", "Source", "build", "check_depth", "entr
            "errors_mode", "exact_call", "fail", "items_of", "load_json", "read_calls", "record_hint"]
 
 Source = str | os.PathLike[str] | Iterable[Any]
-
-#: How deep an entry may nest (lists and objects inside each other). The
-#: benchmarks' own data goes 12 levels deep at most; deeper input is refused
-#: with the path to where it goes too deep, before anything recursive reads it.
-MAX_DEPTH = 100
 
 T = TypeVar("T")
 
@@ -73,28 +69,9 @@ class Entry:
 
 
 def check_depth(value: Any, where: str, limit: int = MAX_DEPTH) -> None:
-    """Refuse a value that nests lists and objects more than ``limit`` deep,
-    naming the path to the first place it does (read without recursion, so a
-    cycle is refused the same way)."""
-    stack: list[tuple[Any, int, tuple[Any, ...]]] = [(value, 0, ())]
-    while stack:
-        node, depth, path = stack.pop()
-        if isinstance(node, Mapping):
-            items: Iterable[tuple[Any, Any]] = node.items()
-        elif isinstance(node, (list, tuple)):
-            items = enumerate(node)
-        else:
-            continue
-        if depth >= limit:
-            raise InvalidCaseError(
-                f"{where}{_path(path)}: nested more than {limit} levels deep (lists and objects "
-                f"inside each other). Fix: flatten the entry; no benchmark's data nests this deep.")
-        stack.extend((item, depth + 1, (*path, key)) for key, item in items)
-
-
-def _path(path: tuple[Any, ...]) -> str:
-    text = "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in path)
-    return text if len(text) <= 120 else text[:40] + " ... " + text[-75:]
+    """Refuse an entry that nests lists and objects more than ``limit`` deep,
+    naming the path to the first place it does (see :func:`agentmetrics._lines.check_depth`)."""
+    nested(value, where, limit=limit, fix="flatten the entry; no benchmark's data nests this deep.")
 
 
 def _parsed(text: str) -> Any:

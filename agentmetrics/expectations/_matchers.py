@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import attrs
 
+from agentmetrics._lines import check_depth
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations._regex import BoundedPattern, RegexRefused, RegexTooCostly, bounded
 
@@ -129,6 +130,7 @@ class Equals(Matcher):
     _key: str = attrs.field(init=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
+        check_depth(self.value, "Equals.value", fix="flatten the value.")
         _check_json_value(self.value, "Equals.value")
         if self.numbers not in _NUMBERS:
             raise _fail("Equals.numbers", "'equal' or 'typed'", self.numbers,
@@ -502,6 +504,7 @@ def to_matcher(value: Any) -> Matcher:
     an object with a ``$`` key is a matcher)."""
     if isinstance(value, Matcher):
         return value
+    check_depth(value, "argument", fix="flatten the value.")
     return matcher_from_json(value, "argument")
 
 

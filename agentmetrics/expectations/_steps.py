@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from agentmetrics._lines import check_depth
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations._matchers import Matcher, fields_match, matcher_from_json, named_matchers
 
@@ -309,6 +310,8 @@ def expectation_from_json(value: Any, path: str = "expectation") -> Expectation:
     inside it."""
     if isinstance(value, Expectation):
         return value
+    check_depth(value, path, fix="flatten the expectation: no step or matcher needs to nest so "
+                "deep (steps and argument matchers are read recursively).")
     if not isinstance(value, Mapping):
         raise _fail(path, 'an object {"steps": ..., "never": [...], "extra_calls": ...}', value,
                     'write e.g. {"steps": [{"call": "search"}, {"call": "book"}]}.')
