@@ -455,12 +455,32 @@ def _run_agentmetrics(args: list[str]) -> tuple[str, int]:
     from agentmetrics.cli import main
 
     buffer = io.StringIO()
-    with _cwd(REPO), contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
+    with _cwd(REPO), _as_typed(), contextlib.redirect_stdout(buffer), \
+            contextlib.redirect_stderr(buffer):
         try:
             status = main(args)
         except SystemExit as stop:  # argparse's usage errors and --help
             status = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
     return buffer.getvalue(), status
+
+
+@contextlib.contextmanager
+def _as_typed():
+    """The process as a shell that runs ``agentmetrics`` has it: the program is
+    the environment's ``agentmetrics`` script, found first on PATH (a page that
+    shows ``$ agentmetrics ...`` has it on PATH)."""
+    folder = str(Path(sys.executable).parent)
+    saved = sys.argv[:], os.environ.get("PATH")
+    sys.argv[:] = [os.path.join(folder, "agentmetrics"), *sys.argv[1:]]
+    os.environ["PATH"] = os.pathsep.join([folder, saved[1] or ""])
+    try:
+        yield
+    finally:
+        sys.argv[:] = saved[0]
+        if saved[1] is None:
+            del os.environ["PATH"]
+        else:
+            os.environ["PATH"] = saved[1]
 
 
 def install_project(root: Path, site: Path) -> list[str]:

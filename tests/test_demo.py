@@ -46,7 +46,7 @@ def test_demo_says_first_what_it_scores_and_ends_with_the_users_command(demo):
     assert demo[0].startswith("Scoring 50 tau2-bench airline runs of one agent")
     assert "what a pass means" not in demo[0]  # said, not announced:
     assert "A run passes at 0.8 or more." in " ".join(demo[:4])
-    assert demo[-1] == "  agentmetrics evaluate my_runs.jsonl"
+    assert demo[-1].startswith("  ") and demo[-1].endswith(" evaluate my_runs.jsonl")
     assert max(map(len, demo)) <= DEFAULT_WIDTH
 
 
@@ -86,6 +86,35 @@ def test_demo_sample_shows_passes_and_failures_of_each_kind(demo):
     assert results == {"PASS", "FAIL"}
     text = " ".join(body)
     assert "Missing expected tool" in text and "Unexpected tool" in text
+
+
+@pytest.mark.parametrize("on_path", [False, True])
+def test_the_demo_ends_with_a_command_that_works_from_where_it_ran(tmp_path, on_path):
+    """Issue 48: after `make demo`, `agentmetrics` is not on the PATH, and the
+    demo's last line named it as if it were."""
+    import json
+    import os
+    import shlex
+    import sys
+
+    script = os.path.join(os.path.dirname(sys.executable), "agentmetrics")
+    bare = os.pathsep.join(part for part in os.environ.get("PATH", "").split(os.pathsep)
+                           if part and not os.path.exists(os.path.join(part, "agentmetrics")))
+    path = (os.path.dirname(script) + os.pathsep + bare) if on_path else bare
+    env = {**os.environ, "PATH": path}
+    shown = subprocess.run([script, "demo"], cwd=tmp_path, env=env, capture_output=True,
+                           text=True, check=True).stdout.splitlines()
+    command = shlex.split(shown[-1])
+    assert command[-2:] == ["evaluate", "my_runs.jsonl"]
+    if on_path:
+        assert command[0] == "agentmetrics" and "not on your PATH" not in shown[-2]
+    else:
+        assert command[0] == script and "not on your PATH" in shown[-2]
+        assert f"source {os.path.join(os.path.dirname(script), 'activate')}" in shown[-2]
+    (tmp_path / "my_runs.jsonl").write_text(json.dumps(
+        {"tool_calls": ["a"], "expected_tool_calls": ["a"]}) + "\n", encoding="utf-8")
+    ran = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert ran.returncode == 0 and "Scored 1 cases from my_runs.jsonl" in ran.stdout, ran.stderr
 
 
 def test_make_demo_runs_the_demo_command():

@@ -9,6 +9,10 @@ Every number is computed from the data; none is written into the text.
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
+import shutil
+import sys
 from typing import IO, Any
 
 from agentmetrics._dataset import example_cases
@@ -97,8 +101,41 @@ def _demo(args: argparse.Namespace, out: IO[str]) -> int:
     say()
     say("Score your own runs: a JSONL file, one JSON object per line with the lists tool_calls "
         "and expected_tool_calls (agentmetrics evaluate --help):")
-    say("  agentmetrics evaluate my_runs.jsonl")
+    command = _command()
+    if command != "agentmetrics":
+        activate = os.path.join(os.path.dirname(command), "activate")
+        if os.path.basename(command) == "agentmetrics" and os.path.exists(activate):
+            say(f"(agentmetrics is not on your PATH: run it as below, or `source "
+                f"{_shown(activate)}` first)")
+        else:
+            say("(agentmetrics is not on your PATH: run it as below)")
+    say(f"  {command} evaluate my_runs.jsonl")
     return 0
+
+
+def _shown(path: str) -> str:
+    """``path`` relative to here when it is below here (``.venv/bin/...``), else
+    absolute; quoted for a shell when it needs to be."""
+    relative = os.path.relpath(path)
+    return shlex.quote(path if relative.startswith("..") else relative)
+
+
+def _command() -> str:
+    """What runs agentmetrics from here: ``agentmetrics`` when that name on the
+    PATH is the program running now; else the path of the script that runs
+    (``.venv/bin/agentmetrics`` after ``make demo``); else this Python with
+    ``-m agentmetrics``."""
+    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    is_script = os.path.basename(script) == "agentmetrics" and os.path.isfile(script)
+    on_path = shutil.which("agentmetrics")
+    if on_path and is_script and os.path.samefile(on_path, script):
+        return "agentmetrics"
+    if is_script:
+        return _shown(script)
+    if on_path and os.path.dirname(os.path.realpath(on_path)) == os.path.dirname(
+            os.path.realpath(sys.executable)):
+        return "agentmetrics"  # this environment's script is first on the PATH
+    return f"{_shown(sys.executable)} -m agentmetrics"
 
 
 def add_parser(commands: Any) -> None:
