@@ -108,9 +108,18 @@ def validate_threshold(value: object, *, metric: str = "metric") -> float:
         )
     number = float(value)
     if not math.isfinite(number) or not 0.0 <= number <= 1.0:
+        if not math.isfinite(number):
+            fix = "pass a finite number, e.g. threshold=0.8."
+        elif number < 0:
+            fix = ("a threshold is at least 0: threshold=0 passes every score; e.g. "
+                   "threshold=0.8 passes scores of 0.8 and up.")
+        elif number <= 100:
+            fix = (f"scores are fractions from 0 to 1: if {value!r} is a percentage, use "
+                   f"threshold={number / 100:g}.")
+        else:
+            fix = "scores are fractions: pass a number from 0 to 1, e.g. threshold=0.8."
         raise InvalidParameterError(
-            f"{metric}: threshold must be between 0 and 1 inclusive, got {value!r}. "
-            f"Fix: scores are fractions, so use e.g. threshold=0.8 rather than 80."
+            f"{metric}: threshold must be between 0 and 1 inclusive, got {value!r}. Fix: {fix}"
         )
     return number
 

@@ -275,6 +275,40 @@ def calls_from_mappings(items: list[Any]) -> list[ToolCall] | None:
     return None if columns is None else calls_from_columns(columns)
 
 
+def _provider_shape(item: Mapping[Any, Any]) -> str | None:
+    """Which provider's call ``item`` is written as, when it is one."""
+    kind = item.get("type")
+    if isinstance(item.get("function"), Mapping) or isinstance(item.get("custom"), Mapping):
+        return "an OpenAI-style tool call (what message.tool_calls holds)"
+    if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
+        return "an Anthropic tool_use block"
+    if isinstance(kind, str) and kind.endswith("_call"):
+        return f"an OpenAI Responses {kind} item"
+    if "functionCall" in item or "function_call" in item:
+        return "a Gemini part"
+    if "toolUse" in item:
+        return "a Bedrock toolUse block"
+    if "args" in item and "name" in item:
+        return "a LangChain or Gemini call (with 'args')"
+    return None
+
+
+def _shape_fix(item: Mapping[Any, Any], field: str) -> str:
+    """What to do with a call written in a shape a case does not take."""
+    if set(item) - _MAPPING_KEYS == {"args"}:  # LangChain's and Gemini's spelling
+        return "rename 'args' to 'arguments'."
+    shape = _provider_shape(item)
+    if shape is None:
+        return "write each call as {'name': ..., 'arguments': {...}}."
+    if field == "tool_calls":
+        return (f"this is {shape}. Give what the provider returned as \"response\" instead of "
+                f"\"tool_calls\" (in a case file, \"response\": [...the same list...]; in Python, "
+                f"tool_calls=agentmetrics.formats.tool_calls_from(...)): its calls are read "
+                f"exactly, arguments and ids included.")
+    return (f"this is {shape}; write each expected call as {{'name': ..., 'arguments': "
+            f"{{...}}}} (agentmetrics.formats.tool_calls_from(...) reads a provider's calls so).")
+
+
 def _to_tool_call(item: object, field: str, index: int) -> ToolCall:
     kind = type(item)  # exact types first: ABC isinstance checks are slow
     if kind is ToolCall:
@@ -295,7 +329,7 @@ def _to_tool_call(item: object, field: str, index: int) -> ToolCall:
             raise InvalidCaseError(
                 f"{field}[{index}]: expected a mapping with 'name' and optionally "
                 f"'arguments', 'id', 'output'; got {problem} in {_describe(item)}. "
-                f"Fix: convert provider-specific shapes to {{'name': ..., 'arguments': {{...}}}}."
+                f"Fix: {_shape_fix(item, field)}"
             )
         try:
             return ToolCall(

@@ -575,17 +575,22 @@ def _instantiate(cls: type[Metric], params: dict[str, Any]) -> Metric:
             import difflib
 
             accepted = [p for p in inspect.signature(cls).parameters if p != "self"]
-            unknown = [key for key in params if key not in accepted]
+            unknown = sorted(key for key in params if key not in accepted)
+            takes = f"It takes: {', '.join(accepted) or 'no parameters'}."
+            if not unknown:  # known names, wrongly given (a missing required one, say)
+                raise InvalidParameterError(
+                    f"metric {cls.name!r}: {error}. {takes}") from None
             hints = [
                 f"{key!r} -> {close[0]!r}"
                 for key in unknown
                 for close in [difflib.get_close_matches(key, accepted, n=1)]
-                if close
+                if close and close[0] not in params
             ]
-            hint = f" Did you mean {', '.join(hints)}?" if hints else ""
+            fix = (f"Fix: rename {', '.join(hints)}." if hints else
+                   f"Fix: drop {', '.join(map(repr, unknown))}.")
             raise InvalidParameterError(
-                f"metric {cls.name!r} got bad parameters {sorted(params)}: {error}."
-                f"{hint} It takes: {', '.join(accepted) or 'no parameters'}."
+                f"metric {cls.name!r} got unknown parameter{'s' if len(unknown) > 1 else ''} "
+                f"{unknown}; expected some of {accepted}. {fix}"
             ) from None
         raise
 

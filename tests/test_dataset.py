@@ -44,7 +44,7 @@ def test_reads_open_files_lazily():
     ("line", "message"),
     [
         ("[1, 2]", r"cases.jsonl:2: expected a JSON object, got list"),
-        ('{"tool_call": ["A"]}', r"cases.jsonl:2: unknown keys \['tool_call'\].*under \"metadata\""),
+        ('{"tool_call": ["A"]}', r"cases.jsonl:2: unknown keys \['tool_call'\].*Fix: rename 'tool_call' -> 'tool_calls'"),
         ('{"tool_calls": "A"}', r"cases.jsonl:2: AgentTestCase.tool_calls: expected a list"),
         ('{"tool_calls": [{"nam": "A"}]}', r"cases.jsonl:2: tool_calls\[0\]"),
         ('{"metadata": 3}', r"cases.jsonl:2: 'metadata' must be an object"),

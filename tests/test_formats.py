@@ -621,3 +621,18 @@ def test_an_interactions_mcp_step_is_named_by_its_tool():
          "arguments": {"sides": 6}}]}
     calls = formats.from_gemini_interactions(interaction)
     assert [(c.name, c.arguments) for c in calls] == [("roll_dice", {"sides": 6})]
+
+
+def test_a_langchain_message_s_tool_calls_on_their_own_are_read():
+    from langchain_core.messages import AIMessage
+
+    message = AIMessage(content="", tool_calls=[
+        {"name": "get_weather", "args": {"city": "Paris"}, "id": "call_1"},
+        {"name": "get_time", "args": {}, "id": "call_2"}])
+    want = [ToolCall("get_weather", {"city": "Paris"}, id="call_1"),
+            ToolCall("get_time", {}, id="call_2")]
+    assert formats.from_langchain(message.tool_calls) == want
+    assert formats.tool_calls_from(message.tool_calls) == want  # detected as LangChain's
+    with pytest.raises(InvalidCaseError, match="tool_call_chunk"):
+        formats.from_langchain([{"name": "get_weather", "args": '{"ci', "id": "call_1",
+                                 "index": 0, "type": "tool_call_chunk"}])

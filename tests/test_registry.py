@@ -69,7 +69,7 @@ def test_get_metric_by_registry_name_or_class_name_with_parameters():
 
 
 def test_bad_parameters_suggest_the_right_spelling():
-    with pytest.raises(InvalidParameterError, match="'treshold' -> 'threshold'.*It takes: threshold, order_matters"):
+    with pytest.raises(InvalidParameterError, match=r"unknown parameter \['treshold'\]; expected some of \['threshold', 'order_matters'\]\. Fix: rename 'treshold' -> 'threshold'"):
         get_metric("tool_selection_accuracy", treshold=0.9)
     with pytest.raises(InvalidParameterError, match="threshold must be between 0 and 1"):
         get_metric("tool_selection_accuracy", threshold=2)

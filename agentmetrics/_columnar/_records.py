@@ -23,6 +23,52 @@ __all__ = ["LINE_KEYS", "case_from_record", "check_input_format"]
 LINE_KEYS = CASE_FIELDS | {"id", "response", "format"}
 
 
+#: Keys people write for a case field, and the field they mean.
+_MEANT = {"expected": None, "expected_calls": "expected_tool_calls", "gold": "expected_tool_calls",
+          "ground_truth": "expected_tool_calls", "reference_tool_calls": "expected_tool_calls",
+          "calls": "tool_calls", "actual_tool_calls": "tool_calls", "output": "actual_output",
+          "prompt": "input", "query": "input", "question": "input", "meta": "metadata"}
+
+
+def _meant(key: str, value: Any) -> str | None:
+    """The case field a misspelt or borrowed key stands for, told from its
+    spelling and, where the spelling leaves it open, from its value: a list
+    under ``expected`` is ``expected_tool_calls``, an object with ``steps`` the
+    ``expectation``."""
+    import difflib
+
+    if key in _MEANT and _MEANT[key] is not None:
+        return _MEANT[key]
+    if key.lower().startswith("expect"):
+        return "expectation" if isinstance(value, dict) and "steps" in value else (
+            "expected_tool_calls" if isinstance(value, list) else None)
+    close = difflib.get_close_matches(key, sorted(LINE_KEYS), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def _unknown_keys_fix(record: dict[str, Any], unknown: list[str]) -> str:
+    """What to do about keys a case line does not have: a provider's response
+    spread over the line goes under "response"; a misspelt field is renamed;
+    anything else is metadata."""
+    from agentmetrics.formats import detect_format
+
+    format = detect_format({key: record[key] for key in unknown})
+    if format is not None:
+        what = f"an {format} response" if format[0] in "ao" else f"a {format} response"
+        return (f"the line looks like {what} with the case's fields beside it; give the "
+                f"response as one value under \"response\", e.g. {{\"response\": {{...the "
+                f"response...}}, \"expected_tool_calls\": [...]}}: its calls are read from there "
+                f"(agentmetrics.formats).")
+    renames = [(key, meant) for key in unknown
+               if (meant := _meant(key, record[key])) is not None and meant not in record]
+    if renames:
+        said = ", ".join(f"{key!r} -> {meant!r}" for key, meant in renames)
+        rest_fix = (" and put the other extra fields under \"metadata\""
+                    if len(renames) < len(unknown) else "")
+        return f"rename {said}{rest_fix}."
+    return "put extra fields under \"metadata\"."
+
+
 def case_from_record(
     record: object, *, input_format: str | None = None, hosted_tools: bool = True
 ) -> AgentTestCase:
@@ -45,7 +91,7 @@ def case_from_record(
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         raise InvalidCaseError(
             f"unknown keys [{shown}]{more}; expected some of {sorted(LINE_KEYS)}. "
-            f"Fix: put extra fields under \"metadata\"."
+            f"Fix: {_unknown_keys_fix(record, unknown)}"
         )
     metadata: Any = record.get("metadata") or {}
     if not isinstance(metadata, dict):

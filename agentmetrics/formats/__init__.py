@@ -50,6 +50,7 @@ __all__ = [
     "Format",
     "NOT_CAPTURED",
     "cases_from_tau2",
+    "detect_format",
     "from_anthropic",
     "from_bedrock",
     "from_cohere",
@@ -191,6 +192,23 @@ def _nothing(tree: Any) -> bool:
     """An empty list, or a list of empty lists: no turn, or turns with nothing
     in them, which is no call made."""
     return type(tree) is list and all(type(item) is list and _nothing(item) for item in tree)
+
+
+def detect_format(payload: object) -> str | None:
+    """The name of the format ``payload`` is in, as :func:`tool_calls_from`
+    detects it; None when no format, or more than one, fits (or the payload
+    cannot be read at all). Reads no call.
+
+    >>> detect_format({"stop_reason": "end_turn", "content": []})
+    'anthropic'
+    >>> detect_format({"score": 0.5}) is None
+    True
+    """
+    try:
+        tree = to_tree(payload)
+    except InvalidCaseError:
+        return None
+    return detect(scan(tree))[0]
 
 
 def tool_calls_from(

@@ -123,6 +123,8 @@ def _conditional(found: Scan, evidence: dict[str, list[str]]) -> None:
     """Evidence that holds only together with something else."""
     if "parts" in found.keys:  # GenAI semantic-convention message parts
         evidence["otel"] += [f"type:{kind}" for kind in _OTEL_PARTS & found.types]
+    if "tool_call" in found.types and "args" in found.keys:  # an AI message's tool_calls
+        evidence["langchain"].append("type:tool_call with key:args")
     if "lc" in found.keys and "kwargs" in found.keys:
         evidence["langchain"].append("key:lc")
     if found.types & {"ai", "human", "tool", "system"}:

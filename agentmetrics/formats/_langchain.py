@@ -273,9 +273,17 @@ def _one(item: Any, path: Path, ledger: Ledger, hosted_tools: bool) -> None:
         _merge([(fields, where)], ledger, hosted_tools)
     elif kind in _AI:
         _ai_message(fields, where, ledger, hosted_tools)
+    elif kind in ("tool_call", "invalid_tool_call"):  # an AI message's tool_calls on their own
+        _add(_Found(where, fields.get("name"), fields.get("args"), _id(fields.get("id"))), ledger)
+    elif kind == "tool_call_chunk":
+        raise refuse(NAME, where, "whole tool calls (an AI message's tool_calls)",
+                     "a tool_call_chunk, a piece of a streamed call",
+                     "pass the AIMessageChunks of the stream, which are merged as LangChain "
+                     "merges them.")
 
 
 def read_langchain(tree: Any, ledger: Ledger, *, hosted_tools: bool = True) -> None:
     """LangChain: an AI message, a list of messages, a LangGraph state
-    (``{"messages": [...]}``), a stream of AIMessageChunks, in any serialized form."""
+    (``{"messages": [...]}``), a stream of AIMessageChunks, in any serialized form,
+    or an AI message's ``tool_calls`` on their own."""
     _one(tree, (), ledger, hosted_tools)
