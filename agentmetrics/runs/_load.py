@@ -97,10 +97,16 @@ def _records(body: list[str], name: str) -> list[Any]:
     raise _damaged(name, "a line holds more than one JSON value; expected one case a line")
 
 
-def _read_text(data: bytes, name: str) -> tuple[Header, _Columns, Callable[[int], str]]:
+def _digest(data: bytes) -> str:
+    running = new_hash()
+    running.update(data)
+    return digest_of(running)
+
+
+def _read_text(text: str, name: str) -> tuple[Header, _Columns, Callable[[int], str]]:
     """A saved run in JSON lines or one JSON document: its header, its cases
     column by column, and where each row is (for messages)."""
-    split = split_text(_text(data, name), name)
+    split = split_text(text, name)
     header = check_header(split.header, split.where)
     n, metrics = header.cases, len(header.provenance.metrics)
     where: Callable[[int], str]
@@ -476,22 +482,23 @@ def _load(source: Path, name: str, digest: bool) -> tuple[EvaluationResult, str 
     was read from (read once: the digest is of what was loaded)."""
     parquet = looks_like_parquet(source)
     found: str | None = None
+    data: bytes | None = None
     if parquet:
-        data = None
         if digest:
             try:
                 data = source.read_bytes()
             except OSError as error:
                 raise InvalidCaseError(f"{name}: cannot read the saved run ({error}).") from None
+            found = _digest(data)
         header, columns, where = _read_parquet(source, data)
     else:
         data = read_bytes(source)
-        header, columns, where = _read_text(data, name)
-    if digest:
-        running = new_hash()
-        running.update(data)
-        found = digest_of(running)
-    del data
+        if digest:
+            found = _digest(data)
+        text = _text(data, name)
+        del data  # the text holds it now
+        header, columns, where = _read_text(text, name)
+        del text
     provenance = header.provenance
     batch = _batch(columns, parquet, name, where)
     results = {}
