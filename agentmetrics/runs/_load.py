@@ -13,7 +13,6 @@ import json
 import math
 import os
 from collections.abc import Callable
-from itertools import chain
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -128,7 +127,7 @@ def _read_text(text: str, name: str) -> tuple[Header, _Columns, Callable[[int], 
         where = lambda row: f"{name}:{row + 2}"  # noqa: E731
     keys = _KEYS + (("metadata",) if header.metadata else ())
     fields = _fields(records, keys, where)
-    if fields[0] != list(range(n)) or not all(type(case) is int for case in fields[0]):
+    if fields[0] != list(range(n)) or set(map(type, fields[0])) - {int}:
         row = next(i for i, case in enumerate(fields[0]) if case != i or type(case) is not int)
         raise _damaged(where(row), f"expected case {row}, got case {_shape(fields[0][row])}")
     columns = _Columns(n)
@@ -389,25 +388,26 @@ def _batch(columns: _Columns, parquet: bool, name: str,
                                              expected_tool_calls=columns.expected,
                                              ids=columns.ids, errors="raise")
         else:
-            for key, side in (("tool_calls", columns.called),
-                              ("expected_tool_calls", columns.expected)):
+            for side in (columns.called, columns.expected):
                 kinds = set(map(type, side))
                 if not kinds <= {list, type(None)}:
                     row = next(i for i, r in enumerate(side) if type(r) not in (list, type(None)))
                     raise _damaged(where(row), f"expected a list of tool names or null, got "
                                    f"{_shape(side[row])}")
-                lists = [names for names in side if names is not None]
-                if set(map(type, chain.from_iterable(lists))) - {str}:
-                    row = next(i for i, names in enumerate(side) if names is not None
-                               and any(type(item) is not str for item in names))
-                    raise _damaged(where(row), f"{key!r}: expected a list of tool names "
-                                   f"(strings), got {_shape(side[row])}")
             batch = ToolCallBatch.from_columns(tool_calls=columns.called,
                                                expected_tool_calls=columns.expected,
                                                ids=columns.ids, errors="raise")
     except InvalidCaseError as error:
         if "damaged" in str(error):
             raise
+        if not parquet:  # a row that is not a list of names: named by its line
+            for key, side in (("tool_calls", columns.called),
+                              ("expected_tool_calls", columns.expected)):
+                row = next((i for i, names in enumerate(side) if names is not None
+                            and any(type(item) is not str or not item for item in names)), None)
+                if row is not None:
+                    raise _damaged(where(row), f"{key!r}: expected a list of tool names "
+                                   f"(non-empty strings), got {_shape(side[row])}") from None
         raise InvalidCaseError(f"{name}: {error}. The saved run is damaged (edited, or cut "
                                f"short); save the run again.") from None
     for row in columns.invalid:
