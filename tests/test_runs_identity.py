@@ -475,3 +475,16 @@ def test_a_provenance_without_uid_is_saved_without_one(tmp_path):
     assert "uid" not in json.loads(path.read_text(encoding="utf-8").splitlines()[0])["provenance"]
     assert load_result(path).provenance == bare
     assert Provenance.from_json(bare.to_json()) == bare
+
+
+def test_runs_list_shows_each_runs_uid_and_digest(tmp_path, capsys):
+    from agentmetrics.cli import main
+
+    store = RunStore(tmp_path / "runs.sqlite")
+    result = am.evaluate(_cases(), "tool_selection_accuracy", progress=False)
+    result.save(tmp_path / "run.jsonl", history=store)
+    store.record(result)  # no file: no digest
+    assert main(["runs", "list", "--history", str(store.path), "--format", "json"]) == 0
+    newest, first = json.loads(capsys.readouterr().out)
+    assert first["uid"] == newest["uid"] == result.provenance.uid
+    assert first["digest"] == store.get(1).digest and newest["digest"] is None

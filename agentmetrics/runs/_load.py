@@ -403,11 +403,12 @@ def _batch(columns: _Columns, parquet: bool, name: str,
         if not parquet:  # a row that is not a list of names: named by its line
             for key, side in (("tool_calls", columns.called),
                               ("expected_tool_calls", columns.expected)):
-                row = next((i for i, names in enumerate(side) if names is not None
-                            and any(type(item) is not str or not item for item in names)), None)
-                if row is not None:
-                    raise _damaged(where(row), f"{key!r}: expected a list of tool names "
-                                   f"(non-empty strings), got {_shape(side[row])}") from None
+                wrong = next((i for i, names in enumerate(side) if names is not None
+                              and any(type(item) is not str or not item for item in names)),
+                             None)
+                if wrong is not None:
+                    raise _damaged(where(wrong), f"{key!r}: expected a list of tool names "
+                                   f"(non-empty strings), got {_shape(side[wrong])}") from None
         raise InvalidCaseError(f"{name}: {error}. The saved run is damaged (edited, or cut "
                                f"short); save the run again.") from None
     for row in columns.invalid:
