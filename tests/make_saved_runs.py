@@ -14,8 +14,9 @@ docs/examples/orders.jsonl that docs/runs.md shows.
 The run: seven cases scored by tool_selection_accuracy twice (order-blind and
 order-aware) and by tool_call_f1, with a string, an integer, a tuple, a float
 and no id, task metadata, an unreadable line and a case without expected
-calls (an error row). The provenance's machine fields and time are fixed, so
-the files are the same on every machine.
+calls (an error row). The provenance's machine fields, time and uid are
+fixed, so the files are the same on every machine (format1.* were written
+before saved runs kept a uid, and have none).
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ def fixture_result() -> am.EvaluationResult:
                am.get_metric("tool_call_f1")]
     result = am.evaluate(cases, metrics, errors="record", progress=False)
     provenance = attrs.evolve(provenance_of(result), created="2026-12-02T12:00:00+00:00",
-                              host="fixture", platform="fixture", python="CPython 3.11.7")
+                              host="fixture", platform="fixture", python="CPython 3.11.7",
+                              uid="f1" * 16)
     return am.EvaluationResult(result.batch, result.results, result.sources,
                                provenance=provenance)
 
@@ -67,7 +69,8 @@ def docs_result() -> am.EvaluationResult:
     result = am.evaluate(am.read_cases(DOCS / "orders.jsonl"), "tool_selection_accuracy",
                          progress=False)
     provenance = attrs.evolve(provenance_of(result), created="2026-12-02T12:00:00+00:00",
-                              host="docs", platform="docs", python="CPython 3.11.7")
+                              host="docs", platform="docs", python="CPython 3.11.7",
+                              uid="d0" * 16)
     return am.EvaluationResult(result.batch, result.results, result.sources,
                                provenance=provenance)
 

@@ -33,7 +33,7 @@ from make_saved_runs import fixture_result
 
 pyarrow = pytest.importorskip("pyarrow")
 
-FORMS = ["run.jsonl", "run.parquet", "run.jsonl.gz"]
+FORMS = ["run.jsonl", "run.parquet", "run.jsonl.gz", "run.json", "run.json.gz"]
 STORED = TESTS / "data" / "runs"
 
 
@@ -388,7 +388,8 @@ def test_a_value_outside_the_metric_range_is_refused_with_its_row(tmp_path, form
     scores = am.MetricResult(metric, values, values >= 0.8, {}, (lambda row: "r"))
     path = am.EvaluationResult(batch, {"tool_selection_accuracy": scores}).save(
         tmp_path / form, history=False)
-    where = rf"{path}:3" if "jsonl" in form else rf"{path}: row 1"
+    where = {".jsonl": rf"{path}:3", ".parquet": rf"{path}: row 1",
+             ".json": rf"{path}: rows\[1\]"}[form[3:].removesuffix(".gz")]
     with pytest.raises(errors.InvalidCaseError, match=rf"{where}: scores\[0\]: "
                        rf"'tool_selection_accuracy' has the value {re.escape(repr(value))}, "
                        rf"outside its value_range \[0, 1\].*damaged"):
@@ -428,19 +429,99 @@ def test_a_run_of_a_future_format_is_refused(tmp_path, name):
         load_result(path)
 
 
-def test_an_unknown_suffix_is_refused_before_anything_is_written(tmp_path):
+def _documented_suffixes() -> list[str]:
+    """The suffixes docs/runs.md lists in its table of forms."""
+    text = (TESTS.parent / "docs" / "runs.md").read_text(encoding="utf-8")
+    return re.findall(r"^\| `(\.[a-z.]+)` \|", text, flags=re.MULTILINE)
+
+
+def test_the_docs_list_exactly_the_suffixes_save_accepts():
+    from agentmetrics.runs._format import SUFFIXES
+
+    assert _documented_suffixes() == list(SUFFIXES)
+
+
+@pytest.mark.parametrize("suffix", _documented_suffixes())
+@pytest.mark.parametrize("upper", [False, True])
+def test_every_documented_suffix_round_trips(tmp_path, suffix, upper):
     result = _evaluated()
-    with pytest.raises(errors.InvalidParameterError, match=r"run\.csv: cannot tell the form of a "
-                       r"saved run.*\.jsonl, \.jsonl\.gz, \.parquet.*format='jsonl'"):
-        result.save(tmp_path / "run.csv", history=False)
-    with pytest.raises(errors.InvalidParameterError, match="format: expected 'jsonl' or 'parquet'"):
+    name = "run" + (suffix.upper() if upper else suffix)
+    path = result.save(tmp_path / name, history=False)
+    assert path.name == name and is_saved_run(path)
+    loaded = load_result(path)
+    assert_same_run(result, loaded)
+    assert [case.metadata for case in loaded.batch.cases] == [
+        case.metadata for case in result.batch.cases]
+    data = path.read_bytes()
+    assert (data[:2] == b"\x1f\x8b") == suffix.endswith(".gz")
+    assert (data[:4] == b"PAR1") == (suffix == ".parquet")
+    if suffix.startswith(".json") and not suffix.startswith(".jsonl"):
+        text = gzip.decompress(data) if suffix.endswith(".gz") else data
+        document = json.loads(text)  # one JSON document
+        assert len(document["rows"]) == 24 and document["agentmetrics_run"] == 1
+
+
+@pytest.mark.parametrize("name", ["run.csv", "run.txt", "run", "run.gz", "run.jsonl.bz2",
+                                  "run.json.zst", "run.parquet.gz", "run.ndjson", "run.pq"])
+def test_an_unknown_suffix_is_refused_before_anything_is_written(tmp_path, name):
+    result = _evaluated()
+    accepted = ", ".join(re.escape(suffix) for suffix in _documented_suffixes())
+    with pytest.raises(errors.InvalidParameterError, match=(
+            rf"{re.escape(name)}: cannot tell the form of a saved run from the name; expected "
+            rf"a name ending in {accepted} \(the accepted suffixes\)\. Fix: .*format='jsonl', "
+            rf"'json' or 'parquet'")):
+        result.save(tmp_path / name, history=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_explicit_form_takes_any_name(tmp_path):
+    result = _evaluated()
+    with pytest.raises(errors.InvalidParameterError, match="format: expected 'jsonl', 'json' or "
+                       "'parquet'"):
         result.save(tmp_path / "run.jsonl", format="csv", history=False)
     assert list(tmp_path.iterdir()) == []
-    # An explicit form takes any name.
-    path = result.save(tmp_path / "run.txt", format="jsonl", history=False)
-    assert is_saved_run(path) and len(load_result(path)) == 24
-    path = result.save(tmp_path / "run.data", format="parquet", history=False)
-    assert is_saved_run(path) and len(load_result(path)) == 24
+    for form, name in (("jsonl", "run.txt"), ("parquet", "run.data"), ("json", "run.out")):
+        path = result.save(tmp_path / name, format=form, history=False)
+        assert is_saved_run(path) and len(load_result(path)) == 24
+    assert json.loads((tmp_path / "run.out").read_text(encoding="utf-8"))["cases"] == 24
+
+
+def test_a_json_document_is_checked_as_json_lines_are(tmp_path):
+    path = _saved(tmp_path, "run.json")
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    assert lines[0].endswith('"rows": [\n') and lines[-1] == "]}\n" and len(lines) == 26
+    # Cut short.
+    path.write_text(text[: len(text) // 2], encoding="utf-8")
+    with pytest.raises(errors.InvalidCaseError, match=rf"{re.escape(str(path))}:\d+: expected "
+                       rf"one JSON object of a saved run, got invalid JSON.*cut short"):
+        load_result(path)
+    # A row less.
+    path.write_text("".join(lines[:-3]) + lines[-3].rstrip().rstrip(",") + "\n]}\n",
+                    encoding="utf-8")
+    with pytest.raises(errors.InvalidCaseError, match=r"the header says 24 cases, the "
+                       r"document's rows hold 23"):
+        load_result(path)
+    # An edited case, named by its row.
+    record = json.loads(lines[4].rstrip().rstrip(","))
+    record["scores"][0][1] = "yes"
+    path.write_text("".join(lines[:4]) + json.dumps(record) + ",\n" + "".join(lines[5:]),
+                    encoding="utf-8")
+    with pytest.raises(errors.InvalidCaseError, match=rf"{re.escape(str(path))}: rows\[3\]: "
+                       rf"scores\[0\]: expected true or false as passed, got \"yes\""):
+        load_result(path)
+    # Its rows are not a list.
+    document = json.loads(text)
+    document["rows"] = {"0": document["rows"][0]}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(errors.InvalidCaseError, match=r"the document's 'rows' is an object.*"
+                       r"expected a list of cases"):
+        load_result(path)
+    # Reformatted (indented) by another program: still the same run.
+    document = json.loads(text)
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    assert is_saved_run(path)
+    assert_same_run(_evaluated(), load_result(path), provenance=False)
 
 
 def test_without_pyarrow_parquet_says_which_extra(tmp_path, monkeypatch):

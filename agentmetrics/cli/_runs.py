@@ -26,6 +26,7 @@ def _list(args: argparse.Namespace, out: IO[str]) -> int:
         out.write(to_json([{
             "id": run.id, "created": run.created, "label": run.label, "path": run.path,
             "cases": run.cases, "fingerprint": run.fingerprint,
+            "uid": run.provenance.uid or None, "digest": run.digest,
             "agentmetrics_version": run.agentmetrics_version,
             "metrics": [attrs.asdict(m) for m in run.metrics]} for run in runs],
             indent=2) + "\n")

@@ -1,17 +1,20 @@
 """What a saved run file is: its version, the suffixes that choose its form,
-the exact JSON encoding of ids, metadata and scores, and how a file is
-recognised as one.
+the exact JSON encoding of ids, metadata and scores, its header (every field
+checked for its type when read), and how a file is recognised as one.
 
-Both forms hold the same header (``{"agentmetrics_run": 1, ...}``): the first
-line of a JSONL file, the ``agentmetrics_run`` key of a Parquet file's schema
-metadata. Values JSON has no form for are tagged, never approximated:
-``{"tuple": [...]}`` for a tuple, ``{"float": "nan"}`` (or ``"inf"``,
-``"-inf"``, ``"bits:<16 hex digits>"`` for a NaN of other bits) for a float
-that is not finite, ``{"dict": {...}}`` for a mapping whose one key is a tag.
+All forms hold the same header (``{"agentmetrics_run": 1, ...}``): the first
+line of a JSON lines file, the document itself (less its ``rows``) of a JSON
+file, the ``agentmetrics_run`` key of a Parquet file's schema metadata. Values
+JSON has no form for are tagged, never approximated: ``{"tuple": [...]}`` for
+a tuple, ``{"float": "nan"}`` (or ``"inf"``, ``"-inf"``, ``"bits:<16 hex
+digits>"`` for a NaN of other bits) for a float that is not finite,
+``{"dict": {...}}`` for a mapping whose one key is a tag. Values nest at most
+:data:`~agentmetrics.runs._provenance.MAX_DEPTH` levels.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import struct
@@ -19,21 +22,45 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from agentmetrics.errors import InvalidCaseError, InvalidParameterError
+import attrs
 
-__all__ = ["FORMAT_KEY", "FORMAT_VERSION", "check_header", "decode_score", "decode_value",
+from agentmetrics.errors import InvalidCaseError, InvalidParameterError
+from agentmetrics.runs._provenance import (
+    FLAG,
+    MAX_DEPTH,
+    OBJECT,
+    WHOLE,
+    FieldError,
+    Provenance,
+    describe,
+    fields_of,
+    flag,
+    parse_provenance,
+    whole,
+)
+
+__all__ = ["DECODER", "FIELDS", "FORMAT_KEY", "FORMAT_VERSION", "ROWS_KEY", "SUFFIXES", "Header",
+           "check_header", "decode_json", "decode_score", "decode_value",
            "encode_id", "encode_metadata", "encode_score", "form_of", "is_saved_run",
-           "looks_like_parquet"]
+           "looks_like_parquet", "split_text"]
 
 #: The header key that marks a saved run; its value is the format's version.
 FORMAT_KEY = "agentmetrics_run"
 #: The version this agentmetrics writes and the newest it reads.
 FORMAT_VERSION = 1
 
-RunFormat = Literal["jsonl", "parquet"]
+#: The key of a JSON file's document that holds its rows (the rest is the header).
+ROWS_KEY = "rows"
+#: What each metric's entry of a row holds, in order (the header's ``fields``).
+FIELDS = ["value", "passed", "reason", "error"]
 
-#: The suffixes that choose a form when ``format`` is not given.
-SUFFIXES: dict[str, RunFormat] = {".jsonl": "jsonl", ".jsonl.gz": "jsonl", ".parquet": "parquet"}
+RunFormat = Literal["jsonl", "json", "parquet"]
+
+#: The suffixes that choose a form when ``format`` is not given (any case;
+#: ``.gz`` gzips the JSON forms).
+SUFFIXES: dict[str, RunFormat] = {".jsonl": "jsonl", ".jsonl.gz": "jsonl", ".json": "json",
+                                  ".json.gz": "json", ".parquet": "parquet"}
+_FORMS = ("jsonl", "json", "parquet")
 
 _TAGS = frozenset({"tuple", "float", "dict"})
 _CANONICAL_NAN = struct.unpack("<Q", struct.pack("<d", math.nan))[0]
@@ -42,10 +69,10 @@ _CANONICAL_NAN = struct.unpack("<Q", struct.pack("<d", math.nan))[0]
 def form_of(path: str | os.PathLike[str], format: str | None) -> RunFormat:
     """The form ``path`` is written in: ``format`` when given, else its suffix."""
     if format is not None:
-        if format not in ("jsonl", "parquet"):
+        if format not in _FORMS:
             raise InvalidParameterError(
-                f"format: expected 'jsonl' or 'parquet' (or None to go by the suffix), got "
-                f"{format!r}.")
+                f"format: expected 'jsonl', 'json' or 'parquet' (or None to go by the "
+                f"suffix), got {format!r}.")
         return format  # type: ignore[return-value]
     name = Path(path).name.lower()
     for suffix, form in SUFFIXES.items():
@@ -53,8 +80,9 @@ def form_of(path: str | os.PathLike[str], format: str | None) -> RunFormat:
             return form
     raise InvalidParameterError(
         f"{os.fspath(path)}: cannot tell the form of a saved run from the name; expected a "
-        f"name ending in {', '.join(SUFFIXES)}. Fix: name the file e.g. run.jsonl or "
-        f"run.parquet, or pass format='jsonl' or format='parquet'.")
+        f"name ending in {', '.join(SUFFIXES)} (the accepted suffixes). Fix: name the file "
+        f"e.g. run.jsonl, run.json or run.parquet, or pass format='jsonl', 'json' or "
+        f"'parquet'.")
 
 
 # -- values --------------------------------------------------------------------
@@ -71,11 +99,13 @@ def _float(value: float) -> Any:
     return {"float": "nan" if bits == _CANONICAL_NAN else f"bits:{bits:016x}"}
 
 
-def _encode(value: Any, where: Callable[[], str], containers: bool) -> Any:
+def _encode(value: Any, where: Callable[[], str], containers: bool, depth: int = 1) -> Any:
     """``value`` as JSON that :func:`decode_value` gives back exactly, with
     its type: None, bool, int, float, str and tuples of them (and, with
     ``containers``, lists and mappings with str keys). Subclasses (numpy's
-    scalars among them) are refused: they would come back as their base."""
+    scalars among them) are refused: they would come back as their base; so
+    is a value nested deeper than MAX_DEPTH (it could not be read back).
+    ``depth``: the levels of JSON around ``value``."""
     kind = type(value)
     if value is None or kind is bool or kind is str:
         return value
@@ -83,13 +113,21 @@ def _encode(value: Any, where: Callable[[], str], containers: bool) -> Any:
         return value
     if kind is float:
         return _float(value)
+    tagged = kind is dict and len(value) == 1 and next(iter(value)) in _TAGS
+    if kind in (tuple, list, dict) and depth + (kind is tuple or tagged) > MAX_DEPTH:
+        raise InvalidParameterError(
+            f"{where()}: a value nested deeper than {MAX_DEPTH} levels (lists, tuples and "
+            f"dicts inside one another); a saved run keeps at most {MAX_DEPTH}, so that every "
+            f"file saved can be read back. Fix: flatten it before evaluating (or save with "
+            f"metadata=False to leave the metadata out).")
     if kind is tuple:
-        return {"tuple": [_encode(item, where, containers) for item in value]}
+        return {"tuple": [_encode(item, where, containers, depth + 2) for item in value]}
     if containers and kind is list:
-        return [_encode(item, where, containers) for item in value]
+        return [_encode(item, where, containers, depth + 1) for item in value]
     if containers and kind is dict and all(type(key) is str for key in value):
-        encoded = {key: _encode(item, where, containers) for key, item in value.items()}
-        return {"dict": encoded} if len(encoded) == 1 and next(iter(encoded)) in _TAGS else encoded
+        encoded = {key: _encode(item, where, containers, depth + 1 + tagged)
+                   for key, item in value.items()}
+        return {"dict": encoded} if tagged else encoded
     allowed = ("None, bool, int, float, str, or tuples, lists and dicts (str keys) of them"
                if containers else "None, bool, int, float, str, or a tuple of them")
     shown = kind.__qualname__ if kind.__module__ == "builtins" else (
@@ -114,30 +152,37 @@ def encode_metadata(metadata: Mapping[str, Any], row: int) -> Any:
             f"{list(metadata)[:5]!r}; a saved run keeps a dict with str keys. Fix: give the "
             f"case a plain dict, or save with metadata=False.")
     return {key: _encode(item, lambda key=key: f"case {row}: metadata[{key!r}]",  # type: ignore[misc]
-                         containers=True) for key, item in metadata.items()}
+                         containers=True, depth=2) for key, item in metadata.items()}
 
 
-def decode_value(value: Any) -> Any:
-    """What :func:`_encode` encoded. Raises ValueError for what it never writes."""
+def decode_value(value: Any, depth: int = 1) -> Any:
+    """What :func:`_encode` encoded. Raises ValueError for what it never
+    writes, a value nested deeper than MAX_DEPTH among them (``depth``: the
+    levels of JSON ``value`` is, counting itself)."""
     kind = type(value)
     if value is None or kind in (bool, str, int, float):
         return value
+    if depth > MAX_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels (what save never writes)")
     if kind is list:
-        return [decode_value(item) for item in value]
+        return [decode_value(item, depth + 1) for item in value]
     if kind is dict:
         if len(value) == 1:
             (tag, inner), = value.items()
+            if tag in ("tuple", "dict") and depth + 1 > MAX_DEPTH:
+                raise ValueError(f"nested deeper than {MAX_DEPTH} levels (what save never "
+                                 f"writes)")
             if tag == "tuple":
                 if type(inner) is not list:
                     raise ValueError(f"a tuple tag holds {type(inner).__name__}, not a list")
-                return tuple(decode_value(item) for item in inner)
+                return tuple(decode_value(item, depth + 2) for item in inner)
             if tag == "float":
                 return _decode_float(inner)
             if tag == "dict":
                 if type(inner) is not dict:
                     raise ValueError(f"a dict tag holds {type(inner).__name__}, not an object")
-                return {key: decode_value(item) for key, item in inner.items()}
-        return {key: decode_value(item) for key, item in value.items()}
+                return {key: decode_value(item, depth + 2) for key, item in inner.items()}
+        return {key: decode_value(item, depth + 1) for key, item in value.items()}
     raise ValueError(f"unexpected {kind.__name__}")
 
 
@@ -181,9 +226,29 @@ def decode_score(value: Any) -> float:
 # -- the header ----------------------------------------------------------------
 
 
-def check_header(header: Any, where: str) -> dict[str, Any]:
+@attrs.frozen(slots=True)
+class Header:
+    """A saved run's header, every field checked: the number of ``cases``,
+    whether the rows hold ``ids`` and ``metadata``, and the provenance."""
+
+    cases: int
+    ids: bool
+    metadata: bool
+    provenance: Provenance
+
+
+#: The header's fields (the version is checked before them).
+_HEADER_FIELDS = {FORMAT_KEY: "a format version, a whole number from 1",
+                  "cases": f"the number of cases, {WHOLE}", "ids": FLAG, "metadata": FLAG,
+                  "fields": f"the list {json.dumps(FIELDS)} (format {FORMAT_VERSION})",
+                  "provenance": f"{OBJECT} (where the run comes from)"}
+
+
+def check_header(header: Any, where: str) -> Header:
     """The header of a saved run, checked: its version is one this
-    agentmetrics reads."""
+    agentmetrics reads, and every field (the provenance's too) has its JSON
+    type, never converted; InvalidCaseError names the first that has not.
+    ``where`` is the file and the header's place in it."""
     if not isinstance(header, dict) or FORMAT_KEY not in header:
         raise InvalidCaseError(
             f"{where}: not a saved run; expected a header with {FORMAT_KEY!r} (what "
@@ -193,19 +258,50 @@ def check_header(header: Any, where: str) -> dict[str, Any]:
     version = header[FORMAT_KEY]
     if type(version) is not int or version < 1:
         raise InvalidCaseError(
-            f"{where}: {FORMAT_KEY!r} is {version!r}; expected a format version, a whole "
-            f"number from 1. The file is damaged.")
+            f"{where}: {FORMAT_KEY!r} is {describe(version)}; expected a format version, a "
+            f"whole number from 1 (not a string or a boolean). The file is damaged or was "
+            f"edited. Fix: write it as {FORMAT_VERSION}, or save the run again.")
     if version > FORMAT_VERSION:
         raise InvalidCaseError(
             f"{where}: a saved run of format {version}, written by a newer agentmetrics; "
             f"this one ({_version()}) reads format {FORMAT_VERSION} and older. Fix: upgrade "
             f"agentmetrics (pip install -U agent-tool-metrics).")
-    for key, kind in (("provenance", dict), ("ids", bool), ("metadata", bool)):
-        if type(header.get(key)) is not kind:
-            raise InvalidCaseError(
-                f"{where}: the header's {key!r} is {_shape(header.get(key))}; expected "
-                f"{'an object' if kind is dict else 'true or false'}. The file is damaged.")
-    return header
+    try:
+        return _header(header)
+    except FieldError as error:
+        action = "remove" if error.unknown else "write"
+        raise InvalidCaseError(
+            f"{where}: the header field {error.path} is {error.found}; expected "
+            f"{error.expected}. A saved run's fields are read as what they are, never "
+            f"converted (the string \"false\" is not false, \"0.8\" is not a number). Fix: "
+            f"the file was edited or damaged: {action} {error.path}"
+            f"{'' if error.unknown else ' as expected'}, or save the run again from its "
+            f"result.") from None
+
+
+def _header(header: dict[str, Any]) -> Header:
+    fields_of(header, "", _HEADER_FIELDS)
+    cases = whole(header["cases"], "cases")
+    ids, metadata = flag(header["ids"], "ids"), flag(header["metadata"], "metadata")
+    written = header["fields"]
+    if type(written) is not list or written != FIELDS or not all(
+            type(field) is str for field in written):
+        shown = f" {json.dumps(written)[:80]}" if type(written) is list else ""
+        raise FieldError("fields", _HEADER_FIELDS["fields"], describe(written) + shown)
+    if not isinstance(header["provenance"], dict):
+        raise FieldError("provenance", _HEADER_FIELDS["provenance"],
+                         describe(header["provenance"]))
+    provenance = parse_provenance(header["provenance"])
+    if provenance.cases != cases:
+        raise FieldError("provenance.cases", f"{cases}, the header's cases",
+                         describe(provenance.cases))
+    labels: set[str] = set()
+    for k, spec in enumerate(provenance.metrics):
+        if spec.label in labels:
+            raise FieldError(f"provenance.metrics[{k}].label", "a label no other metric of the "
+                             "run has", describe(spec.label) + ", there twice")
+        labels.add(spec.label)
+    return Header(cases, ids, metadata, provenance)
 
 
 def _shape(value: Any) -> str:
@@ -218,6 +314,113 @@ def _version() -> str:
     from agentmetrics._version import __version__
 
     return __version__
+
+
+# -- the JSON forms' text --------------------------------------------------------
+
+
+def _refuse(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+#: JSON as save writes it: NaN and Infinity (which JSON has not) are refused.
+DECODER = json.JSONDecoder(parse_constant=_refuse)
+
+
+def decode_json(text: str, where: str, lines_of: str | None = None) -> Any:
+    """The one JSON value of ``text``; InvalidCaseError naming ``where`` when
+    it is not one, or nests deeper than Python can read. ``lines_of``: the
+    file ``text`` is the whole of, so that the message names the line
+    (``file:7``) rather than ``where``."""
+    try:
+        return DECODER.decode(text)
+    except RecursionError:
+        if lines_of is not None:
+            where = f"{lines_of}:{_deep_line(text)}"
+        raise InvalidCaseError(
+            f"{where}: nested too deeply to read (lists and objects inside one another, far "
+            f"more than the {MAX_DEPTH} levels save writes). The file was edited or is not a "
+            f"saved run; save the run again.") from None
+    except ValueError as error:
+        line = getattr(error, "lineno", None)
+        place = f"{lines_of}:{line}" if lines_of is not None and line is not None else where
+        raise InvalidCaseError(f"{place}: expected one JSON object of a saved run, got "
+                               f"invalid JSON ({error}). The file may be cut short or edited; "
+                               f"save the run again.") from None
+
+
+def _deep_line(text: str) -> int:
+    """The line where ``text`` first nests deeper than MAX_DEPTH (outside
+    strings); the last line if it never does."""
+    depth, line, quoted, escaped = 0, 1, False, False
+    for char in text:
+        if quoted:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                quoted = False
+        elif char == '"':
+            quoted = True
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH + 1:  # the document itself is a level
+                return line
+        elif char in "]}":
+            depth -= 1
+        if char == "\n":
+            line += 1
+    return line
+
+
+@attrs.frozen(slots=True)
+class TextRun:
+    """A saved run in a JSON form, split: its ``header`` (not yet checked),
+    the ``where`` of the header for messages, its ``rows`` (the lines after
+    the header, text, for JSON lines; the parsed rows for a JSON document) and
+    whether it is a ``document``."""
+
+    header: Any
+    where: str
+    rows: list[Any]
+    document: bool
+
+
+def split_text(text: str, name: str) -> TextRun:
+    """JSON lines (a header line, then a line per case) or one JSON document
+    (the header's fields and ``rows``), told apart by the first line: a whole
+    JSON object without ``rows`` is a JSON lines header."""
+    lines = text.split("\n")
+    first = lines[0]
+    header: Any = None
+    if first.strip():
+        try:
+            header = DECODER.decode(first)
+        except (ValueError, RecursionError):
+            if first.rstrip().endswith(("[", "{")):  # a document's first line opens it
+                return _document(text, name)
+            header = decode_json(first, f"{name}:1")  # a broken header: said with its line
+    elif text.strip():
+        return _document(text, name)
+    if isinstance(header, dict) and ROWS_KEY in header:
+        return _document(text, name)
+    if lines[-1] == "":
+        lines.pop()
+    return TextRun(header, f"{name}:1", lines[1:], False)
+
+
+def _document(text: str, name: str) -> TextRun:
+    document = decode_json(text, name, lines_of=name)
+    where = f"{name} (the document's header)"
+    if not isinstance(document, dict) or ROWS_KEY not in document:
+        return TextRun(document, where, [], True)  # check_header says what it is not
+    rows = document.pop(ROWS_KEY)
+    if type(rows) is not list:
+        raise InvalidCaseError(f"{name}: the document's {ROWS_KEY!r} is {describe(rows)}; "
+                               f"expected a list of cases. The saved run is damaged (edited, "
+                               f"or cut short); save the run again.")
+    return TextRun(document, where, rows, True)
 
 
 # -- recognising a saved run ---------------------------------------------------
@@ -251,13 +454,15 @@ def is_saved_run(path: str | os.PathLike[str]) -> bool:
         return FORMAT_KEY.encode() in metadata
     from agentmetrics._lines import SourceError, lines
 
+    head = ""
     try:
-        for line in lines(path):
+        for number, line in enumerate(lines(path)):
             text = line.text
-            if text is None or not text.strip():
+            if text is None or (not text.strip() and not head):
                 return False
-            head = text.lstrip()[:64]
-            return head.startswith("{") and f'"{FORMAT_KEY}"' in head
+            head += text.strip()  # a document another program indented: its first lines
+            if len(head) >= 64 or number >= 3:
+                break
     except (SourceError, OSError):
         return False
-    return False
+    return head.startswith("{") and f'"{FORMAT_KEY}"' in head[:64]

@@ -1,18 +1,17 @@
 """Reading a saved run back (see :mod:`agentmetrics.runs._save` for the
 layout): the same values to the bit, pass flags, reasons, errors, ids with
 their types, call names, unreadable rows and metadata, and the provenance it
-was saved with. A file that is not a saved run, one of a later format, or a
-run cut short or edited is refused with the file and line (or row), never
-read in part."""
+was saved with. A file that is not a saved run, one of a later format, a
+header field of the wrong type, or a run cut short or edited is refused with
+the file and line (or row), never read in part. Loading a run of the history
+also checks that its file is still the one saved (its uid and digest)."""
 
 from __future__ import annotations
 
 import datetime as _dt
-import gzip
 import json
 import math
 import os
-import zlib
 from collections.abc import Callable
 from operator import itemgetter
 from pathlib import Path
@@ -27,26 +26,24 @@ from agentmetrics._results import EvaluationResult
 from agentmetrics._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import AgentMetricsError, InvalidCaseError, InvalidParameterError
 from agentmetrics.runs._format import (
+    DECODER,
     FORMAT_KEY,
+    Header,
     check_header,
+    decode_json,
     decode_score,
     decode_value,
     looks_like_parquet,
+    split_text,
 )
-from agentmetrics.runs._provenance import Provenance
+from agentmetrics.runs._identity import digest_of, new_hash, read_bytes
+from agentmetrics.runs._provenance import deeper_than
 from agentmetrics.runs._saved_metric import saved_metric
-from agentmetrics.runs._store import StoreFile
+from agentmetrics.runs._store import Run, StoreFile
 
 __all__ = ["load_recorded", "load_result", "load_run"]
 
 _ID_TYPES = (type(None), bool, int, float, str, tuple)
-
-
-def _refuse(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-_DECODER = json.JSONDecoder(parse_constant=_refuse)
 
 
 class _Columns:
@@ -68,33 +65,16 @@ def _damaged(where: str, what: str) -> InvalidCaseError:
                             f"short); save the run again.")
 
 
-# -- JSON lines ------------------------------------------------------------------
+# -- JSON lines, or one JSON document -------------------------------------------
 
 
-def _text(path: Path) -> str:
-    name = os.fspath(path)
-    try:
-        data = path.read_bytes()
-        if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as error:
-        raise InvalidCaseError(f"{name}: cannot read the saved run ({error}). It may be cut "
-                               f"short; save the run again.") from None
+def _text(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         raise InvalidCaseError(f"{name}:{line}: not UTF-8 ({error.reason}); expected a saved "
-                               f"run, which is UTF-8 JSON lines.") from None
-
-
-def _parse(text: str, where: str) -> Any:
-    try:
-        return _DECODER.decode(text)
-    except (ValueError, RecursionError) as error:
-        raise InvalidCaseError(f"{where}: expected one JSON object of a saved run, got "
-                               f"invalid JSON ({error}). The file may be cut short or edited; "
-                               f"save the run again.") from None
+                               f"run, which is UTF-8 JSON.") from None
 
 
 _KEYS = ("case", "id", "tool_calls", "expected_tool_calls", "invalid", "scores")
@@ -104,7 +84,7 @@ def _records(body: list[str], name: str) -> list[Any]:
     """Every line's JSON value: all lines parsed as one array (no call a line),
     or, where that fails, line by line, which names the line."""
     try:
-        records = _DECODER.decode("[" + ",".join(body) + "]") if body else []
+        records = DECODER.decode("[" + ",".join(body) + "]") if body else []
         if type(records) is list and len(records) == len(body):
             return records
     except (ValueError, RecursionError):
@@ -112,39 +92,50 @@ def _records(body: list[str], name: str) -> list[Any]:
     for number, line in enumerate(body, start=2):
         if not line.strip():
             raise _damaged(f"{name}:{number}", "an empty line; expected a case")
-        _parse(line, f"{name}:{number}")
+        decode_json(line, f"{name}:{number}")
     raise _damaged(name, "a line holds more than one JSON value; expected one case a line")
 
 
-def _read_jsonl(path: Path) -> tuple[dict[str, Any], _Columns]:
-    name = os.fspath(path)
-    text = _text(path)
-    lines = text.split("\n")
-    header = check_header(_parse(lines[0], f"{name}:1") if lines[0].strip() else None,
-                          f"{name}:1")
-    n, metrics = _counts(header, f"{name}:1")
-    if lines[-1] == "":
-        lines.pop()
-    body = lines[1:]
-    if len(body) != n:
-        raise InvalidCaseError(
-            f"{name}: the header says {n} cases, the file holds {len(body)} lines after it; "
-            f"expected one line per case. The file was cut short or edited; save the run "
-            f"again.")
-    records = _records(body, name)
-    where: Callable[[int], str] = lambda row: f"{name}:{row + 2}"  # noqa: E731
-    keys = _KEYS + (("metadata",) if header["metadata"] else ())
+def _digest(data: bytes) -> str:
+    running = new_hash()
+    running.update(data)
+    return digest_of(running)
+
+
+def _read_text(text: str, name: str) -> tuple[Header, _Columns, Callable[[int], str]]:
+    """A saved run in JSON lines or one JSON document: its header, its cases
+    column by column, and where each row is (for messages)."""
+    split = split_text(text, name)
+    header = check_header(split.header, split.where)
+    n, metrics = header.cases, len(header.provenance.metrics)
+    where: Callable[[int], str]
+    if split.document:
+        records = split.rows
+        if len(records) != n:
+            raise InvalidCaseError(
+                f"{name}: the header says {n} cases, the document's rows hold {len(records)}; "
+                f"expected one row per case. The file was cut short or edited; save the run "
+                f"again.")
+        where = lambda row: f"{name}: rows[{row}]"  # noqa: E731
+    else:
+        if len(split.rows) != n:
+            raise InvalidCaseError(
+                f"{name}: the header says {n} cases, the file holds {len(split.rows)} lines "
+                f"after it; expected one line per case. The file was cut short or edited; "
+                f"save the run again.")
+        records = _records(split.rows, name)
+        where = lambda row: f"{name}:{row + 2}"  # noqa: E731
+    keys = _KEYS + (("metadata",) if header.metadata else ())
     fields = _fields(records, keys, where)
-    if fields[0] != list(range(n)):
-        row = next(i for i, case in enumerate(fields[0]) if case != i)
+    if fields[0] != list(range(n)) or set(map(type, fields[0])) - {int}:
+        row = next(i for i, case in enumerate(fields[0]) if case != i or type(case) is not int)
         raise _damaged(where(row), f"expected case {row}, got case {_shape(fields[0][row])}")
     columns = _Columns(n)
-    if header["ids"]:
-        columns.ids = _ids(fields[1], where)
+    columns.ids = _ids(fields[1], header.ids, where)
     columns.called, columns.expected = fields[2], fields[3]
     columns.invalid = _invalid(fields[4], where)
     scores = fields[5]
-    if header["metadata"]:
+    if header.metadata:
         columns.metadata = _metadata(fields[6], where)
     if set(map(type, scores)) - {list} or set(map(len, scores)) - {metrics}:
         row = next(i for i, entry in enumerate(scores)
@@ -161,7 +152,7 @@ def _read_jsonl(path: Path) -> tuple[dict[str, Any], _Columns]:
         values, passed, reasons, errors = (list(column) for column in zip(*entries)) if n else (
             [], [], [], [])
         columns.scores.append(_score_columns(values, passed, reasons, errors, k, where))
-    return header, columns
+    return header, columns, where
 
 
 def _fields(records: list[Any], keys: tuple[str, ...], where: Callable[[int], str]
@@ -186,20 +177,21 @@ def _fields(records: list[Any], keys: tuple[str, ...], where: Callable[[int], st
 
 
 def _shape(value: Any) -> str:
+    if deeper_than(value, 20):  # shown by its start, never encoded whole
+        return f"a {type(value).__name__} nested deeper than 20 levels"
     text = json.dumps(value, ensure_ascii=False, default=repr)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _counts(header: dict[str, Any], where: str) -> tuple[int, int]:
-    n = header.get("cases")
-    metrics = header["provenance"].get("metrics")
-    if type(n) is not int or n < 0 or not isinstance(metrics, list):
-        raise _damaged(where, f"the header's 'cases' is {n!r} and its metrics "
-                       f"{_shape(metrics)}; expected a count and a list")
-    return n, len(metrics)
-
-
-def _ids(encoded: list[Any], where: Callable[[int], str]) -> list[Any]:
+def _ids(encoded: list[Any], kept: bool, where: Callable[[int], str]) -> list[Any] | None:
+    """The cases' ids (None when the header says the run has none: then
+    every id must be null)."""
+    if not kept:
+        if set(map(type, encoded)) - {type(None)}:
+            row = next(i for i, value in enumerate(encoded) if value is not None)
+            raise _damaged(where(row), f"the header says the run has no ids (\"ids\": false), "
+                           f"the row has the id {_shape(encoded[row])}")
+        return None
     if set(map(type, encoded)) <= {str, int}:
         return encoded  # the common case: nothing tagged
     ids = []
@@ -291,27 +283,36 @@ def _reasons(reasons: list[Any], errors: list[Any], k: int, where: Callable[[int
 # -- Parquet ---------------------------------------------------------------------
 
 
-def _read_parquet(path: Path) -> tuple[dict[str, Any], _Columns]:
+def _read_parquet(path: Path, data: bytes | None
+                  ) -> tuple[Header, _Columns, Callable[[int], str]]:
+    """A saved run in Parquet (read from ``data``, its bytes, when given): its
+    header, its cases column by column, and where each row is."""
     from agentmetrics._optional import require
 
     pa = require("pyarrow", "arrow")
     pq = require("pyarrow.parquet", "arrow")
     name = os.fspath(path)
     try:
-        table = pq.read_table(path)
+        table = pq.read_table(path if data is None else pa.BufferReader(data))
     except Exception as error:  # pyarrow's own errors: a damaged or cut file
         raise InvalidCaseError(f"{name}: expected a saved run in Parquet, but it cannot be read "
                                f"({type(error).__name__}: {error}). It may be cut short; save "
                                f"the run again.") from None
     raw = (table.schema.metadata or {}).get(FORMAT_KEY.encode())
-    header = check_header(_parse(raw.decode("utf-8", "replace"), name) if raw else None,
-                          f"{name} (Parquet schema metadata)")
-    n, metrics = _counts(header, name)
+    place = f"{name} (Parquet schema metadata)"
+    try:
+        text_header = None if raw is None else raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InvalidCaseError(f"{place}: the header is not UTF-8 ({error.reason}). The saved "
+                               f"run is damaged; save the run again.") from None
+    header = check_header(None if text_header is None else decode_json(text_header, place),
+                          place)
+    n, metrics = header.cases, len(header.provenance.metrics)
     where: Callable[[int], str] = lambda row: f"{name}: row {row}"  # noqa: E731
     text, names = pa.string(), pa.list_(pa.string())
     expected = {"case": pa.int64(), "id": text, "tool_calls": names,
                 "expected_tool_calls": names, "invalid": text}
-    if header["metadata"]:
+    if header.metadata:
         expected["metadata"] = text
     for k in range(metrics):
         expected.update({f"m{k}.value": pa.float64(), f"m{k}.passed": pa.bool_(),
@@ -338,10 +339,9 @@ def _read_parquet(path: Path) -> tuple[dict[str, Any], _Columns]:
     id_texts = table.column("id").to_pylist()
     if None in id_texts:
         raise _damaged(where(id_texts.index(None)), "the id is null; expected its JSON text")
-    if header["ids"]:
-        columns.ids = _ids(_values(id_texts, lambda row: f"{where(row)}: id"), where)
+    columns.ids = _ids(_values(id_texts, lambda row: f"{where(row)}: id"), header.ids, where)
     columns.invalid = _invalid(table.column("invalid").to_pylist(), where)
-    if header["metadata"]:
+    if header.metadata:
         texts = table.column("metadata").to_pylist()
         present = [row for row, text in enumerate(texts) if text is not None]
         parsed = iter(_values([texts[row] for row in present],
@@ -362,19 +362,19 @@ def _read_parquet(path: Path) -> tuple[dict[str, Any], _Columns]:
             passed.to_numpy(zero_copy_only=False).astype(bool),
             *_reasons(table.column(f"m{k}.reason").to_pylist(),
                       table.column(f"m{k}.error").to_pylist(), k, where)))
-    return header, columns
+    return header, columns, where
 
 
 def _values(texts: list[str], where: Callable[[int], str]) -> list[Any]:
     """Each text's JSON value: all parsed as one array, or one by one (naming
     the first that is not one value) when that fails."""
     try:
-        values = _DECODER.decode("[" + ",".join(texts) + "]")
+        values = DECODER.decode("[" + ",".join(texts) + "]")
         if type(values) is list and len(values) == len(texts):
             return values
     except (ValueError, RecursionError):
         pass
-    return [_parse(text, where(row)) for row, text in enumerate(texts)]
+    return [decode_json(text, where(row)) for row, text in enumerate(texts)]
 
 
 # -- the result ------------------------------------------------------------------
@@ -400,6 +400,15 @@ def _batch(columns: _Columns, parquet: bool, name: str,
     except InvalidCaseError as error:
         if "damaged" in str(error):
             raise
+        if not parquet:  # a row that is not a list of names: named by its line
+            for key, side in (("tool_calls", columns.called),
+                              ("expected_tool_calls", columns.expected)):
+                wrong = next((i for i, names in enumerate(side) if names is not None
+                              and any(type(item) is not str or not item for item in names)),
+                             None)
+                if wrong is not None:
+                    raise _damaged(where(wrong), f"{key!r}: expected a list of tool names "
+                                   f"(non-empty strings), got {_shape(side[wrong])}") from None
         raise InvalidCaseError(f"{name}: {error}. The saved run is damaged (edited, or cut "
                                f"short); save the run again.") from None
     for row in columns.invalid:
@@ -442,8 +451,8 @@ def _epoch(created: str) -> float | None:
 
 
 def load_result(path: str | os.PathLike[str]) -> EvaluationResult:
-    """The run saved at ``path`` by :meth:`EvaluationResult.save` (JSON lines,
-    gzipped or not, or Parquet, told apart by content).
+    """The run saved at ``path`` by :meth:`EvaluationResult.save` (JSON lines
+    or one JSON document, gzipped or not, or Parquet, told apart by content).
 
     Its batch holds the cases' ids, tool names, unreadable rows and metadata;
     its metrics are the saved descriptions (:class:`~agentmetrics.runs.SavedMetric`,
@@ -452,6 +461,11 @@ def load_result(path: str | os.PathLike[str]) -> EvaluationResult:
     trials, exports, comparisons and reports give what they gave on the
     original; scoring new cases needs the metric itself
     (:func:`agentmetrics.get_metric`)."""
+    return _checked_load(path, digest=False)[0]
+
+
+def _checked_load(path: str | os.PathLike[str], digest: bool
+                  ) -> tuple[EvaluationResult, str | None]:
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidParameterError(f"path: expected the path of a saved run, got "
                                     f"{type(path).__name__}.")
@@ -461,27 +475,36 @@ def load_result(path: str | os.PathLike[str]) -> EvaluationResult:
         raise InvalidParameterError(f"{name}: expected a saved run, but there is no such file"
                                     f"{' (a directory)' if source.is_dir() else ''}.")
     with paused_gc():  # a million cases' lists and strings, no cycles: nothing to collect
-        return _load(source, name)
+        return _load(source, name, digest)
 
 
-def _load(source: Path, name: str) -> EvaluationResult:
+def _load(source: Path, name: str, digest: bool) -> tuple[EvaluationResult, str | None]:
+    """The run at ``source`` and, with ``digest``, the digest of the bytes it
+    was read from (read once: the digest is of what was loaded)."""
     parquet = looks_like_parquet(source)
-    header, columns = _read_parquet(source) if parquet else _read_jsonl(source)
-    try:
-        provenance = Provenance.from_json(header["provenance"])
-    except (KeyError, TypeError, ValueError) as error:
-        raise _damaged(f"{name}: header", f"its provenance cannot be read ({error!r})") from None
-    if provenance.cases != columns.n:
-        raise _damaged(f"{name}: header", f"the provenance says {provenance.cases} cases, the "
-                       f"header {columns.n}")
-    where: Callable[[int], str] = ((lambda row: f"{name}: row {row}") if parquet
-                                   else (lambda row: f"{name}:{row + 2}"))
+    found: str | None = None
+    data: bytes | None = None
+    if parquet:
+        if digest:
+            try:
+                data = source.read_bytes()
+            except OSError as error:
+                raise InvalidCaseError(f"{name}: cannot read the saved run ({error}).") from None
+            found = _digest(data)
+        header, columns, where = _read_parquet(source, data)
+    else:
+        data = read_bytes(source)
+        if digest:
+            found = _digest(data)
+        text = _text(data, name)
+        del data  # the text holds it now
+        header, columns, where = _read_text(text, name)
+        del text
+    provenance = header.provenance
     batch = _batch(columns, parquet, name, where)
     results = {}
     for k, (spec, (values, passed, reasons, errors)) in enumerate(
             zip(provenance.metrics, columns.scores)):
-        if spec.label in results:
-            raise _damaged(f"{name}: header", f"the metric label {spec.label!r} is there twice")
         try:
             metric = saved_metric(spec)
         except AgentMetricsError as error:
@@ -498,12 +521,16 @@ def _load(source: Path, name: str) -> EvaluationResult:
     created = _epoch(provenance.created)
     if created is not None and math.isfinite(created):
         result.created = created
-    return result
+    return result, found
 
 
 def load_recorded(store: StoreFile, ref: int | str) -> EvaluationResult:
     """The run ``ref`` of ``store`` read back from its saved file (see
-    :meth:`agentmetrics.runs.RunStore.load`)."""
+    :meth:`agentmetrics.runs.RunStore.load`), refused when that file is no
+    longer the one saved: another run (its uid), or the same run's file
+    changed (its digest). A run recorded without either (by an agentmetrics
+    that kept neither, from a file it saved) is checked as it was then: by
+    its data's fingerprint and its creation time, to the second."""
     run = store.get(ref)
     where = f"run history {os.fspath(store.path)}"
     listing = store._how_to_list()
@@ -516,15 +543,39 @@ def load_recorded(store: StoreFile, ref: int | str) -> EvaluationResult:
         raise InvalidParameterError(
             f"{where}: run {run.id}'s saved file {run.path} is gone (moved or deleted). Fix: "
             f"put it back at that path, or use another run ({listing} lists them).")
-    result = load_result(run.path)
+    result, digest = _checked_load(run.path, digest=run.digest is not None)
+    _check_identity(run, result, digest, where, listing)
+    return result
+
+
+def _check_identity(run: Run, result: EvaluationResult, digest: str | None, where: str,
+                    listing: str) -> None:
     found = result.provenance
-    if found.fingerprint != run.fingerprint or found.created != run.created:
+    recorded = run.provenance
+    own = (f"Fix: save each run to a file of its own (a name with the date, say), and use a "
+           f"run whose file is its own ({listing} lists them).")
+    if recorded.uid and found.uid != recorded.uid:
+        held = (f"uid {found.uid}, created {found.created}" if found.uid else
+                f"no uid (saved before agentmetrics kept one), created {found.created}")
+        raise InvalidParameterError(
+            f"{where}: run {run.id}'s saved file {run.path} now holds another run: recorded "
+            f"uid {recorded.uid} (created {recorded.created}), found {held}. It was saved over "
+            f"since. {own}")
+    if run.digest is not None and digest != run.digest:
+        raise InvalidParameterError(
+            f"{where}: run {run.id}'s saved file {run.path} was changed since it was saved: "
+            f"recorded digest {run.digest}, found {digest} (the run's uid "
+            f"{found.uid or '(none)'} is the recorded one, but the file holds other bytes: "
+            f"edited by hand, or written again another way). Fix: put back the file as it "
+            f"was saved, or save the run again (result.save) and use the run it records "
+            f"({listing} lists them).")
+    if not recorded.uid and run.digest is None and (
+            found.fingerprint != run.fingerprint or found.created != run.created):
         raise InvalidParameterError(
             f"{where}: run {run.id}'s saved file {run.path} now holds another run (created "
-            f"{found.created}, not {run.created}): it was saved over since. Fix: save each run "
-            f"to a file of its own (a name with the date, say), and use a run whose file is its "
-            f"own ({listing} lists them).")
-    return result
+            f"{found.created}, not {run.created}; the run was recorded without a uid or a "
+            f"digest, so only its data's fingerprint and creation time are checked): it was "
+            f"saved over since. {own}")
 
 
 def load_run(ref: int | str = "last", history: StoreFile | str | os.PathLike[str] | None = None,

@@ -1,6 +1,13 @@
 """Where a run's numbers come from: the library, each metric (name, version,
-parameters with secrets masked), the data's fingerprint, and when and where
-it ran. Shown by reports, kept by saved runs and the run history."""
+parameters with secrets masked), the data's fingerprint, when and where it
+ran, and the run's random identity (``uid``). Shown by reports, kept by saved
+runs and the run history.
+
+Read back from JSON (a saved run's header, the history), every field is
+checked for its JSON type and never converted: ``"false"`` (a string) is not
+false, ``"0.8"`` is not a number, ``true`` is not 1. A wrong field is refused
+with its path (``provenance.metrics[0].higher_is_better``), what was expected
+and what was found."""
 
 from __future__ import annotations
 
@@ -9,32 +16,226 @@ import hashlib
 import json
 import math
 import platform
+import re
 import socket
 import sys
-from collections.abc import Mapping
+import uuid
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
+
+from agentmetrics.errors import InvalidCaseError
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._results import EvaluationResult
     from agentmetrics._tool_call_batch import ToolCallBatch
 
-__all__ = ["MetricSpec", "Provenance", "fingerprint", "json_safe", "provenance_of"]
+__all__ = ["FLAG", "MAX_DEPTH", "OBJECT", "WHOLE", "FieldError", "MetricSpec", "Provenance",
+           "deeper_than", "describe", "fields_of", "fingerprint", "flag", "json_safe",
+           "parse_provenance", "provenance_of", "whole"]
+
+#: How deeply a saved run's values (metadata, ids, a metric's parameters) may
+#: nest: saving refuses deeper ones, reading refuses them with their place
+#: (Python's own limit would otherwise end the read with a RecursionError).
+MAX_DEPTH = 100
+
+_UID = re.compile(r"[0-9a-f]{32}")
 
 
-def json_safe(value: Any) -> Any:
+def json_safe(value: Any, depth: int = 0) -> Any:
     """``value`` as JSON can hold it: mappings, sequences, strings, finite
-    numbers, booleans and None as they are; anything else by its repr."""
+    numbers, booleans and None as they are; anything else by its repr (and
+    what nests deeper than :data:`MAX_DEPTH`, by a note saying so)."""
     if value is None or isinstance(value, (bool, str, int)):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else repr(value)
+    if isinstance(value, (Mapping, list, tuple)) and depth >= MAX_DEPTH:
+        return f"<{type(value).__name__} nested deeper than {MAX_DEPTH} levels, not shown>"
     if isinstance(value, Mapping):
-        return {str(key): json_safe(item) for key, item in value.items()}
+        return {str(key): json_safe(item, depth + 1) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [json_safe(item) for item in value]
+        return [json_safe(item, depth + 1) for item in value]
     return repr(value)
+
+
+def deeper_than(value: Any, limit: int) -> bool:
+    """Whether a JSON value (lists and dicts) nests more than ``limit`` levels
+    (a list or an object is one level); without recursion."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            if depth >= limit:
+                return True
+            stack.extend((inner, depth + 1) for inner in (
+                item.values() if isinstance(item, dict) else item))
+    return False
+
+
+# -- reading provenance back from JSON, field by field ---------------------------
+
+
+class FieldError(Exception):
+    """A field of a provenance (or a saved run's header) that is missing or not
+    of its type: ``path`` (``provenance.metrics[0].threshold``), what was
+    ``expected``, what was ``found``. Raised inside agentmetrics.runs, which
+    turns it into an InvalidCaseError naming the file (or the history)."""
+
+    def __init__(self, path: str, expected: str, found: str, unknown: bool = False) -> None:
+        super().__init__(f"{path}: expected {expected}, found {found}")
+        self.path, self.expected, self.found = path, expected, found
+        #: A field that should not be there (the fix is to remove it).
+        self.unknown = unknown
+
+
+def describe(value: Any) -> str:
+    """A JSON value as a message shows it, with its JSON type."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return f"the boolean {'true' if value else 'false'}"
+    if isinstance(value, str):
+        shown = json.dumps(value if len(value) <= 60 else value[:57] + "...", ensure_ascii=False)
+        return f"the string {shown}"
+    if isinstance(value, (int, float)):
+        text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else (
+            f"an integer of {len(str(abs(value)))} digits")
+        return f"the number {text}"
+    if isinstance(value, list):
+        shown = json.dumps(value) if not deeper_than(value, 3) else ""
+        if shown and len(shown) <= 60:
+            return f"the list {shown}"
+        return f"a list of {len(value)} item{'s' if len(value) != 1 else ''}"
+    if isinstance(value, dict):
+        return f"an object with the keys {sorted(value)[:8]}"
+    return f"a {type(value).__name__}"
+
+
+#: What each kind of field holds, as messages say it.
+STRING = "a string"
+WHOLE = "a whole number, 0 or more (not a string, a fraction or a boolean)"
+FRACTION = "a number from 0 to 1 (not a string or a boolean)"
+FLAG = "true or false (a JSON boolean, not a string or a number)"
+OBJECT = "an object"
+
+_SPEC_FIELDS = {"label": STRING, "name": STRING, "version": STRING, "source": STRING,
+                "params": "an object (the parameters by name)", "threshold": FRACTION,
+                "higher_is_better": FLAG,
+                "value_range": "a list of two numbers [low, high], each from 0 to 1"}
+_PROVENANCE_FIELDS = {"agentmetrics_version": STRING, "created": STRING, "host": STRING,
+                      "platform": STRING, "python": STRING, "cases": WHOLE,
+                      "fingerprint": STRING, "metrics": "a list of metrics (objects)"}
+_UID_EXPECTED = "the run's identity, 32 hexadecimal digits (0-9, a-f)"
+
+
+def fields_of(data: Any, path: str, expected: Mapping[str, str], optional: tuple[str, ...] = ()
+              ) -> dict[str, Any]:
+    """``data``, an object with each of the ``expected`` fields (and maybe
+    the ``optional`` ones), no other; :class:`FieldError` for the first
+    missing or unknown field. ``path``: where ``data`` is ("" at the top)."""
+    def inside(key: str) -> str:
+        return f"{path}.{key}" if path else key
+
+    if not isinstance(data, dict):
+        raise FieldError(path, OBJECT, describe(data))
+    for key, kind in expected.items():
+        if key not in data:
+            raise FieldError(inside(key), kind, "nothing (the field is missing)")
+    unknown = sorted(set(data) - set(expected) - set(optional))
+    if unknown:
+        raise FieldError(inside(unknown[0]), f"no such field (the fields are "
+                         f"{', '.join([*expected, *optional])})",
+                         f"{describe(data[unknown[0]])}, in a field this agentmetrics does "
+                         f"not know (written by another program, or edited)", unknown=True)
+    return data
+
+
+def _string(data: Mapping[str, Any], key: str, path: str) -> str:
+    value = data[key]
+    if type(value) is not str:
+        raise FieldError(f"{path}.{key}", STRING, describe(value))
+    return value
+
+
+def whole(value: Any, path: str) -> int:
+    """A whole number, 0 or more (never a bool, a float or a string)."""
+    if type(value) is not int or value < 0:
+        raise FieldError(path, WHOLE, describe(value))
+    return value
+
+
+def _fraction(value: Any, path: str) -> float:
+    """A number in [0, 1]: a JSON number (an integer or not), never a bool,
+    a string or a number outside the range (which includes 1e400, read as
+    infinity)."""
+    if type(value) not in (int, float) or not 0 <= value <= 1:
+        raise FieldError(path, FRACTION, describe(value))
+    return float(value)
+
+
+def flag(value: Any, path: str) -> bool:
+    """A JSON boolean (never a string, a number or null)."""
+    if type(value) is not bool:
+        raise FieldError(path, FLAG, describe(value))
+    return bool(value)  # a bool already: its type was checked
+
+
+def _spec(data: Any, path: str) -> MetricSpec:
+    fields = fields_of(data, path, _SPEC_FIELDS)
+    params = fields["params"]
+    if not isinstance(params, dict):
+        raise FieldError(f"{path}.params", _SPEC_FIELDS["params"], describe(params))
+    if deeper_than(params, MAX_DEPTH):
+        raise FieldError(f"{path}.params", f"an object nested at most {MAX_DEPTH} levels",
+                         f"an object nested deeper than {MAX_DEPTH} levels")
+    bounds = fields["value_range"]
+    if type(bounds) is not list or len(bounds) != 2:
+        raise FieldError(f"{path}.value_range", _SPEC_FIELDS["value_range"], describe(bounds))
+    low = _fraction(bounds[0], f"{path}.value_range[0]")
+    high = _fraction(bounds[1], f"{path}.value_range[1]")
+    if not low < high:
+        raise FieldError(f"{path}.value_range", "[low, high] with low below high (numbers "
+                         "from 0 to 1)", describe(bounds))
+    return MetricSpec(
+        label=_string(fields, "label", path), name=_string(fields, "name", path),
+        version=_string(fields, "version", path), source=_string(fields, "source", path),
+        params=dict(params), threshold=_fraction(fields["threshold"], f"{path}.threshold"),
+        higher_is_better=flag(fields["higher_is_better"], f"{path}.higher_is_better"),
+        value_range=(low, high))
+
+
+def parse_provenance(data: Any, path: str = "provenance") -> Provenance:
+    """The provenance ``data`` (what :meth:`Provenance.to_json` wrote) holds,
+    every field checked for its type (:class:`FieldError` names the first
+    that is not); ``uid`` may be missing (a run saved before it was kept)."""
+    fields = fields_of(data, path, _PROVENANCE_FIELDS, ("uid",))
+    uid = fields.get("uid", "")
+    if "uid" in fields and (type(uid) is not str or not _UID.fullmatch(uid)):
+        raise FieldError(f"{path}.uid", _UID_EXPECTED, describe(uid))
+    metrics = fields["metrics"]
+    if type(metrics) is not list:
+        raise FieldError(f"{path}.metrics", _PROVENANCE_FIELDS["metrics"], describe(metrics))
+    return Provenance(
+        agentmetrics_version=_string(fields, "agentmetrics_version", path),
+        created=_string(fields, "created", path), host=_string(fields, "host", path),
+        platform=_string(fields, "platform", path), python=_string(fields, "python", path),
+        cases=whole(fields["cases"], f"{path}.cases"),
+        fingerprint=_string(fields, "fingerprint", path),
+        metrics=tuple(_spec(spec, f"{path}.metrics[{k}]") for k, spec in enumerate(metrics)),
+        uid=uid)
+
+
+def _checked(parse: Callable[[], Any], where: str) -> Any:
+    try:
+        return parse()
+    except FieldError as error:
+        raise InvalidCaseError(
+            f"{where}: {error.path} is {error.found}; expected {error.expected}. Nothing "
+            f"is converted (the string \"false\" is not false). Fix: "
+            f"{'remove the field' if error.unknown else 'write the field as expected'}.") \
+            from None
 
 
 @attrs.frozen(slots=True)
@@ -59,20 +260,21 @@ class MetricSpec:
                 "value_range": list(self.value_range)}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> MetricSpec:
-        low, high = data["value_range"]
-        return cls(label=str(data["label"]), name=str(data["name"]),
-                   version=str(data["version"]), source=str(data.get("source", "")),
-                   params=dict(data.get("params") or {}), threshold=float(data["threshold"]),
-                   higher_is_better=bool(data["higher_is_better"]),
-                   value_range=(float(low), float(high)))
+    def from_json(cls, data: Mapping[str, Any], where: str = "metric") -> MetricSpec:
+        """What :meth:`to_json` wrote, every field checked for its type
+        (InvalidCaseError naming the field otherwise; ``where`` starts it)."""
+        return _checked(lambda: _spec(data, "metric"), where)  # type: ignore[no-any-return]
 
 
 @attrs.frozen(slots=True)
 class Provenance:
     """Where a run comes from. ``created`` is an ISO 8601 UTC time; ``host``
     the machine's name, ``platform`` and ``python`` what ran it; ``fingerprint``
-    a SHA-256 of the cases' ids and call sequences (see :func:`fingerprint`)."""
+    a SHA-256 of the cases' ids and call sequences (see :func:`fingerprint`);
+    ``uid`` the run's identity, 32 random hexadecimal digits made with the
+    provenance (empty for a run saved before agentmetrics kept one): two
+    evaluations of the same cases in the same second still differ by it, and
+    the run history checks it when it loads a run back."""
 
     agentmetrics_version: str
     created: str
@@ -82,20 +284,22 @@ class Provenance:
     cases: int
     fingerprint: str
     metrics: tuple[MetricSpec, ...]
+    uid: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"agentmetrics_version": self.agentmetrics_version, "created": self.created,
+        data = {"agentmetrics_version": self.agentmetrics_version, "created": self.created,
                 "host": self.host, "platform": self.platform, "python": self.python,
                 "cases": self.cases, "fingerprint": self.fingerprint,
                 "metrics": [spec.to_json() for spec in self.metrics]}
+        if self.uid:
+            data["uid"] = self.uid
+        return data
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Provenance:
-        return cls(agentmetrics_version=str(data["agentmetrics_version"]),
-                   created=str(data["created"]), host=str(data.get("host", "")),
-                   platform=str(data.get("platform", "")), python=str(data.get("python", "")),
-                   cases=int(data["cases"]), fingerprint=str(data["fingerprint"]),
-                   metrics=tuple(MetricSpec.from_json(m) for m in data["metrics"]))
+    def from_json(cls, data: Mapping[str, Any], where: str = "provenance") -> Provenance:
+        """What :meth:`to_json` wrote, every field checked for its type
+        (InvalidCaseError naming the field otherwise; ``where`` starts it)."""
+        return _checked(lambda: parse_provenance(data), where)  # type: ignore[no-any-return]
 
 
 def fingerprint(batch: ToolCallBatch) -> str:
@@ -159,4 +363,5 @@ def provenance_of(result: EvaluationResult, created: float | None = None) -> Pro
         created=_now() if created is None else stamp(created),
         host=socket.gethostname(), platform=platform.platform(),
         python=f"{platform.python_implementation()} {sys.version.split()[0]}",
-        cases=len(result), fingerprint=fingerprint(result.batch), metrics=tuple(specs))
+        cases=len(result), fingerprint=fingerprint(result.batch), metrics=tuple(specs),
+        uid=uuid.uuid4().hex)

@@ -1,7 +1,9 @@
 """Writing a run to a file, whole or not at all: JSON lines (the header, then
-one line per case) or Parquet (one row per case, the header in the schema's
+one line per case), one JSON document (the header's fields, then ``rows``,
+one case a line) or Parquet (one row per case, the header in the schema's
 metadata). Every value (to the bit), pass flag, reason, error, case id (with
-its type), call name and, where the cases have any, their metadata.
+its type), call name and, where the cases have any, their metadata. The
+bytes are hashed as they are written (see :mod:`agentmetrics.runs._identity`).
 
 Below :mod:`agentmetrics._results`, which calls it: it reads a result only
 through its attributes and methods.
@@ -13,7 +15,8 @@ One JSONL line per case::
 
 ``scores`` holds ``[value, passed, reason, error]`` per metric, in the order of
 the header's ``provenance.metrics`` (labels are never column names, so any
-label is kept as it is); ``metadata`` is there when the header says so. In
+label is kept as it is); ``metadata`` is there when the header says so. A
+JSON file is ``{<the header's fields>, "rows": [<these lines>]}``. In
 Parquet the columns are ``case``, ``id`` (the id's JSON text), ``tool_calls``
 and ``expected_tool_calls`` (``list<string>``), ``invalid``, ``metadata`` (JSON
 text, when kept), and per metric ``k`` (its index) ``m{k}.value``,
@@ -25,7 +28,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import tempfile
+import secrets
 from collections.abc import Iterator
 from itertools import pairwise
 from json.encoder import encode_basestring
@@ -35,15 +38,19 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from agentmetrics._columnar import paused_gc
-from agentmetrics.errors import InvalidParameterError
+from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 from agentmetrics.runs._format import (
+    FIELDS,
     FORMAT_KEY,
     FORMAT_VERSION,
+    ROWS_KEY,
+    check_header,
     encode_id,
     encode_metadata,
     encode_score,
     form_of,
 )
+from agentmetrics.runs._identity import digest_of, file_state, new_hash, remember
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._results import EvaluationResult
@@ -97,11 +104,16 @@ class _Run:
                 errors[int(row)] = str(message)
                 reasons[int(row)] = None  # an error row's reason is its error
             self.scores.append((values, scores.passed.astype(bool, copy=False), reasons, errors))
+        try:  # what loading would refuse is never written (a provenance built by hand)
+            check_header(self.header(), "save")
+        except InvalidCaseError as error:
+            raise InvalidParameterError(
+                f"{str(error).split('. Fix:')[0]}. Fix: build the EvaluationResult without "
+                f"provenance=, so that it takes its own.") from None
 
     def header(self) -> dict[str, Any]:
         return {FORMAT_KEY: FORMAT_VERSION, "cases": self.n, "ids": self.has_ids,
-                "metadata": self.metadata is not None,
-                "fields": ["value", "passed", "reason", "error"],
+                "metadata": self.metadata is not None, "fields": list(FIELDS),
                 "provenance": self.provenance.to_json()}
 
 
@@ -112,10 +124,6 @@ def _has_metadata(cases: Any) -> bool:
         if metadata and (len(metadata) > 1 or "id" not in metadata):
             return True
     return False
-
-
-def _line(encoder: json.JSONEncoder, record: Any) -> str:
-    return encoder.encode(record) + "\n"
 
 
 def _score_column(values: Any) -> list[str]:
@@ -156,10 +164,16 @@ def _name_texts(batch: Any, invalid: dict[int, str]) -> tuple[list[str], list[st
     return sides[0], sides[1]
 
 
-def _jsonl_lines(run: _Run, batch: Any) -> Iterator[str]:
+def _jsonl_lines(run: _Run, batch: Any, document: bool = False) -> Iterator[str]:
     """The header line, then one line per case; each column's text made at
-    once (the same JSON as json.dumps of each record, tested)."""
-    yield _line(_ASCII, run.header())
+    once (the same JSON as json.dumps of each record, tested). A
+    ``document``: the header's fields open the document's object, its rows
+    are separated by commas, and the last line closes it."""
+    header = _ASCII.encode(run.header())
+    if not document:
+        yield header + "\n"
+    else:
+        yield f'{header[:-1]}, "{ROWS_KEY}": [' + ("\n" if run.n else "")
     called, expected = _name_texts(batch, run.invalid)
     id_texts = ["null"] * run.n if run.ids is None else _id_texts(run.ids)
     invalid = ["null"] * run.n
@@ -170,31 +184,50 @@ def _jsonl_lines(run: _Run, batch: Any) -> Iterator[str]:
     scores = [list(zip(_score_column(values), map(_BOOLS.__getitem__, passed.tolist()),
                        _texts(reasons), _texts(errors)))
               for values, passed, reasons, errors in run.scores]
+    last = run.n - 1
     for row in range(run.n):
         entries = ", ".join(f"[{v}, {p}, {r}, {e}]" for v, p, r, e in
                             (column[row] for column in scores))
+        end = ("}\n" if not document else "},\n" if row < last else "}\n")
         yield (f'{{"case": {row}, "id": {id_texts[row]}, "tool_calls": {called[row]}, '
                f'"expected_tool_calls": {expected[row]}, "invalid": {invalid[row]}'
-               f'{"" if metadata is None else metadata[row]}, "scores": [{entries}]}}\n')
+               f'{"" if metadata is None else metadata[row]}, "scores": [{entries}]{end}')
+    if document:
+        yield "]}\n"
 
 
 _BOOLS = {True: "true", False: "false"}
 
 
-def _write_jsonl(run: _Run, batch: Any, handle: IO[bytes]) -> None:
-    lines = _jsonl_lines(run, batch)
+def _write_jsonl(run: _Run, batch: Any, handle: IO[bytes], running: Any,
+                 document: bool = False) -> None:
+    """The JSON lines (or the JSON ``document``) written to ``handle``, every
+    byte also given to the running digest."""
+    lines = _jsonl_lines(run, batch, document)
     while True:
         block = [line for _, line in zip(range(_BLOCK), lines)]
         if not block:
             return
         try:
-            handle.write("".join(block).encode("utf-8"))
+            data = "".join(block).encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate: those lines as \u escapes, exactly
-            for line in block:
-                try:
-                    handle.write(line.encode("utf-8"))
-                except UnicodeEncodeError:
-                    handle.write(_line(_ASCII, json.loads(line)).encode("ascii"))
+            data = b"".join(map(_exact_bytes, block))
+        running.update(data)
+        handle.write(data)
+
+
+def _exact_bytes(line: str) -> bytes:
+    """A case's line as UTF-8, or, where it holds a lone surrogate, with its
+    strings as \\u escapes (ASCII), which JSON reads back to the same text
+    (a row of a JSON document keeps the comma that ends it). The header and
+    the document's last line are ASCII already."""
+    try:
+        return line.encode("utf-8")
+    except UnicodeEncodeError:
+        body = line.rstrip("\n")
+        comma = body.endswith(",")
+        record = json.loads(body[:-1] if comma else body)
+        return (_ASCII.encode(record) + ("," if comma else "") + "\n").encode("ascii")
 
 
 def _name_lists(pa: Any, vocabulary: Any, ids: Any, offsets: Any, given: Any,
@@ -260,15 +293,21 @@ def _write_parquet(run: _Run, batch: Any, target: str) -> None:
     pq.write_table(table, target, compression="zstd", use_dictionary=text)
 
 
-def _mode(target: Path) -> int:
-    """The permissions of the file saved over, or those a new file gets here
-    (0666 less the umask); the temporary file is made private (0600)."""
-    try:
-        return target.stat().st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0o022)
-        os.umask(umask)
-        return 0o666 & ~umask
+def _temporary(target: Path) -> tuple[int, str]:
+    """A new file beside ``target`` to write into, made as any new file is
+    here (0666 less the umask, and the folder's default ACL if it has one)
+    without reading the umask, which only setting it tells (a process-wide
+    change another thread could see)."""
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+             | getattr(os, "O_CLOEXEC", 0))
+    for _ in range(100):
+        name = os.path.join(target.parent, f".{target.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(name, flags, 0o666), name
+        except FileExistsError:
+            continue
+    raise InvalidParameterError(f"{os.fspath(target)}: cannot make a temporary file beside it "
+                                f"(100 names taken). Fix: clear the folder's .*.tmp files.")
 
 
 def save_result(result: EvaluationResult, path: str | os.PathLike[str],
@@ -299,8 +338,8 @@ def save_result(result: EvaluationResult, path: str | os.PathLike[str],
 def _save(result: EvaluationResult, target: Path, form: str, metadata: bool) -> Path:
     path = target
     run = _Run(result, metadata)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                         suffix=".tmp")
+    running = new_hash()
+    handle, temporary = _temporary(target)
     try:
         if form == "parquet":
             os.close(handle)
@@ -311,14 +350,23 @@ def _save(result: EvaluationResult, target: Path, form: str, metadata: bool) -> 
                     f"{os.fspath(path)}: a tool name, reason, error or id holds text that "
                     f"Parquet cannot store (a lone surrogate, {error.object[error.start:error.end]!r}). "
                     f"Fix: save as JSON lines (run.jsonl), which keeps it exactly.") from None
+            with open(temporary, "rb") as written:  # pyarrow writes it: hashed as it is
+                while block := written.read(1 << 22):
+                    running.update(block)
         else:
+            document = form == "json"
             with os.fdopen(handle, "wb") as raw:
                 if target.name.lower().endswith(".gz"):
                     with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as out:
-                        _write_jsonl(run, result.batch, out)  # type: ignore[arg-type]
+                        _write_jsonl(run, result.batch, out, running,  # type: ignore[arg-type]
+                                     document)
                 else:
-                    _write_jsonl(run, result.batch, raw)
-        os.chmod(temporary, _mode(target))
+                    _write_jsonl(run, result.batch, raw, running, document)
+        try:  # a file saved over keeps its permissions; a new one has those it was made with
+            os.chmod(temporary, target.stat().st_mode & 0o7777)
+        except OSError:  # no file there (yet): the permissions it was made with
+            pass
+        state = file_state(temporary)
         os.replace(temporary, target)
     except BaseException:
         try:
@@ -326,4 +374,6 @@ def _save(result: EvaluationResult, target: Path, form: str, metadata: bool) -> 
         except OSError:
             pass
         raise
+    if state is not None:
+        remember(target, result, run.provenance.uid, digest_of(running), state)
     return target

@@ -6,6 +6,13 @@ records a run here without importing the reader of saved runs.
 Two processes may record into one file at once: each write is one
 ``BEGIN IMMEDIATE`` transaction, and a writer waits up to 30 s for another's
 lock. Reading never creates the file.
+
+A run saved to a file is recorded with the file's digest (table
+``run_files``; its uid is in its provenance): loading the run back checks
+both. The table was added to schema 1 in place: a history without it reads
+as one whose runs were recorded without digests, and the first write adds it
+(an agentmetrics that does not know it reads and writes the history as
+before, recording its runs without digests).
 """
 
 from __future__ import annotations
@@ -23,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agentmetrics.errors import InvalidParameterError
+from agentmetrics.errors import InvalidCaseError, InvalidParameterError
+from agentmetrics.runs._identity import read_identity, recall
 from agentmetrics.runs._provenance import Provenance
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,6 +45,11 @@ ENV_VAR = "AGENTMETRICS_HISTORY"
 SCHEMA_VERSION = 1
 #: How long a writer waits for another process's transaction (seconds).
 _BUSY_TIMEOUT = 30.0
+
+#: The digest of each run's saved file, when it was recorded with one.
+_RUN_FILES = ("CREATE TABLE IF NOT EXISTS run_files ("
+              " run INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+              " digest TEXT NOT NULL)")
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
@@ -60,6 +73,7 @@ _SCHEMA = (
     " threshold REAL NOT NULL,"
     " PRIMARY KEY (run, position))",
     "CREATE INDEX IF NOT EXISTS run_metrics_by_metric ON run_metrics (metric, run)",
+    _RUN_FILES,
 )
 
 def default_store_path() -> Path:
@@ -96,8 +110,10 @@ class Run:
     ``created`` (the provenance's ISO 8601 UTC time), the ``label`` it was
     given, the absolute ``path`` of its saved file (None when recorded
     without one), its number of ``cases``, the data's ``fingerprint``, the
-    agentmetrics version that scored it, its :class:`Provenance`, and one
-    :class:`MetricSummary` per metric, in the run's order."""
+    agentmetrics version that scored it, its :class:`Provenance` (whose
+    ``uid`` names the run), one :class:`MetricSummary` per metric, in the
+    run's order, and the ``digest`` of its saved file when recorded (None
+    without a file, or when the file was not there yet)."""
 
     id: int
     created: str
@@ -108,6 +124,7 @@ class Run:
     agentmetrics_version: str
     provenance: Provenance
     metrics: tuple[MetricSummary, ...]
+    digest: str | None = None
 
     def summary(self, metric: str) -> MetricSummary | None:
         """The summary of the metric labelled ``metric`` (None if the run has none)."""
@@ -232,6 +249,8 @@ class StoreFile:
                 f"{self._where()}: a run history of schema {versions[0]}, written by a newer "
                 f"agentmetrics; this one reads schema {SCHEMA_VERSION}. Fix: upgrade "
                 f"agentmetrics (pip install -U agent-tool-metrics).")
+        if write and "run_files" not in tables:
+            connection.execute(_RUN_FILES)  # a history written before digests were kept
         return False
 
     # -- writing -----------------------------------------------------------------
@@ -241,7 +260,12 @@ class StoreFile:
         """Record ``result`` as the newest run: its provenance, the absolute
         path of its saved file (``path``; None when it has none), ``label``,
         and per metric the main columns of ``result.summary()``. Returns the
-        :class:`Run` recorded."""
+        :class:`Run` recorded.
+
+        With a ``path``, the digest of the file is recorded too: the one
+        ``result.save(path)`` just made in this process, else the file is read
+        and must hold this result's run (its provenance, uid included); a path
+        with no file yet is recorded without a digest."""
         if label is not None and not isinstance(label, str):
             raise InvalidParameterError(
                 f"label: expected a str or None, got {type(label).__name__}.")
@@ -254,6 +278,7 @@ class StoreFile:
             pass_high=_kept(row["pass_high"]), errors=int(row["errors"]),
             threshold=float(row["threshold"])) for row in summary)
         saved = None if path is None else os.path.abspath(os.fspath(path))
+        digest = None if saved is None else self._digest(result, saved)
         text = json.dumps(provenance.to_json(), allow_nan=False)
         with self._connect(write=True) as connection:
             assert connection is not None
@@ -271,16 +296,49 @@ class StoreFile:
                 [(run_id, position, m.metric, m.n, _real(m.mean), _real(m.mean_low),
                   _real(m.mean_high), _real(m.pass_rate), _real(m.pass_low), _real(m.pass_high),
                   m.errors, m.threshold) for position, m in enumerate(metrics)])
+            if digest is not None:
+                connection.execute("INSERT INTO run_files (run, digest) VALUES (?, ?)",
+                                   (run_id, digest))
         return Run(run_id, provenance.created, label, saved, provenance.cases,
-                   provenance.fingerprint, provenance.agentmetrics_version, provenance, metrics)
+                   provenance.fingerprint, provenance.agentmetrics_version, provenance, metrics,
+                   digest)
+
+    def _digest(self, result: EvaluationResult, path: str) -> str | None:
+        """The digest of the saved file of ``result`` at ``path`` (see
+        :meth:`record`)."""
+        provenance = result.provenance
+        known = recall(path, result, provenance.uid)
+        if known is not None:
+            return known
+        if not os.path.lexists(path):
+            return None
+        fix = (f"Fix: save the result there (result.save({path!r}, history=...) records it), "
+               f"or record it without a path.")
+        try:
+            found, digest = read_identity(Path(path))
+        except InvalidCaseError as error:
+            raise InvalidParameterError(
+                f"{self._where()}: cannot record {path} as this run's file: {error} {fix}"
+            ) from None
+        if found != provenance:
+            raise InvalidParameterError(
+                f"{self._where()}: cannot record {path} as this run's file: it holds another "
+                f"run (uid {found.uid or '(none)'}, created {found.created}), not this one "
+                f"(uid {provenance.uid or '(none)'}, created {provenance.created}); saved over "
+                f"since it was saved, or never this result's. {fix}")
+        return digest
 
     # -- reading -----------------------------------------------------------------
 
     def _runs(self, connection: sqlite3.Connection, where: str, parameters: tuple[Any, ...]
               ) -> builtins.list[Run]:
+        files = connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                   "name = 'run_files'").fetchone() is not None
+        digest = ("(SELECT digest FROM run_files WHERE run_files.run = runs.id)" if files
+                  else "NULL")
         rows = connection.execute(
             "SELECT id, created, label, path, cases, fingerprint, agentmetrics_version, "
-            f"provenance FROM runs {where}", parameters).fetchall()
+            f"provenance, {digest} FROM runs {where}", parameters).fetchall()
         if not rows:
             return []
         ids = [row[0] for row in rows]
@@ -299,15 +357,19 @@ class StoreFile:
                     pass_low=_number(pass_low), pass_high=_number(pass_high),
                     errors=int(errors), threshold=float(threshold)))
         runs = []
-        for run_id, created, label, path, cases, fingerprint, version, provenance in rows:
+        for (run_id, created, label, path, cases, fingerprint, version, provenance,
+             digest) in rows:
             try:
-                parsed = Provenance.from_json(json.loads(provenance))
-            except (ValueError, KeyError, TypeError) as error:
+                parsed = Provenance.from_json(json.loads(provenance),
+                                              f"{self._where()}: run {run_id}")
+            except InvalidCaseError as error:
+                raise InvalidParameterError(f"{error} The history is damaged.") from None
+            except (ValueError, TypeError, RecursionError) as error:
                 raise InvalidParameterError(
                     f"{self._where()}: run {run_id}'s provenance cannot be read ({error!r}). "
                     f"The file is damaged.") from None
             runs.append(Run(run_id, created, label, path, cases, fingerprint, version, parsed,
-                            tuple(metrics[run_id])))
+                            tuple(metrics[run_id]), digest))
         return runs
 
     def list(self, limit: int | None = None) -> builtins.list[Run]:
