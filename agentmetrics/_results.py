@@ -227,9 +227,10 @@ class EvaluationResult:
              metadata: bool = True) -> Path:
         """Write the run to ``path``, whole or not at all (a temporary file
         beside it, renamed over it): Parquet for a name ending in ``.parquet``
-        (needs pyarrow), JSON lines for ``.jsonl`` (``.jsonl.gz``: gzipped);
-        ``format="jsonl"`` or ``"parquet"`` says it for any other name, which
-        is refused otherwise. :func:`agentmetrics.load_result` reads it back.
+        (needs pyarrow), JSON lines for ``.jsonl`` (``.jsonl.gz``: gzipped),
+        one JSON document for ``.json`` (``.json.gz``); ``format="jsonl"``,
+        ``"json"`` or ``"parquet"`` says it for any other name, which is
+        refused otherwise. :func:`agentmetrics.load_result` reads it back.
 
         Kept: the provenance (metrics with their parameters as shown, secrets
         masked), and per case its position, id (with its type: str, int,

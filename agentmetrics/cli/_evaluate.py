@@ -616,8 +616,8 @@ def add_parser(commands: Any) -> None:
         "exit 1)")
     evaluate.add_argument(
         "--save", default=None, metavar="PATH",
-        help="also save the whole run to PATH (.parquet or .jsonl), with its provenance, and "
-        "record it in the run history (see `agentmetrics runs list`)")
+        help="also save the whole run to PATH (.parquet, .jsonl, .jsonl.gz, .json or .json.gz), "
+        "with its provenance, and record it in the run history (see `agentmetrics runs list`)")
     evaluate.add_argument("--history", default=None, metavar="FILE",
                           help="with --save: the run history to record it in (default: "
                           "$AGENTMETRICS_HISTORY, else .agentmetrics/runs.sqlite)")

@@ -287,8 +287,10 @@ def _trend_section(result: EvaluationResult, store: RunStore, last: int, ci: flo
         history = store.trend(label, last=max(0, last - 1))
         points = [(f"run {run.id}", m.mean, m.mean_low, m.mean_high) for run, m in history]
         mine = summary[label]
-        recorded = any(run.fingerprint == result.provenance.fingerprint
-                       and run.created == result.provenance.created for run, _ in history)
+        mine_run = result.provenance
+        recorded = any(run.provenance.uid == mine_run.uid if mine_run.uid and run.provenance.uid
+                       else (run.fingerprint == mine_run.fingerprint
+                             and run.created == mine_run.created) for run, _ in history)
         if not recorded:
             points.append(("this run", mine["mean"], mine["mean_low"], mine["mean_high"]))
         rows = [(name, _interval(mean, low, high)) for name, mean, low, high in points]

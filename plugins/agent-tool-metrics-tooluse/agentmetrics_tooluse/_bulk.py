@@ -41,13 +41,14 @@ def _segments_first_max(values: npt.NDArray[np.float64], starts: npt.NDArray[np.
     return np.minimum.reduceat(candidates, starts)
 
 
-def paired_values(batch: ToolCallBatch, field: str, credit: Callable[[Any, Any], float],
+def paired_values(batch: ToolCallBatch, given: Callable[[ToolCall], Any],
+                  credit: Callable[[Any, Any], float],
                   checked: Callable[[ToolCall], bool] | None, missing_calls: str,
                   ) -> npt.NDArray[np.float64]:
     """Each case's value (float64), NaN where the case is left to ``measure``
     (a side not given, or expected calls none of which is ``checked``).
-    ``credit(value, expected value)`` of the calls' ``field`` is a pair's
-    credit, also its weight."""
+    ``credit(value, expected value)`` of what ``given`` gives of the two calls
+    is a pair's credit, also its weight."""
     cases = batch.cases
     assert cases is not None
     n = len(cases)
@@ -80,7 +81,7 @@ def paired_values(batch: ToolCallBatch, field: str, credit: Callable[[Any, Any],
     within = np.arange(total) - np.repeat(starts, k)
     call_at = c_order[np.repeat(low, k) + within]
     want_at = kept[which]
-    of = attrgetter(field)
+    of = given
     credits = np.array(list(map(credit, map(of, map(called.__getitem__, call_at.tolist())),
                                 map(of, map(expected.__getitem__, want_at.tolist())))),
                        dtype=np.float64)

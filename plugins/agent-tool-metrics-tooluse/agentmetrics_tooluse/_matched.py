@@ -104,6 +104,11 @@ def _check_choice(owner: str, name: str, value: object, choices: tuple[str, ...]
     return str(value)
 
 
+
+#: What a call whose arguments were not a JSON object gives to compare: it earns
+#: nothing, whatever was expected (no arguments included).
+_MALFORMED: Any = object()
+
 class _Paired(Metric):
     """What the two metrics share: rules, pairing, the batch fallback."""
 
@@ -144,6 +149,10 @@ class _Paired(Metric):
     def _pair_score(self) -> Callable[[Any, Any], float]:
         return partial(score_values, rules=self._rules, count_extra=self._count_extra())
 
+    def _given(self, call: ToolCall) -> Any:
+        """The value of ``call`` compared (its ``_field``)."""
+        return getattr(call, self._field)
+
     def _value(self, case: AgentTestCase) -> float:
         """What ``measure(case)`` gives as the value, without the reason."""
         actual, expected = case.tool_calls, case.expected_tool_calls
@@ -151,9 +160,9 @@ class _Paired(Metric):
         if not expected:
             return 1.0
         checked = self._checked(expected)
-        score, field = self._pair_score(), self._field
+        score, given = self._pair_score(), self._given
         paired = pair_calls(actual, checked, expected,
-                            lambda call, want: score(getattr(call, field), getattr(want, field)), None)
+                            lambda call, want: score(given(call), given(want)), None)
         credits = [paired[j][1] for j in checked if j in paired]
         return _mean_credit(credits, len(checked) - len(credits), self.missing_calls)
 
@@ -162,7 +171,7 @@ class _Paired(Metric):
         from agentmetrics_tooluse._bulk import paired_values
 
         only = _has_output if self._field == "output" else None
-        return paired_values(batch, self._field, self._pair_score(), only, self.missing_calls)
+        return paired_values(batch, self._given, self._pair_score(), only, self.missing_calls)
 
     def _average(self, scored: list[tuple[str, float, str]], unpaired: list[str], what: str,
                  ) -> tuple[float, str]:
@@ -214,7 +223,21 @@ class ArgumentAccuracy(_Paired):
                                              ("ignore", "penalize"))
 
     def _compared(self, call: ToolCall, expected: ToolCall) -> Compared:
+        if not call.arguments_valid:  # no credit, whatever was expected (none included)
+            wanted = compare_values(expected.arguments, expected.arguments, self._rules)
+            return Compared(max(1, wanted.expected), 0.0, (), (), ())
         return compare_values(call.arguments, expected.arguments, self._rules)
+
+    def _given(self, call: ToolCall) -> Any:
+        return call.arguments if call.arguments_valid else _MALFORMED
+
+    def _pair_score(self) -> Callable[[Any, Any], float]:
+        score = super()._pair_score()
+
+        def scored(actual: Any, expected: Any) -> float:
+            return 0.0 if actual is _MALFORMED else score(actual, expected)
+
+        return scored
 
     def _count_extra(self) -> bool:
         return self.extra_arguments == "penalize"

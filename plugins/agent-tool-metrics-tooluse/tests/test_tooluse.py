@@ -185,6 +185,22 @@ def test_unreadable_arguments_score_zero_and_say_so():
     assert score.value == 0.0 and "not a JSON object" in score.reason
 
 
+@pytest.mark.parametrize("raw", ["[]", '""', "not json", '{"x": 1'])
+@pytest.mark.parametrize("expected", [{}, {"x": 1}])
+@pytest.mark.parametrize("extra", ["ignore", "penalize"])
+def test_unreadable_arguments_earn_nothing_even_where_none_are_expected(raw, expected, extra):
+    """A call whose arguments were not a JSON object matched an expected call
+    of no arguments fully (0 of 0): its page says it earns nothing."""
+    metric = ArgumentAccuracy(extra_arguments=extra)
+    case = AgentTestCase(tool_calls=[ToolCall("A", raw_arguments=raw)],
+                         expected_tool_calls=[ToolCall("A", expected)])
+    score = metric.evaluate(case)
+    assert score.value == 0.0 and "not a JSON object" in score.reason
+    good = AgentTestCase(tool_calls=[ToolCall("A", expected)], expected_tool_calls=[ToolCall("A", expected)])
+    batched = evaluate([case, good], metric)["argument_accuracy"].values.tolist()
+    assert batched == [0.0, 1.0]
+
+
 def test_tool_output_match():
     expected = [ToolCall("Get", {"id": 1}, output={"status": "ok", "total": 10.0}),
                 ToolCall("Get", {"id": 2}, output="done"), ToolCall("Log")]
