@@ -79,7 +79,7 @@ def test_the_test_body_failing_first_is_reported_as_such(pytester):
          "*agent_metric('tool_selection_acuracy'): no metric named 'tool_selection_acuracy'. "
          "Did you mean 'tool_selection_accuracy'?*"),
         ('"tool_selection_accuracy", treshold=0.9',
-         "*Did you mean 'treshold' -> 'threshold'?*"),
+         "*unknown parameter ?'treshold'?*Fix: rename 'treshold' -> 'threshold'*"),
         ('"tool_selection_accuracy", threshold=2', "*threshold must be between 0 and 1*"),
         ("", "*expected one metric (a Metric class, instance or registry name)*"),
     ],
