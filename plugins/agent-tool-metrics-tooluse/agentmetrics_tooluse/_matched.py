@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, Metric, ToolCall
 from agentmetrics_tooluse._assignment import best_assignment
-from agentmetrics_tooluse._rules import Compared, RuleSet, compare_values, score_values
+from agentmetrics_tooluse._rules import MALFORMED, Compared, RuleSet, compare_values, score_values
 
 if TYPE_CHECKING:
     import numpy as np
@@ -103,11 +103,6 @@ def _check_choice(owner: str, name: str, value: object, choices: tuple[str, ...]
                                     f"got {value!r}.")
     return str(value)
 
-
-
-#: What a call whose arguments were not a JSON object gives to compare: it earns
-#: nothing, whatever was expected (no arguments included).
-_MALFORMED: Any = object()
 
 class _Paired(Metric):
     """What the two metrics share: rules, pairing, the batch fallback."""
@@ -229,15 +224,7 @@ class ArgumentAccuracy(_Paired):
         return compare_values(call.arguments, expected.arguments, self._rules)
 
     def _given(self, call: ToolCall) -> Any:
-        return call.arguments if call.arguments_valid else _MALFORMED
-
-    def _pair_score(self) -> Callable[[Any, Any], float]:
-        score = super()._pair_score()
-
-        def scored(actual: Any, expected: Any) -> float:
-            return 0.0 if actual is _MALFORMED else score(actual, expected)
-
-        return scored
+        return call.arguments if call.raw_arguments is None else MALFORMED
 
     def _count_extra(self) -> bool:
         return self.extra_arguments == "penalize"

@@ -16,6 +16,7 @@ from agentmetrics import InvalidParameterError
 from agentmetrics.errors import call_user_function, user_function_returned
 
 __all__ = [
+    "MALFORMED",
     "RULE_NAMES",
     "Compared",
     "Exact",
@@ -115,6 +116,11 @@ class Function:
         raise user_function_returned(
             self.function, f"{role} (actual={actual!r:.40}, expected={expected!r:.40})", result,
             "a bool or a number in [0, 1]")
+
+
+#: What a call whose arguments were not a JSON object is compared as: it earns
+#: nothing, whatever was expected (no arguments included).
+MALFORMED: Any = object()
 
 
 def _scoring_metric(spec: Any) -> Any:
@@ -293,6 +299,8 @@ def score_values(actual: Any, expected: Any, rules: RuleSet, count_extra: bool) 
     """``compare_values(actual, expected, rules).score(count_extra)``, the same
     float, without collecting what differs: the value of a case whose reason is
     not asked for."""
+    if actual is MALFORMED:
+        return 0.0
     default = rules.default
     if type(default) is Exact and type(expected) in _SCALARS and type(actual) in _SCALARS:
         # Exact inline on two strings or numbers (a bool is not a number here)
