@@ -59,19 +59,24 @@ def _parse(file: Path) -> ast.Module:
                                f"task file as it ships.") from None
 
 
-def tau_bench_tasks(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The tasks of a tau-bench task file (``tasks_test.py``: a list of
-    ``Task(...)`` assigned to a name; or the older ``tasks.py``: a list of
-    dicts), as dicts, read with ``ast`` (the file is never run)."""
-    file = Path(path)
+def _task_nodes(file: Path) -> list[ast.expr]:
+    """The items of the one list of tasks a task file assigns to a name."""
     tree = _parse(file)
     lists = [node.value for node in tree.body if isinstance(node, ast.Assign)
              and isinstance(node.value, ast.List)]
     if len(lists) != 1:
         raise InvalidCaseError(f"{_LOADER}: {file}: expected one list of tasks assigned to a name, "
                                f"found {len(lists)}. Fix: pass a tau-bench task file.")
+    return lists[0].elts
+
+
+def tau_bench_tasks(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The tasks of a tau-bench task file (``tasks_test.py``: a list of
+    ``Task(...)`` assigned to a name; or the older ``tasks.py``: a list of
+    dicts), as dicts, read with ``ast`` (the file is never run)."""
+    file = Path(path)
     try:
-        return [_literal(item, f"{file}:{item.lineno}") for item in lists[0].elts]
+        return [_literal(item, f"{file}:{item.lineno}") for item in _task_nodes(file)]
     except RecursionError:
         raise InvalidCaseError(f"{_LOADER}: {file}: a task nested too deeply to read. Fix: pass "
                                f"tau-bench's task file as it ships.") from None
@@ -116,14 +121,8 @@ def _task_items(path: str | os.PathLike[str]) -> list[Any]:
     """A task file's tasks as entries, each with its line: the tasks that
     cannot be read as literals carry the problem (the file itself must parse)."""
     file = Path(path)
-    tree = _parse(file)
-    lists = [node.value for node in tree.body if isinstance(node, ast.Assign)
-             and isinstance(node.value, ast.List)]
-    if len(lists) != 1:
-        raise InvalidCaseError(f"{_LOADER}: {file}: expected one list of tasks assigned to a name, "
-                               f"found {len(lists)}. Fix: pass a tau-bench task file.")
     out = []
-    for k, item in enumerate(lists[0].elts):
+    for k, item in enumerate(_task_nodes(file)):
         where = f"{file}:{item.lineno} (task {k})"
         try:
             value = _literal(item, "task")
