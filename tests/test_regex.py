@@ -85,7 +85,7 @@ def test_the_automaton_agrees_with_re_on_patterns_re_would_take(pattern, text):
     forced = _regex.BoundedPattern.__new__(_regex.BoundedPattern)
     for name in _regex.BoundedPattern.__slots__:
         object.__setattr__(forced, name, getattr(compiled, name))
-    forced.strategy, forced._cache = "automaton", _regex._Table()
+    forced.strategy, forced._cache = "automaton", _regex._match._Table()
     assert forced.fullmatch(text) == (re.fullmatch(pattern, text) is not None)
 
 
@@ -162,7 +162,7 @@ def test_ambiguous_patterns_run_over_long_texts_with_a_bounded_table(pattern, te
 
 
 def test_the_table_starts_again_when_full_and_stays_right(monkeypatch):
-    monkeypatch.setattr(_regex, "MAX_CACHED", 3)
+    monkeypatch.setattr(_regex._match, "MAX_CACHED", 3)
     compiled = _regex.BoundedPattern("(a|b)*a(a|b){3}")
     for text in ["abaabb", "aaaa", "bbbbabbb", "ab" * 40, "b" * 7 + "a" + "bab"]:
         assert compiled.fullmatch(text) == (re.fullmatch(compiled.pattern, text) is not None)
