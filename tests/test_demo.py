@@ -109,8 +109,9 @@ def test_the_demo_ends_with_a_command_that_works_from_where_it_ran(tmp_path, on_
     if on_path:
         assert command[0] == "agentmetrics" and "not on your PATH" not in shown[-2]
     else:
-        assert command[0] == script and "not on your PATH" in shown[-2]
-        assert f"source {os.path.join(os.path.dirname(script), 'activate')}" in shown[-2]
+        hint = " ".join(shown[-4:-1])  # the hint before the command, wrapped if long
+        assert command[0] == script and "not on your PATH" in hint
+        assert f"source {os.path.join(os.path.dirname(script), 'activate')}" in hint
     (tmp_path / "my_runs.jsonl").write_text(json.dumps(
         {"tool_calls": ["a"], "expected_tool_calls": ["a"]}) + "\n", encoding="utf-8")
     ran = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)

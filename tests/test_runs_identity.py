@@ -488,3 +488,25 @@ def test_runs_list_shows_each_runs_uid_and_digest(tmp_path, capsys):
     newest, first = json.loads(capsys.readouterr().out)
     assert first["uid"] == newest["uid"] == result.provenance.uid
     assert first["digest"] == store.get(1).digest and newest["digest"] is None
+
+
+def test_a_run_saved_over_by_another_process_before_it_is_recorded_is_still_recorded(tmp_path):
+    """What save(history=...) does when another process saves over the file
+    between the save and the record (seen in a clean-clone CI run): the run is
+    recorded with the digest of the file it was saved as, never refused, so
+    no run goes missing from the history; loading it then finds the other
+    run's file and refuses it by name."""
+    store = RunStore(tmp_path / "runs.sqlite")
+    first = am.evaluate(_cases(), "tool_selection_accuracy", progress=False)
+    path = first.save(tmp_path / "shared.jsonl", history=False)
+    other = textwrap.dedent(f"""
+        import agentmetrics as am
+        result = am.evaluate([am.AgentTestCase(tool_calls=["A"], expected_tool_calls=["A"])],
+                             "tool_selection_accuracy", progress=False)
+        result.save({str(path)!r}, history=False)
+    """)
+    subprocess.run([sys.executable, "-c", other], check=True, timeout=120)
+    run = store.record(first, path)
+    assert run.digest is not None and store.list()[-1].id == run.id
+    with pytest.raises(errors.InvalidParameterError, match="now holds another run"):
+        store.load(run.id)

@@ -36,7 +36,7 @@ from agentmetrics.runs._format import (
 )
 from agentmetrics.runs._provenance import Provenance
 
-__all__ = ["digest_of", "file_state", "new_hash", "read_bytes", "read_identity", "recall",
+__all__ = ["digest_of", "new_hash", "read_bytes", "read_identity", "recall",
            "remember"]
 
 #: The files remembered at most (the newest).
@@ -66,48 +66,38 @@ def read_bytes(path: Path) -> bytes:
     return data
 
 
-def file_state(path: str | os.PathLike[str]) -> tuple[int, int, int, int] | None:
-    """Which file is at ``path`` now: device, inode, size, modification time
-    (ns); None when there is none."""
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
-
-
 @attrs.frozen(slots=True)
 class _Written:
     result: int  # id() of the result saved
     uid: str
     digest: str
-    state: tuple[int, int, int, int]
 
 
 _WRITTEN: dict[str, _Written] = {}
 _LOCK = threading.Lock()
 
 
-def remember(path: Path, result: object, uid: str, digest: str,
-             state: tuple[int, int, int, int]) -> None:
+def remember(path: Path, result: object, uid: str, digest: str) -> None:
     """Note that ``result`` (of provenance ``uid``) was just saved at
-    ``path``, which now is the file ``state`` holding ``digest``."""
+    ``path``, as a file of ``digest``."""
     key = os.path.abspath(path)
     with _LOCK:
         _WRITTEN.pop(key, None)
-        _WRITTEN[key] = _Written(id(result), uid, digest, state)
+        _WRITTEN[key] = _Written(id(result), uid, digest)
         while len(_WRITTEN) > _KEEP:
             del _WRITTEN[next(iter(_WRITTEN))]
 
 
 def recall(path: str, result: object, uid: str) -> str | None:
-    """The digest of ``path`` if this process saved ``result`` there and the
-    file is still the one it wrote; None otherwise."""
+    """The digest of the file this process last saved at ``path``, if that was
+    ``result``; None otherwise. The file may have been saved over since (by
+    another process): what the history records is the file this run was
+    saved as, so loading it then finds another file and refuses it."""
     with _LOCK:
         written = _WRITTEN.get(path)
     if written is None or written.result != id(result) or written.uid != uid:
         return None
-    return written.digest if file_state(path) == written.state else None
+    return written.digest
 
 
 def read_identity(path: Path) -> tuple[Provenance, str]:

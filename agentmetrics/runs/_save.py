@@ -50,7 +50,7 @@ from agentmetrics.runs._format import (
     encode_score,
     form_of,
 )
-from agentmetrics.runs._identity import digest_of, file_state, new_hash, remember
+from agentmetrics.runs._identity import digest_of, new_hash, remember
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._results import EvaluationResult
@@ -366,7 +366,6 @@ def _save(result: EvaluationResult, target: Path, form: str, metadata: bool) -> 
             os.chmod(temporary, target.stat().st_mode & 0o7777)
         except OSError:  # no file there (yet): the permissions it was made with
             pass
-        state = file_state(temporary)
         os.replace(temporary, target)
     except BaseException:
         try:
@@ -374,6 +373,5 @@ def _save(result: EvaluationResult, target: Path, form: str, metadata: bool) -> 
         except OSError:
             pass
         raise
-    if state is not None:
-        remember(target, result, run.provenance.uid, digest_of(running), state)
+    remember(target, result, run.provenance.uid, digest_of(running))
     return target
