@@ -11,9 +11,9 @@ from typing import Any
 import attrs
 
 from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
+from agentmetrics._types import check_errors_mode
 from agentmetrics.datasets._common import (
     build,
-    errors_mode,
     exact_call,
     fail,
     items_of,
@@ -77,7 +77,7 @@ def adk_cases(source: str | os.PathLike[str] | Any, *, errors: str = "raise") ->
     ``tool_calls`` from your run. An eval case that cannot be read is refused
     with its id and path; with ``errors="record"`` it becomes an
     :class:`~agentmetrics.UnreadableCase` and the other cases load."""
-    mode = errors_mode(errors)
+    mode = check_errors_mode(errors)
     name = Path(source).name if isinstance(source, (str, os.PathLike)) else "eval set"
     label = os.fspath(source) if isinstance(source, (str, os.PathLike)) else "<eval set>"
     data = load_json(source, _LOADER) if isinstance(source, (str, os.PathLike)) else source

@@ -10,7 +10,8 @@ from typing import Any
 import attrs
 
 from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
-from agentmetrics.datasets._common import build, entries, errors_mode, exact_call, fail
+from agentmetrics._types import check_errors_mode
+from agentmetrics.datasets._common import build, entries, exact_call, fail
 from agentmetrics.errors import InvalidParameterError
 from agentmetrics.expectations import Expectation
 
@@ -49,7 +50,7 @@ def api_bank_cases(dialogue: str | os.PathLike[str] | Iterable[Any], *, name: st
     expecting that one call. A dialogue with a turn that cannot be read is
     refused with its file and line; with ``errors="record"`` it gives one
     :class:`~agentmetrics.UnreadableCase` instead (its calls cannot be counted)."""
-    mode = errors_mode(errors)
+    mode = check_errors_mode(errors)
     if level is not None and level not in LEVELS.values():
         raise InvalidParameterError(f"api_bank_cases: level: expected 'level-1' or 'level-2', got {level!r}. "
                                     f"Fix: pass the level the dialogue's folder names, or leave it out.")

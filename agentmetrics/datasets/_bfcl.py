@@ -11,7 +11,8 @@ import attrs
 
 from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
 from agentmetrics._types import ErrorsMode
-from agentmetrics.datasets._common import Source, build, entries, entry_id, errors_mode, exact_call, fail
+from agentmetrics._types import check_errors_mode
+from agentmetrics.datasets._common import Source, build, entries, entry_id, exact_call, fail
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations import (
     AnyOrder,
@@ -275,7 +276,7 @@ def bfcl_cases(questions: Source, answers: Source | None = None,
     ``errors="record"`` it becomes an :class:`~agentmetrics.UnreadableCase`
     in its place instead (an error row when scored) and the other entries
     load."""
-    mode = errors_mode(errors)
+    mode = check_errors_mode(errors)
     found = _Found({}, []) if answers is None else _keyed(
         answers, _LOADER, mode, "ground_truth", 'an answer {"id": ..., "ground_truth": [...]}',
         "pass BFCL's possible_answer file.")
@@ -450,7 +451,7 @@ def bfcl_multi_turn_cases(questions: Source, answers: Source,
     ``per_turn("expectation_match")``. An entry that cannot be read is
     refused with its id and file and line; with ``errors="record"`` it
     becomes an :class:`~agentmetrics.UnreadableCase` and the others load."""
-    mode = errors_mode(errors)
+    mode = check_errors_mode(errors)
     names = _parameter_names(functions)
     found = _keyed(answers, _MULTI, mode, "ground_truth", 'an answer {"id": ..., "ground_truth": [[calls], ...]}',
                    "pass BFCL's multi-turn possible_answer file.")

@@ -15,12 +15,12 @@ import attrs
 from agentmetrics._lines import MAX_DEPTH, LineError, parse_json_line
 from agentmetrics._lines import check_depth as nested
 from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
-from agentmetrics._types import ErrorsMode, check_errors_mode
+from agentmetrics._types import ErrorsMode
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations import Call, Equals
 
 __all__ = ["MAX_DEPTH", "Case", "Entry", "Source", "build", "check_depth", "entries", "entry_id",
-           "errors_mode", "exact_call", "fail", "items_of", "load_json", "read_calls", "record_hint"]
+           "exact_call", "fail", "items_of", "load_json", "read_calls", "record_hint"]
 
 Source = str | os.PathLike[str] | Iterable[Any]
 
@@ -38,11 +38,6 @@ def _shown(value: Any) -> str:
     except RecursionError:  # a value nested deeper than repr goes
         shown = f"a {type(value).__name__} nested too deeply to show"
     return shown if len(shown) <= 80 else shown[:77] + "..."
-
-
-def errors_mode(errors: str) -> ErrorsMode:
-    """``errors`` checked: ``"raise"`` or ``"record"``."""
-    return check_errors_mode(errors)
 
 
 def record_hint() -> str:

@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
-from agentmetrics.datasets._common import Source, build, entries, errors_mode, fail
+from agentmetrics._types import check_errors_mode
+from agentmetrics.datasets._common import Source, build, entries, fail
 from agentmetrics.expectations import AnyValue, Call, Equals, Expectation, Matcher
 
 __all__ = ["nexusraven_calls", "nexusraven_cases"]
@@ -81,7 +82,7 @@ def nexusraven_cases(source: Source, *, name: str = "nexusraven",
     entry that cannot be read is refused with its id and where it is; with
     ``errors="record"`` it becomes an :class:`~agentmetrics.UnreadableCase`
     and the others load."""
-    mode = errors_mode(errors)
+    mode = check_errors_mode(errors)
     cases: list[AgentTestCase | UnreadableCase] = []
     for index, entry in enumerate(entries(source, _LOADER)):
         case_id = f"{name}-{index}"

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentmetrics._model import AgentTestCase, UnreadableCase
-from agentmetrics.datasets._common import Source, build, entries, entry_id, errors_mode, fail, read_calls
+from agentmetrics._types import check_errors_mode
+from agentmetrics.datasets._common import Source, build, entries, entry_id, fail, read_calls
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations import AnyOrder, AnyValue, Call, Equals, Expectation, Matcher, OneOf
 
@@ -50,7 +51,7 @@ def seal_tools_cases(source: Source, outputs: Mapping[str, Any] | None = None, *
     maps an id to the model's calls. An entry that cannot be read is refused
     with its id and file and line; with ``errors="record"`` it becomes an
     :class:`~agentmetrics.UnreadableCase` and the others load."""
-    mode = errors_mode(errors)
+    mode = check_errors_mode(errors)
     return [build(_LOADER, mode, entry, entry_id(entry.value), lambda value: _case(value, outputs))
             for entry in entries(source, _LOADER)]
 

@@ -10,7 +10,8 @@ from typing import Any
 import attrs
 
 from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
-from agentmetrics.datasets._common import Entry, build, entries, entry_id, errors_mode, fail, load_json
+from agentmetrics._types import check_errors_mode
+from agentmetrics.datasets._common import Entry, build, entries, entry_id, fail, load_json
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats import cases_from_tau2
 from agentmetrics.formats._tau2 import load_tau2
@@ -133,7 +134,7 @@ def tau2_cases(tasks: str | os.PathLike[str] | Iterable[Any] | Mapping[str, Any]
     A task that cannot be read is refused with its id and where it is; with
     ``errors="record"`` it becomes an :class:`~agentmetrics.UnreadableCase`
     and the other tasks load."""
-    mode = errors_mode(errors)
+    mode = check_errors_mode(errors)
     cases: list[AgentTestCase | UnreadableCase] = []
     for entry in _task_entries(tasks):
         task_id = entry_id(entry.value)
@@ -224,7 +225,7 @@ def with_tau2_expectations(cases: Iterable[AgentTestCase] | str | os.PathLike[st
     and null alike). Cases given as cases carry only the names and
     arguments (their ``expected_tool_calls``); cases without
     ``expected_tool_calls`` are not checked."""
-    mode = errors_mode(errors)
+    mode = check_errors_mode(errors)
     embedded: dict[str, list[Any]] | None = None
     if isinstance(cases, (str, os.PathLike, Mapping)):
         results = load_tau2(cases) if isinstance(cases, (str, os.PathLike)) else cases

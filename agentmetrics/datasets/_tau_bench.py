@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
-from agentmetrics.datasets._common import Entry, build, check_depth, errors_mode, exact_call, fail
+from agentmetrics._types import check_errors_mode
+from agentmetrics.datasets._common import Entry, build, check_depth, exact_call, fail
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations import Expectation
 
@@ -97,7 +98,7 @@ def tau_bench_cases(tasks: str | os.PathLike[str] | Iterable[Any], *, name: str 
     agent's calls. A task that cannot be read is refused with its index
     (and line); with ``errors="record"`` it becomes an
     :class:`~agentmetrics.UnreadableCase` and the other tasks load."""
-    mode = errors_mode(errors)
+    mode = check_errors_mode(errors)
     if isinstance(tasks, (str, os.PathLike)):
         prefix = name or Path(tasks).resolve().parent.name
         items: list[Any] = _task_items(tasks)

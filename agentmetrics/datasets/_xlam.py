@@ -8,12 +8,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentmetrics._model import AgentTestCase, UnreadableCase
+from agentmetrics._types import check_errors_mode
 from agentmetrics.datasets._common import (
     Source,
     build,
     check_depth,
     entries,
-    errors_mode,
     exact_call,
     fail,
     read_calls,
@@ -50,7 +50,7 @@ def xlam_cases(source: Source, outputs: Mapping[Any, Any] | None = None, *,
     the model's calls. A row that cannot be read is refused with its id and
     where it is; with ``errors="record"`` it becomes an
     :class:`~agentmetrics.UnreadableCase` and the others load."""
-    mode = errors_mode(errors)
+    mode = check_errors_mode(errors)
     cases: list[AgentTestCase | UnreadableCase] = []
     for index, entry in enumerate(entries(source, _LOADER)):
         row_id = entry.value.get("id", index) if isinstance(entry.value, Mapping) else index
