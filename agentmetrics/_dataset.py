@@ -115,15 +115,7 @@ def _case_at(number: int, line: Any, parsed: Any, label: str, errors: ErrorsMode
         if errors == "raise":
             raise InvalidCaseError(message) from None
         return UnreadableCase(label, number, message, id=_line_id(record))
-    except RecursionError:
-        # Every reader of a line's nested values has a depth limit; a value that
-        # still goes deeper than Python does is refused as such, not as a bug.
-        message = (f"{label}:{number}: nested too deeply to read (objects and lists inside "
-                   f"each other). Fix: flatten the line.")
-        if errors == "raise":
-            raise InvalidCaseError(message) from None
-        return UnreadableCase(label, number, message, id=_line_id(record))
-    except (ValueError, TypeError, LookupError, AttributeError) as error:
+    except (ValueError, TypeError, LookupError, AttributeError, RecursionError) as error:
         # A reader bug must not take the rest of the file down: the line
         # becomes an error row that says so.
         message = (f"{label}:{number}: could not read the line ({type(error).__name__}: "

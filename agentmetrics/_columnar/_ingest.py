@@ -344,11 +344,7 @@ class Reader:
 def _reference(errors: ErrorsMode, where: str, options: dict[str, Any]) -> Reference:
     def read(row: int, record: Any) -> AgentTestCase | UnreadableCase:
         try:
-            try:
-                return _one(record, options)
-            except RecursionError:  # deeper than a reader without its own limit goes
-                raise InvalidCaseError("nested too deeply to read (objects and lists inside "
-                                       "each other). Fix: flatten the record.") from None
+            return _one(record, options)
         except InvalidCaseError as error:
             message = f"{where} {row}: {error}"
             if errors == "raise":

@@ -79,7 +79,18 @@ def case_from_record(
     "not given". ``input_format`` is the format of ``response`` payloads on
     lines that do not name one in ``format``; ``hosted_tools`` is passed to
     :func:`agentmetrics.formats.tool_calls_from`.
+
+    A record nested deeper than its readers go (each nested field they walk
+    has a depth limit of its own) is refused as such.
     """
+    try:
+        return _case(record, input_format, hosted_tools)
+    except RecursionError:
+        raise InvalidCaseError("nested too deeply to read (objects and lists inside each "
+                               "other). Fix: flatten the record.") from None
+
+
+def _case(record: object, input_format: str | None, hosted_tools: bool) -> AgentTestCase:
     if not isinstance(record, dict):
         raise InvalidCaseError(
             f"expected a JSON object, got {type(record).__name__}. Fix: write one "
