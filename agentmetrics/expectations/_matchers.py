@@ -33,10 +33,7 @@ _EXTRA = ("forbid", "allow")
 
 
 def _fail(path: str, expected: str, got: Any, fix: str) -> InvalidCaseError:
-    shown = repr(got)
-    if len(shown) > 60:
-        shown = shown[:57] + "..."
-    return InvalidCaseError(f"{path}: expected {expected}, got {shown}. Fix: {fix}")
+    return InvalidCaseError(f"{path}: expected {expected}, got {_shown(got)}. Fix: {fix}")
 
 
 def _shown(value: Any) -> str:
@@ -431,10 +428,10 @@ def fields_match(fields: tuple[tuple[str, Matcher], ...], value: Mapping[str, An
                     return False
             except InvalidCaseError as error:  # a value too costly to match: say whose it is
                 message = str(error)
-                inner = message.removeprefix("arguments.") if message.startswith(
-                    "arguments.") else f" {message}"
-                raise InvalidCaseError(f"arguments.{key}{'.' if inner[0] != ' ' else ':'}"
-                                       f"{inner}") from None
+                if message.startswith("arguments."):  # from a nested object's own fields
+                    raise InvalidCaseError(f"arguments.{key}.{message.removeprefix('arguments.')}"
+                                           ) from None
+                raise InvalidCaseError(f"arguments.{key}: {message}") from None
         elif not matcher.omittable:
             return False
     if not allow_extra:

@@ -220,20 +220,20 @@ def _bare_call(node: dict[str, Any]) -> bool:
 _ITEM_BRANCHES = (("function", "arguments"), ("custom", "input"))
 
 
-def _call_item(node: dict[str, Any]) -> str | None:
-    """The branch of a tool-call object given on its own, as an SDK dumps
+def _call_item(node: dict[str, Any]) -> bool:
+    """A tool-call object given on its own, as an SDK dumps
     ``message.tool_calls``' items (``{"id", "type": "function", "function":
     {"name", "arguments"}}``, Cohere's and Ollama's alike): a ``function`` (or
     ``custom``) mapping that carries a name and what the call was given, no
     role. A tool definition's ``function`` carries ``parameters`` instead."""
     if "role" in node:
-        return None
+        return False
     kind = node.get("type")
     for branch, given in _ITEM_BRANCHES:
         body = node.get(branch)
         if type(body) is dict and "name" in body and given in body and kind in (None, branch):
-            return branch
-    return None
+            return True
+    return False
 
 
 def decoded_attribute(value: object) -> Any:
@@ -351,8 +351,7 @@ def _walk(node: Any, path: Path, out: Scan) -> None:
                 if node.keys() <= FUNCTION_CALL_FIELDS:
                     out.nested.add("FunctionCall")
                 continue
-            branch = _call_item(node)
-            if branch is not None:
+            if _call_item(node):
                 sites.append(Site(path, _call_id(node), "tool-call object"))
                 out.nested.update(f"tool_calls.{key}" for key in node)
                 continue
