@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from agentmetrics._lines import MAX_DEPTH
 from agentmetrics.errors import InvalidCaseError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,10 +36,10 @@ __all__ = ["FLAG", "MAX_DEPTH", "OBJECT", "WHOLE", "FieldError", "MetricSpec", "
            "deeper_than", "describe", "fields_of", "fingerprint", "flag", "json_safe",
            "parse_provenance", "provenance_of", "whole"]
 
-#: How deeply a saved run's values (metadata, ids, a metric's parameters) may
-#: nest: saving refuses deeper ones, reading refuses them with their place
-#: (Python's own limit would otherwise end the read with a RecursionError).
-MAX_DEPTH = 100
+# MAX_DEPTH (agentmetrics._lines, the one limit of every reader of nested input):
+# how deeply a saved run's values (metadata, ids, a metric's parameters) may
+# nest; saving refuses deeper ones, reading refuses them with their place
+# (Python's own limit would otherwise end the read with a RecursionError).
 
 _UID = re.compile(r"[0-9a-f]{32}")
 
