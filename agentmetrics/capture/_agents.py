@@ -9,7 +9,7 @@ from types import ModuleType
 from typing import Any
 
 from agentmetrics.capture._frameworks import model_event, record, tool_event, usage_of
-from agentmetrics.capture._state import Recorder, recorders
+from agentmetrics.capture._state import Recorder, next_seq, recorders
 
 __all__ = ["entered", "install"]
 
@@ -23,7 +23,7 @@ def install(module: ModuleType) -> None:
 
     class Processor(module.TracingProcessor):  # type: ignore[misc, name-defined]
         def __init__(self) -> None:
-            self._spans: dict[str, tuple[tuple[Recorder, ...], Any]] = {}
+            self._spans: dict[str, tuple[tuple[Recorder, ...], Any, int | None]] = {}
             self._agents: dict[str, str] = {}
 
         def on_trace_start(self, trace: Any) -> None:
@@ -41,10 +41,10 @@ def install(module: ModuleType) -> None:
                 span.parent_id)
             if agent is not None:  # every span under an agent's knows it ("turn" spans between)
                 self._agents[span.span_id] = agent
-            self._spans[span.span_id] = (found, agent)
+            self._spans[span.span_id] = (found, agent, next_seq())
 
         def on_span_end(self, span: Any) -> None:
-            found, agent = self._spans.pop(span.span_id, ((), None))
+            found, agent, started = self._spans.pop(span.span_id, ((), None, None))
             self._agents.pop(span.span_id, None)
             if not found:
                 return
@@ -56,7 +56,7 @@ def install(module: ModuleType) -> None:
                 response = data.response
                 usage = getattr(response, "usage", None)
                 record(found, model_event(
-                    "openai_agents", response, "openai_responses",
+                    "openai_agents", response, "openai_responses", started=started,
                     model=getattr(response, "model", None), agent=agent, provider="openai",
                     usage=usage_of(getattr(usage, "input_tokens", None),
                                    getattr(usage, "output_tokens", None),
@@ -69,6 +69,7 @@ def install(module: ModuleType) -> None:
                     isinstance(item, dict) and item.get("object") == "response" for item in output)
                 record(found, model_event(
                     "openai_agents", output, "openai_responses" if responses else "openai_chat",
+                    started=started,
                     model=data.model,
                     agent=agent, usage=usage_of(usage.get("input_tokens"),
                                                 usage.get("output_tokens"))))

@@ -20,7 +20,7 @@ from typing import Any
 
 from agentmetrics.capture._endpoints import classify, endpoint_label, provider_of, streamed
 from agentmetrics.capture._records import Exchange
-from agentmetrics.capture._state import next_seq, recorders
+from agentmetrics.capture._state import SENDING, next_seq, recorders, sending
 
 __all__ = ["install"]
 
@@ -61,9 +61,15 @@ def install(module: ModuleType) -> None:
     @functools.wraps(original_request)
     async def request(self: Any, method: str, url: Any, *args: Any, **kwargs: Any) -> Any:
         found = recorders("aiohttp")
+        if found:
+            found = sending(found)  # an httpx client over an aiohttp transport records it
         if not found:
             return await original_request(self, method, url, *args, **kwargs)
-        response = await original_request(self, method, url, *args, **kwargs)
+        token = SENDING.set(SENDING.get() + found)
+        try:
+            response = await original_request(self, method, url, *args, **kwargs)
+        finally:
+            SENDING.reset(token)
         where = response.url
         format = classify(method.upper(), where.path)
         if format is None:

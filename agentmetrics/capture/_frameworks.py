@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentmetrics._model import ToolCall
 from agentmetrics.capture._records import ModelEvent, ToolEvent, Usage
 from agentmetrics.capture._state import Recorder, next_seq
 from agentmetrics.errors import AgentMetricsError
@@ -30,18 +31,23 @@ def usage_of(input_tokens: Any, output_tokens: Any, total: Any = None) -> Usage:
 
 
 def model_event(source: str, payload: Any, format: str, *, model: Any = None,
-                agent: Any = None, usage: Usage | None = None,
-                provider: Any = None) -> ModelEvent:
+                agent: Any = None, usage: Usage | None = None, provider: Any = None,
+                started: int | None = None, content: bool = True) -> ModelEvent:
+    """A framework's model result, its calls read as ``format``; ``started`` is
+    the :func:`next_seq` taken when the framework began the call, ``content``
+    False when the result does not hold the response's messages."""
     from agentmetrics.formats import tool_calls_from
 
     seq = next_seq()
-    try:
-        calls = tuple(tool_calls_from(payload, format=format))
-        error = None
-    except (AgentMetricsError, ValueError) as failure:
-        calls, error = (), str(failure)
+    calls: tuple[ToolCall, ...] = ()
+    error = None
+    if content:
+        try:
+            calls = tuple(tool_calls_from(payload, format=format))
+        except (AgentMetricsError, ValueError) as failure:
+            error = str(failure)
     return ModelEvent(seq, source, calls, model=_text(model), agent=_text(agent), usage=usage,
-                      provider=_text(provider), error=error)
+                      provider=_text(provider), error=error, started=started, content=content)
 
 
 def tool_event(source: str, name: Any, call_id: Any, output: Any, agent: Any = None) -> ToolEvent:

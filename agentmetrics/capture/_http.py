@@ -22,7 +22,7 @@ from typing import Any
 
 from agentmetrics.capture._endpoints import classify, streamed
 from agentmetrics.capture._records import Exchange
-from agentmetrics.capture._state import next_seq, recorders
+from agentmetrics.capture._state import SENDING, next_seq, recorders, sending
 
 __all__ = ["install"]
 
@@ -138,12 +138,16 @@ def install(module: ModuleType) -> None:
     @functools.wraps(original_send)
     def send(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
         found = recorders("httpx")
-        if not found:
-            return original_send(self, request, *args, **kwargs)
-        exchange = _exchange(request)
+        if found:
+            found = sending(found)
+        exchange = _exchange(request) if found else None
         if exchange is None:
             return original_send(self, request, *args, **kwargs)
-        response = original_send(self, request, *args, **kwargs)
+        token = SENDING.set(SENDING.get() + found)
+        try:
+            response = original_send(self, request, *args, **kwargs)
+        finally:
+            SENDING.reset(token)
         if not _took(exchange, response):
             response.stream = Tee(response.stream, exchange)
         for recorder in found:
@@ -153,12 +157,16 @@ def install(module: ModuleType) -> None:
     @functools.wraps(original_async_send)
     async def async_send(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
         found = recorders("httpx")
-        if not found:
-            return await original_async_send(self, request, *args, **kwargs)
-        exchange = _exchange(request)
+        if found:
+            found = sending(found)
+        exchange = _exchange(request) if found else None
         if exchange is None:
             return await original_async_send(self, request, *args, **kwargs)
-        response = await original_async_send(self, request, *args, **kwargs)
+        token = SENDING.set(SENDING.get() + found)
+        try:
+            response = await original_async_send(self, request, *args, **kwargs)
+        finally:
+            SENDING.reset(token)
         if not _took(exchange, response):
             response.stream = AsyncTee(response.stream, exchange)
         for recorder in found:

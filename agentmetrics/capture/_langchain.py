@@ -10,7 +10,7 @@ from types import ModuleType
 from typing import Any
 
 from agentmetrics.capture._frameworks import model_event, record, tool_event, usage_of
-from agentmetrics.capture._state import Recorder, recorders
+from agentmetrics.capture._state import Recorder, next_seq, recorders
 
 __all__ = ["entered", "exited", "install"]
 
@@ -35,12 +35,12 @@ def install(module: ModuleType) -> None:
         raise_error = False
 
         def __init__(self) -> None:
-            self._runs: dict[Any, tuple[tuple[Recorder, ...], Any, Any]] = {}
+            self._runs: dict[Any, tuple[tuple[Recorder, ...], Any, Any, int | None]] = {}
 
         def _start(self, run_id: Any, metadata: Any, extra: Any = None) -> None:
             found = recorders("langchain")
             if found:
-                self._runs[run_id] = (found, metadata, extra)
+                self._runs[run_id] = (found, metadata, extra, next_seq())
 
         def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: Any,
                                 metadata: Any = None, **kwargs: Any) -> None:
@@ -51,7 +51,7 @@ def install(module: ModuleType) -> None:
             self._start(run_id, metadata)
 
         def on_llm_end(self, response: Any, *, run_id: Any, **kwargs: Any) -> None:
-            found, metadata, _ = self._runs.pop(run_id, ((), None, None))
+            found, metadata, _, started = self._runs.pop(run_id, ((), None, None, None))
             if not found:
                 return
             metadata = metadata if isinstance(metadata, dict) else {}
@@ -63,7 +63,7 @@ def install(module: ModuleType) -> None:
                     usage = getattr(message, "usage_metadata", None) or {}
                     output = response.llm_output if isinstance(response.llm_output, dict) else {}
                     record(found, model_event(
-                        "langchain", message, "langchain",
+                        "langchain", message, "langchain", started=started,
                         model=metadata.get("ls_model_name") or output.get("model_name"),
                         agent=_agent(metadata), provider=metadata.get("ls_provider"),
                         usage=usage_of(usage.get("input_tokens"), usage.get("output_tokens"),
@@ -79,7 +79,7 @@ def install(module: ModuleType) -> None:
             self._start(run_id, metadata, (kwargs.get("name") or name, tool_call_id))
 
         def on_tool_end(self, output: Any, *, run_id: Any, **kwargs: Any) -> None:
-            found, metadata, extra = self._runs.pop(run_id, ((), None, None))
+            found, metadata, extra, _ = self._runs.pop(run_id, ((), None, None, None))
             if not found:
                 return
             name, call_id = extra if extra else (None, None)

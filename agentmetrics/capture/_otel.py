@@ -11,7 +11,7 @@ from types import ModuleType
 from typing import Any
 
 from agentmetrics.capture._frameworks import model_event, record, tool_event, usage_of
-from agentmetrics.capture._state import Recorder, recorders
+from agentmetrics.capture._state import Recorder, next_seq, recorders
 
 __all__ = ["entered", "install", "processor"]
 
@@ -20,6 +20,21 @@ _PROVIDERS: weakref.WeakSet[Any] = weakref.WeakSet()
 _MODULE: Any = None
 
 _MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "completion"})
+
+#: Where the GenAI instrumentations put a response's messages: the semantic
+#: conventions' ``gen_ai.output.messages``, Traceloop's ``gen_ai.completion.*``,
+#: OpenInference's ``llm.output_messages.*`` (attributes), and the events of
+#: the span that carry them. A model span with none of them only says that a
+#: response happened (anthropic 2.x's own span, ADK's ``generate_content``
+#: without content capture).
+_CONTENT_PREFIXES = ("gen_ai.output.messages", "gen_ai.completion.", "llm.output_messages.")
+_CONTENT_EVENTS = frozenset({"gen_ai.choice", "gen_ai.client.inference.operation.details"})
+
+
+def _has_content(attributes: dict[str, Any], span: Any) -> bool:
+    if any(key.startswith(_CONTENT_PREFIXES) for key in attributes):
+        return True
+    return any(getattr(event, "name", None) in _CONTENT_EVENTS for event in span.events or ())
 
 
 def _first(attributes: Any, *names: str) -> Any:
@@ -37,15 +52,15 @@ def install(module: ModuleType) -> None:
         """Records the spans that start where a capture is open."""
 
         def __init__(self) -> None:
-            self._spans: dict[int, tuple[Recorder, ...]] = {}
+            self._spans: dict[int, tuple[tuple[Recorder, ...], int]] = {}
 
         def on_start(self, span: Any, parent_context: Any = None) -> None:
             found = recorders("otel")
             if found:
-                self._spans[span.context.span_id] = found
+                self._spans[span.context.span_id] = (found, next_seq())
 
         def on_end(self, span: Any) -> None:
-            found = self._spans.pop(span.context.span_id, ())
+            found, started = self._spans.pop(span.context.span_id, ((), None))
             if not found:
                 return
             attributes = dict(span.attributes or {})
@@ -61,7 +76,8 @@ def install(module: ModuleType) -> None:
             elif operation in _MODEL_OPERATIONS or kind == "LLM" or (
                     operation is None and "llm.request.type" in attributes):
                 record(found, model_event(
-                    "otel", [span], "otel",
+                    "otel", [span], "otel", started=started,
+                    content=_has_content(attributes, span),
                     model=_first(attributes, "gen_ai.response.model", "gen_ai.request.model",
                                  "llm.model_name"),
                     agent=agent, provider=_first(attributes, "gen_ai.provider.name",

@@ -424,21 +424,92 @@ def _read_exchange(exchange: Exchange) -> _Read | None:
     return read
 
 
-def _claim(calls: Sequence[ToolCall], pool: list[tuple[ToolCall, bool]]) -> list[int] | None:
-    """Indices in ``pool`` of a wire call for each framework call (same id, or, for
-    calls without one, the same name and arguments), or None if any is missing."""
-    taken: list[int] = []
-    for call in calls:
-        for index, (wire, used) in enumerate(pool):
-            if used or index in taken:
+def _agree(reported: Sequence[ToolCall], wire: Sequence[ToolCall]) -> bool:
+    """Whether a framework's calls are the wire response's: the same calls in the
+    same order, by name and (where both have them) arguments. Not by id: a
+    framework may give ids the wire does not have (ADK names Gemini's calls
+    ``get_weather_0``, LangChain gives them UUIDs)."""
+    return len(reported) == len(wire) and all(
+        ours.name == theirs.name and (not ours.arguments_given or not theirs.arguments_given
+                                      or ours.arguments == theirs.arguments)
+        for ours, theirs in zip(reported, wire))
+
+
+def _same_ids(reported: Sequence[ToolCall], wire: Sequence[ToolCall]) -> bool:
+    return all(ours.id == theirs.id for ours, theirs in zip(reported, wire))
+
+
+def _names(calls: Sequence[ToolCall]) -> str:
+    return "[" + ", ".join(call.name for call in calls) + "]"
+
+
+def _event_turn(event: ModelEvent, error: str | None) -> _Read:
+    turn = Turn(index=0, provider=event.provider or event.source, format=event.source,
+                endpoint="", model=event.model, tool_calls=event.calls,
+                usage=event.usage or Usage(turns=1, unreported=1), latency=None,
+                streamed=False, source=event.source, agent=event.agent, error=error)
+    return _Read(turn, [], event.seq)
+
+
+def _merge_events(reads: list[_Read], models: Sequence[ModelEvent]) -> None:
+    """The framework hooks' model results, merged into the wire turns: one
+    response, one turn, however many hooks saw it.
+
+    A result is the wire response made between the framework's start and end of
+    the call (its window) whose calls agree with it; it adds the agent's name and
+    nothing else (no turn, no usage). A result without content (a span recorded
+    without messages), or one that could not be read, adds nothing to a window
+    that holds a wire response. Where the wire response in its window has other
+    calls, that turn carries an error: neither account is kept. A result with no
+    wire response in its window (a client no hook sees) is a turn of its own;
+    then without content its calls are unknown, an error, never zero calls."""
+    wire = len(reads)
+    matched: dict[int, set[str]] = {}
+    for event in sorted(models, key=lambda item: item.seq):
+        window = [position for position in range(wire) if reads[position].seq < event.seq
+                  and (event.started is None or reads[position].seq > event.started)]
+        fresh = [position for position in window
+                 if event.source not in matched.get(position, set())]
+        if not event.content or event.error is not None:
+            if window:
+                if event.agent and len(window) == 1:
+                    _name_agent(reads[window[0]], event.agent)
                 continue
-            if (call.id and wire.id == call.id) or (
-                    not call.id and wire.name == call.name and wire.arguments == call.arguments):
-                taken.append(index)
-                break
-        else:
-            return None
-    return taken
+            reads.append(_event_turn(event, event.error or (
+                f"the {event.source} hook saw a model response without its messages (a span "
+                f"recorded without message content) and no HTTP hook saw that response, so its "
+                f"calls are unknown. Fix: turn on the instrumentation's message content capture "
+                f"(e.g. OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true), or let "
+                f"capture() see the client's HTTP traffic (see docs/capture.md).")))
+            continue
+        agreeing = [position for position in fresh or window
+                    if _agree(event.calls, reads[position].turn.tool_calls)]
+        if agreeing:
+            same = [position for position in agreeing
+                    if _same_ids(event.calls, reads[position].turn.tool_calls)]
+            position = (same or agreeing)[0]
+            matched.setdefault(position, set()).add(event.source)
+            if event.agent:
+                _name_agent(reads[position], event.agent)
+            continue
+        if window:
+            position = (fresh or window)[-1]
+            read = reads[position]
+            matched.setdefault(position, set()).add(event.source)
+            if read.turn.error is None:
+                read.turn = attrs.evolve(read.turn, error=(
+                    f"the {event.source} hook reported the calls {_names(event.calls)} for "
+                    f"the response the wire shows with {_names(read.turn.tool_calls)}; the two "
+                    f"disagree, so neither is taken. Fix: report this at agentmetrics' issue "
+                    f"tracker; capture(hooks=[...]) without {event.source!r} reads the wire "
+                    f"alone."))
+            continue
+        reads.append(_event_turn(event, None))
+
+
+def _name_agent(read: _Read, agent: str) -> None:
+    if read.turn.agent is None:
+        read.turn = attrs.evolve(read.turn, agent=agent)
 
 
 def _pair_outputs(reads: list[_Read], tools: list[ToolEvent]) -> list[Turn]:
@@ -482,41 +553,15 @@ def _pair_outputs(reads: list[_Read], tools: list[ToolEvent]) -> list[Turn]:
 
 def read_turns(exchanges: Sequence[Exchange], events: Sequence[Any]) -> tuple[Turn, ...]:
     """The turns of a capture, in the order the responses were made."""
-    reads = [read for read in (_read_exchange(exchange) for exchange in
-                               sorted(exchanges, key=lambda item: item.seq)) if read is not None]
+    # Copies: an exchange keeps its read, which the merge below must not change
+    # (a nested capture holds the same exchange with other events).
+    reads = [attrs.evolve(read) for read in (_read_exchange(exchange) for exchange in
+                                             sorted(exchanges, key=lambda item: item.seq))
+             if read is not None]
     models = [event for event in events if isinstance(event, ModelEvent)]
     tools = sorted((event for event in events if isinstance(event, ToolEvent)),
                    key=lambda event: event.seq)
-    pool = [(call, False) for read in reads for call in read.turn.tool_calls]
-    owner = [position for position, read in enumerate(reads) for _ in read.turn.tool_calls]
-    agents: dict[int, str] = {}
-    wire = len(reads)  # the turns the wire saw; framework-only turns are appended after them
-    answered: set[int] = set()
-    for event in sorted(models, key=lambda item: item.seq):
-        if not event.calls and wire and event.error is None:
-            # A result without calls (a text answer): the latest wire turn without calls
-            # before it is the same response.
-            before = [position for position in range(wire) if reads[position].seq < event.seq
-                      and not reads[position].turn.tool_calls and position not in answered]
-            if before:
-                answered.add(before[-1])
-                if event.agent:
-                    agents.setdefault(before[-1], event.agent)
-                continue
-        claimed = _claim(event.calls, pool) if wire and event.calls else None
-        if claimed is not None:
-            for index in claimed:
-                pool[index] = (pool[index][0], True)
-                if event.agent:
-                    agents.setdefault(owner[index], event.agent)
-            continue
-        turn = Turn(index=0, provider=event.provider or event.source, format=event.source,
-                    endpoint="", model=event.model, tool_calls=event.calls,
-                    usage=event.usage or Usage(turns=1, unreported=1), latency=None,
-                    streamed=False, source=event.source, agent=event.agent, error=event.error)
-        reads.append(_Read(turn, [], event.seq))
-    for position, agent in agents.items():
-        reads[position].turn = attrs.evolve(reads[position].turn, agent=agent)
+    _merge_events(reads, models)
     reads.sort(key=lambda read: read.seq)
     turns = _pair_outputs(reads, tools)
     out = []

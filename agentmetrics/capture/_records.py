@@ -98,7 +98,12 @@ class Exchange:
 @attrs.frozen(slots=True)
 class ModelEvent:
     """A model result a framework hook reported (LangChain, the Agents SDK,
-    OpenTelemetry): the HTTP layer may have seen the same response."""
+    OpenTelemetry): the HTTP layer may have seen the same response.
+
+    ``started`` and ``seq`` bracket the model call (the framework's start and
+    end of it): a wire exchange numbered between them was made during it.
+    ``content`` is False for a result that says a response happened but not
+    what it held (a span recorded without message content)."""
 
     seq: int
     source: str
@@ -108,6 +113,8 @@ class ModelEvent:
     usage: Usage | None = None
     provider: str | None = None
     error: str | None = None
+    started: int | None = None
+    content: bool = True
 
 
 @attrs.frozen(slots=True)

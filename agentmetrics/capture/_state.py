@@ -15,7 +15,7 @@ import threading
 from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["ACTIVE", "PROCESS", "Recorder", "next_seq", "recorders"]
+__all__ = ["ACTIVE", "PROCESS", "SENDING", "Recorder", "next_seq", "recorders", "sending"]
 
 
 class Recorder:
@@ -39,6 +39,13 @@ class Recorder:
 ACTIVE: ContextVar[tuple[Recorder, ...]] = ContextVar("agentmetrics_capture", default=())
 #: The recorders of the captures open with ``scope="process"``.
 PROCESS: list[Recorder] = []
+#: The recorders a wire hook is recording a model request into, while it sends
+#: that request in this context. A hook beneath it sees the same request and
+#: response (aiohttp under an httpx client's transport, as litellm and the SDKs'
+#: ``DefaultAioHttpClient`` do; httpx2 under httpx) and records it into none of
+#: them: one response, one exchange, told by the request being sent, not by
+#: what it holds.
+SENDING: ContextVar[tuple[Recorder, ...]] = ContextVar("agentmetrics_sending", default=())
 
 _SEQ = itertools.count()
 
@@ -46,6 +53,13 @@ _SEQ = itertools.count()
 def next_seq() -> int:
     """A number that orders what the hooks saw, across threads."""
     return next(_SEQ)
+
+
+def sending(found: tuple[Recorder, ...]) -> tuple[Recorder, ...]:
+    """``found`` without the recorders an outer wire hook is already recording
+    this context's request into (see :data:`SENDING`)."""
+    outer = SENDING.get()
+    return found if not outer else tuple(recorder for recorder in found if recorder not in outer)
 
 
 def recorders(hook: str | None = None) -> tuple[Recorder, ...]:
