@@ -476,7 +476,7 @@ from provider_replies import (  # noqa: E402
     ollama,
 )
 
-from agentmetrics.capture import _reading  # noqa: E402
+from agentmetrics.capture._reading import _bodies, _exchange, _requests, _usage  # noqa: E402
 from agentmetrics.capture._records import Exchange  # noqa: E402
 
 JSON = st.recursive(
@@ -494,20 +494,20 @@ FORMATS = ["openai_chat", "openai_responses", "anthropic", "gemini", "bedrock", 
 @settings(max_examples=300, deadline=None)
 @given(JSON, st.sampled_from(FORMATS))
 def test_request_and_usage_readers_never_crash(tree, format):
-    results = _reading._results(format, tree)
+    results = _requests.read_results(format, tree)
     assert all(len(result) == 3 for result in results)
-    starts, _ = _reading._user_input(format, tree)
+    starts, _ = _requests.read_user_input(format, tree)
     assert isinstance(starts, bool)
-    usage = _reading._usage(tree)
+    usage = _usage.read_usage(tree)
     assert usage.turns == 1 and min(usage.input_tokens, usage.output_tokens) >= 0
-    _reading._model(tree, tree, None)
+    _usage.read_model(tree, tree, None)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=200))
 def test_the_event_stream_decoder_refuses_or_reads(data):
     try:
-        events = _reading._event_stream(data)
+        events = _bodies._event_stream(data)
     except (ValueError, UnicodeDecodeError):
         return
     assert all(isinstance(event, dict) and len(event) == 1 for event in events)
@@ -516,12 +516,12 @@ def test_the_event_stream_decoder_refuses_or_reads(data):
 def test_the_event_stream_decoder_reads_what_the_encoder_wrote_and_checks_its_crcs():
     message = encode_event(b'{"a": 1}', {":event-type": "messageStop", ":message-type": "event",
                                           ":content-type": "application/json"})
-    assert _reading._event_stream(message * 2) == [{"messageStop": {"a": 1}}] * 2
+    assert _bodies._event_stream(message * 2) == [{"messageStop": {"a": 1}}] * 2
     damaged = message[:-1] + bytes([message[-1] ^ 1])
     with pytest.raises(ValueError, match="fails its CRC"):
-        _reading._event_stream(damaged)
+        _bodies._event_stream(damaged)
     with pytest.raises(ValueError, match="ends inside a message"):
-        _reading._event_stream(message[:10])
+        _bodies._event_stream(message[:10])
 
 
 STREAMS = {
@@ -541,7 +541,7 @@ def _read(format: str, data: bytes, state: str) -> Any:
     exchange.status = 200
     exchange.add(data)
     exchange.finish(state)
-    return _reading._read_exchange(exchange)
+    return _exchange.read_exchange(exchange)
 
 
 @pytest.mark.parametrize("format", sorted(STREAMS))

@@ -173,7 +173,10 @@ class Turn:
     not be read (its calls are then empty and not to be trusted: reading
     ``Run.tool_calls`` raises). ``user_turn`` is true when the request was the
     user's own message (not tool results sent back), ``user_input`` that
-    message."""
+    message. ``protocol`` says how the model asked for its calls: ``"api"``
+    (the provider's tool-calling API) or the text protocol they were read from
+    in the response's text (``"react"``: ``Action:`` / ``Action Input:``;
+    ``"code"``: a code action of plain tool calls)."""
 
     index: int
     provider: str
@@ -189,3 +192,4 @@ class Turn:
     user_turn: bool = False
     user_input: Any = attrs.field(default=None, repr=False)
     error: str | None = None
+    protocol: str = "api"
