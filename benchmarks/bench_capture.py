@@ -20,6 +20,10 @@ without capture, side by side in one run.
   (e) the hook's own work alone, timed over many calls with no I/O: what the
       wrapped send adds for a whole response (the request's endpoint checked,
       the record made and kept) and, streamed, per chunk of the tee.
+  (f) reading when other hooks saw each response too (a framework's account
+      and a span without content, as LangChain or anthropic 2.x give): the merge
+      into one turn a response, against the wire alone, at 500 and 5,000
+      responses (linear: each account is looked up in its own window).
 
 Goal (issue 26): under 50 us a response, whole and streamed, and no memory
 beyond the recorded response. Medians (2 noisy cores).
@@ -189,6 +193,43 @@ def main() -> None:
             assert len(calls) == 2 * n
             print(f"  (d) reading, on demand: {reading:7.1f} us a response")
     hook_alone(whole)
+    views(whole)
+
+
+def views(reply: Reply) -> None:
+    """(f) reading when other hooks saw each response too (issue 49): every response
+    with a framework's account of it (its calls) and a span without content, each
+    bracketing the request, merged into the wire's turns; against the wire alone."""
+    from agentmetrics.capture._reading import read_turns
+    from agentmetrics.capture._records import Exchange, ModelEvent
+    from agentmetrics.formats import tool_calls_from
+
+    calls = tuple(tool_calls_from(reply.sent, format="openai_chat"))
+    for n in (500, 5000):
+        exchanges, events = [], []
+        for number in range(n):
+            seq = number * 4
+            exchange = Exchange(seq + 1, "http", "openai", "openai_chat", "e",
+                                b'{"model": "m", "messages": []}')
+            exchange.status = 200
+            exchange.chunks = [reply.sent]
+            exchange.finish()
+            exchanges.append(exchange)
+            events.append(ModelEvent(seq + 2, "langchain", calls, started=seq))
+            events.append(ModelEvent(seq + 3, "otel", (), started=seq, content=False))
+        read_turns(exchanges, [])  # each exchange's read is kept: time the merge alone
+        timings = {}
+        for label, given in (("wire alone", []), ("with 2 views each", events)):
+            runs = []
+            for _ in range(5):
+                start = time.perf_counter()
+                turns = read_turns(exchanges, given)
+                runs.append((time.perf_counter() - start) / n * 1e6)
+            assert len(turns) == n and all(turn.error is None for turn in turns)
+            timings[label] = statistics.median(runs)
+        print(f"  (f) {n:5d} responses read again: wire alone {timings['wire alone']:5.1f} us a "
+              f"response, with 2 views of each {timings['with 2 views each']:5.1f} us "
+              f"({timings['with 2 views each'] / timings['wire alone']:.2f}x)")
 
 
 def hook_alone(reply: Reply, n: int = 20000) -> None:

@@ -401,3 +401,69 @@ def test_any_number_of_views_of_a_response_is_one_turn(script_: list[list[tuple[
     assert [[(call.name, call.arguments, call.id) for call in turn.tool_calls] for turn in turns] == expected
     assert [turn.error for turn in turns] == [None] * len(expected)
     assert sum(turn.usage.input_tokens for turn in turns) == sum(10 + number for number in range(len(expected)))
+
+
+def reference_outputs(reads: list[Any], tools: list[Any]) -> list[list[Any]]:
+    """Outputs paired as the capture's documentation says, by scanning every later request and every execution:
+    the first later request holding the call's result (by id; a result sent without an id, by name; a call
+    without an id, by name among the results that request added), else the first execution of that id, or of
+    that name after the response."""
+    tools = list(tools)
+    out = []
+    for position, read in enumerate(reads):
+        used: set[tuple[int, int]] = set()
+        outputs = []
+        for call in read.turn.tool_calls:
+            output: Any = None
+            found = False
+            for number in range(position + 1, len(reads)):
+                start = 0 if call.id is not None else len(reads[number - 1].results)
+                for slot in range(start, len(reads[number].results)):
+                    call_id, name, value = reads[number].results[slot]
+                    matches = (call_id == call.id) if call.id is not None and call_id is not None \
+                        else name == call.name
+                    if (number, slot) not in used and matches:
+                        output, found = value, True
+                        used.add((number, slot))
+                        break
+                if found:
+                    break
+            if not found:
+                for event in tools:
+                    if (event.call_id == call.id) if call.id is not None and event.call_id \
+                            else (event.name == call.name and event.seq > read.seq):
+                        output = event.output
+                        tools.remove(event)
+                        break
+            outputs.append(output)
+        out.append(outputs)
+    return out
+
+
+names = st.sampled_from(["a", "b"])
+ids = st.one_of(st.none(), st.sampled_from(["i1", "i2", "i3"]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.tuples(names, ids), max_size=3),
+                          st.lists(st.tuples(ids, st.one_of(st.none(), names)), max_size=3)), min_size=1, max_size=6),
+       st.lists(st.tuples(st.integers(0, 20), names, ids), max_size=6))
+def test_outputs_are_paired_as_a_scan_of_every_request_would(script_: Any, executions: Any) -> None:
+    """The indexed pairing (linear in the run) against the scan it replaced (quadratic), on runs of any shape:
+    calls with and without ids, results added request by request, executions reported with and without ids."""
+    from agentmetrics import ToolCall
+    from agentmetrics.capture._reading._exchange import Read
+    from agentmetrics.capture._reading._merge import pair_outputs
+    from agentmetrics.capture._records import ToolEvent, Turn
+
+    reads, results = [], []
+    for number, (calls, added) in enumerate(script_):
+        results = results + [(call_id, name, f"out{number}_{k}") for k, (call_id, name) in enumerate(added)]
+        turn = Turn(index=number, provider="p", format="openai_chat", endpoint="e", model=None,
+                    tool_calls=tuple(ToolCall(name, {}, id=call_id) for name, call_id in calls),
+                    usage=Usage(turns=1), latency=None, streamed=False, source="http")
+        reads.append(Read(turn, list(results), number * 10))
+    tools = sorted((ToolEvent(seq, "otel", name, call_id, f"ran{seq}") for seq, name, call_id in executions),
+                   key=lambda event: event.seq)
+    paired = pair_outputs(reads, tools)
+    assert [[call.output for call in turn.tool_calls] for turn in paired] == reference_outputs(reads, tools)

@@ -80,8 +80,12 @@ def merge_events(reads: list[Read], models: Sequence[ModelEvent]) -> None:
                 f"(e.g. OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true), or let "
                 f"capture() see the client's HTTP traffic (see docs/capture.md).")))
             continue
-        agreeing = [position for position in fresh or window
-                    if _agree(event.calls, _api_calls(reads[position].turn))]
+        # A response this source already reported can be reported again (two spans of
+        # one call: a framework's and its client instrumentation's): fresh ones first.
+        agreeing = [position for position in fresh
+                    if _agree(event.calls, _api_calls(reads[position].turn))] or [
+            position for position in window
+            if _agree(event.calls, _api_calls(reads[position].turn))]
         if agreeing:
             same = [position for position in agreeing
                     if _same_ids(event.calls, _api_calls(reads[position].turn))]
@@ -110,39 +114,105 @@ def _name_agent(read: Read, agent: str) -> None:
         read.turn = attrs.evolve(read.turn, agent=agent)
 
 
+class _Results:
+    """Where each tool result a request sent back is, by call id and by tool name,
+    in request order: a call's output is found without scanning every later
+    request (a capture of many conversations has many)."""
+
+    def __init__(self, reads: list[Read]) -> None:
+        self.by_id: dict[str, list[tuple[int, int]]] = {}
+        self.idless: dict[str | None, list[tuple[int, int]]] = {}
+        self.fresh: dict[str | None, list[tuple[int, int]]] = {}
+        for number, read in enumerate(reads):
+            # The results this request added to the conversation (it repeats the earlier ones).
+            start = len(reads[number - 1].results) if number else 0
+            for slot, (call_id, name, _) in enumerate(read.results):
+                if call_id is not None:
+                    self.by_id.setdefault(call_id, []).append((number, slot))
+                else:
+                    self.idless.setdefault(name, []).append((number, slot))
+                if slot >= start:
+                    self.fresh.setdefault(name, []).append((number, slot))
+
+    @staticmethod
+    def first(places: list[tuple[int, int]], after: int,
+              used: set[tuple[int, int]]) -> tuple[int, int] | None:
+        """The first place in a request after ``after`` not yet used."""
+        for place in places[bisect.bisect_left(places, (after + 1, -1)):]:
+            if place not in used:
+                return place
+        return None
+
+    def find(self, call: ToolCall, after: int, used: set[tuple[int, int]]) -> tuple[int, int] | None:
+        """A call's result: by its id (or, for a result sent without one, by name) in
+        the first later request that has it; for a call without an id, by name among
+        the results a request added."""
+        if call.id is None:
+            return self.first(self.fresh.get(call.name, []), after, used)
+        found = [place for place in (self.first(self.by_id.get(call.id, []), after, used),
+                                     self.first(self.idless.get(call.name, []), after, used))
+                 if place is not None]
+        return min(found) if found else None
+
+
+class _Executions:
+    """The tool executions the framework hooks saw, each given to one call: by call
+    id, or by name to the first call before it."""
+
+    def __init__(self, tools: list[ToolEvent]) -> None:
+        self.tools = tools
+        self.taken = [False] * len(tools)
+        self.by_id: dict[str, list[int]] = {}
+        self.by_name: dict[str | None, list[int]] = {}
+        self.seqs: dict[str | None, list[int]] = {}
+        for index, event in enumerate(tools):
+            if event.call_id:
+                self.by_id.setdefault(event.call_id, []).append(index)
+            self.by_name.setdefault(event.name, []).append(index)
+            self.seqs.setdefault(event.name, []).append(event.seq)
+
+    def _first(self, indices: list[int], start: int, idless: bool) -> int | None:
+        for index in indices[start:]:
+            if not self.taken[index] and not (idless and self.tools[index].call_id):
+                return index
+        return None
+
+    def take(self, call: ToolCall, seq: int) -> ToolEvent | None:
+        names = self.by_name.get(call.name, [])
+        after = bisect.bisect_right(self.seqs.get(call.name, []), seq)
+        # A call with an id takes an execution of that id, or one reported without an id.
+        found = [index for index in (
+            self._first(self.by_id.get(call.id, []), 0, False) if call.id is not None else None,
+            self._first(names, after, call.id is not None)) if index is not None]
+        if not found:
+            return None
+        index = min(found)  # the earliest, as the executions came
+        self.taken[index] = True
+        return self.tools[index]
+
+
 def pair_outputs(reads: list[Read], tools: list[ToolEvent]) -> list[Turn]:
     """Each call with its output: from the first later request that sent its result
     back (by id; for a call without one, by name and order among the results that
     request added to the conversation), else from a tool execution a framework
     saw (by id, or by name and order after the response)."""
-    fresh = [read.results[len(reads[position - 1].results):] if position else read.results
-             for position, read in enumerate(reads)]
-    tools = list(tools)
+    results = _Results(reads)
+    executions = _Executions(tools)
     turns = []
     for position, read in enumerate(reads):
         used: set[tuple[int, int]] = set()
         calls = []
         for call in read.turn.tool_calls:
             output, found = call.output, call.output is not None
-            for number in range(position + 1, len(reads)):
-                if found:
-                    break
-                pool = reads[number].results if call.id is not None else fresh[number]
-                for slot, (call_id, name, value) in enumerate(pool):
-                    if (number, slot) in used:
-                        continue
-                    if (call_id == call.id) if call.id is not None and call_id is not None \
-                            else name == call.name:
-                        output, found = value, True
-                        used.add((number, slot))
-                        break
             if not found:
-                for event in tools:
-                    if (event.call_id == call.id) if call.id is not None and event.call_id \
-                            else (event.name == call.name and event.seq > read.seq):
-                        output, found = event.output, True
-                        tools.remove(event)
-                        break
+                place = results.find(call, position, used)
+                if place is not None:
+                    used.add(place)
+                    output, found = reads[place[0]].results[place[1]][2], True
+            if not found:
+                event = executions.take(call, read.seq)
+                if event is not None:
+                    output, found = event.output, True
             calls.append(attrs.evolve(call, output=output) if found and output is not call.output
                          else call)
         turns.append(attrs.evolve(read.turn, tool_calls=tuple(calls)))
