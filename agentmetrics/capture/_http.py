@@ -10,6 +10,10 @@ streamed one is teed, chunk by chunk, as the SDK consumes it, through a byte
 stream that yields the very chunks it receives (the SDK sees the same bytes,
 at the same moments). Nothing is parsed here: reading happens when the run is
 asked for its calls.
+
+While a request is sent, :data:`~._state.SENDING` names the captures it is
+recorded into, so a hook beneath this one (an aiohttp transport, an httpx2
+client wrapped in an httpx transport) does not record the same response again.
 """
 
 from __future__ import annotations
