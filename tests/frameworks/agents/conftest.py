@@ -1,0 +1,162 @@
+"""Shared script, tools and checks for the agent-framework matrix (see README.md here).
+
+Every test drives a real agent with real tool functions against the loopback
+:class:`ProviderServer`: the scripted model first asks for two parallel calls
+(``get_weather`` for Paris and Tokyo), then for one (``get_time`` for Paris),
+then answers in text. Each response carries its own usage numbers, so the sum a
+capture reports can be checked against the sum the server sent.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+TESTS = Path(__file__).resolve().parents[2]
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+
+from provider_replies import Call  # noqa: E402
+from provider_server import ProviderServer  # noqa: E402
+
+DATA = Path(__file__).resolve().parent / "data"
+
+#: Weather each city has; what get_weather returns.
+WEATHER = {"Paris": "sunny, 21 C", "Tokyo": "rain, 17 C"}
+#: What get_time returns.
+TIME = {"Paris": "14:05"}
+ANSWER = "Paris is sunny (21 C) at 14:05; Tokyo has rain (17 C)."
+PROMPT = "What is the weather in Paris and Tokyo, and what time is it in Paris?"
+
+#: The calls of the scripted model, one list per response (the last answers in text).
+STEPS: tuple[tuple[Call, ...], ...] = (
+    (Call("get_weather", {"city": "Paris"}, "call_w_paris"), Call("get_weather", {"city": "Tokyo"}, "call_w_tokyo")),
+    (Call("get_time", {"city": "Paris"}, "call_t_paris"),),
+    (),
+)
+#: (input tokens, output tokens) of each response: distinct, so sums are checkable.
+USAGE = ((101, 11), (202, 22), (303, 33))
+
+
+def get_weather(city: str) -> str:
+    """Get the current weather in a city.
+
+    Args:
+        city: The city's name.
+    """
+    return WEATHER[city]
+
+
+def get_time(city: str) -> str:
+    """Get the local time in a city.
+
+    Args:
+        city: The city's name.
+    """
+    return TIME[city]
+
+
+def tool_output(name: str, arguments: dict[str, Any]) -> str:
+    """What the tool named returns for these arguments."""
+    return {"get_weather": get_weather, "get_time": get_time}[name](**arguments)
+
+
+def scripted_calls() -> list[tuple[str, dict[str, Any], str]]:
+    return [(call.name, call.arguments, call.id) for step in STEPS for call in step]
+
+
+def triples(calls: Any) -> list[tuple[str, dict[str, Any], str | None]]:
+    return [(call.name, call.arguments, call.id) for call in calls]
+
+
+def turn_rows(run: Any) -> list[dict[str, Any]]:
+    """The turns as plain rows (what a failing assertion shows)."""
+    return [{"source": turn.source, "format": turn.format, "agent": turn.agent, "error": turn.error,
+             "streamed": turn.streamed, "usage": (turn.usage.input_tokens, turn.usage.output_tokens),
+             "calls": [[c.name, c.arguments, c.id, c.output] for c in turn.tool_calls]} for turn in run.turns]
+
+
+@dataclass
+class Expected:
+    """What the server sent, as a capture should report it."""
+
+    calls: list[tuple[str, dict[str, Any], str | None]]
+    responses: int
+    input_tokens: int
+    output_tokens: int
+
+
+def expected_from(server: ProviderServer) -> Expected:
+    """The scripted model's calls and usage, as the server served them (only the replies actually sent)."""
+    served = len(server.exchanges)
+    steps = STEPS[:served]
+    return Expected(calls=[(c.name, c.arguments, c.id) for step in steps for c in step], responses=served,
+                    input_tokens=sum(u[0] for u in USAGE[:served]), output_tokens=sum(u[1] for u in USAGE[:served]))
+
+
+def check_run(run: Any, server: ProviderServer, *, ids: bool = True, outputs: bool = True,
+              agent: str | None = None) -> None:
+    """The capture's calls, turns, usage, outputs and agent names against what the server sent.
+
+    ``ids=False`` for a protocol whose calls carry no id on the wire (text protocols);
+    ``outputs=False`` where the framework never sends tool results back in a request."""
+    assert not server.errors, server.errors
+    assert not server.pending, f"{len(server.pending)} scripted replies were never asked for"
+    expected = expected_from(server)
+    assert expected.responses == len(STEPS)
+    rows = turn_rows(run)
+    assert [row["error"] for row in rows] == [None] * len(rows), rows
+    assert len(run.turns) == expected.responses, rows
+    got = [(c.name, c.arguments, c.id if ids else None) for c in run.tool_calls]
+    want = [(name, args, call_id if ids else None) for name, args, call_id in expected.calls]
+    assert got == want, rows
+    assert [len(turn.tool_calls) for turn in run.turns] == [len(step) for step in STEPS], rows
+    usage = run.usage
+    assert (usage.input_tokens, usage.output_tokens, usage.turns, usage.unreported) == (
+        expected.input_tokens, expected.output_tokens, expected.responses, 0), (usage, rows)
+    if outputs:
+        assert [c.output for c in run.tool_calls] == [tool_output(name, args) for name, args, _ in expected.calls], rows
+    if agent is not None:
+        assert [turn.agent for turn in run.turns] == [agent] * len(run.turns), rows
+
+
+def request_bodies(server: ProviderServer) -> list[Any]:
+    return [json.loads(exchange.body) for exchange in server.exchanges]
+
+
+def save_fixture(name: str, value: Any) -> None:
+    """Keep what a framework sent and received as a JSON fixture under data/ (only when asked to:
+    AGENTMETRICS_SAVE_FIXTURES=1), for the text-protocol unit tests and the report."""
+    import os
+
+    if os.environ.get("AGENTMETRICS_SAVE_FIXTURES") == "1":
+        DATA.mkdir(exist_ok=True)
+        (DATA / f"{name}.json").write_text(json.dumps(value, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+@pytest.fixture
+def server() -> Iterator[ProviderServer]:
+    with ProviderServer() as running:
+        yield running
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Warnings the frameworks raise from their own modules; ours still fail the run.
+    for line in (
+        "ignore::DeprecationWarning:pydantic_ai.*",
+        "ignore::DeprecationWarning:smolagents.*",
+        "ignore::DeprecationWarning:llama_index.*",
+        "ignore::DeprecationWarning:haystack.*",
+        "ignore::DeprecationWarning:autogen_agentchat.*",
+        "ignore::DeprecationWarning:autogen_core.*",
+        "ignore::DeprecationWarning:autogen_ext.*",
+        "ignore::UserWarning:autogen_ext.*",
+        "ignore::UserWarning:autogen_agentchat.*",
+    ):
+        config.addinivalue_line("filterwarnings", line)
