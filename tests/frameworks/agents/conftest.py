@@ -10,12 +10,16 @@ capture reports can be checked against the sum the server sent.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+# haystack sends usage telemetry by default: nothing leaves this machine from a test.
+os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 
 TESTS = Path(__file__).resolve().parents[2]
 if str(TESTS) not in sys.path:
@@ -118,8 +122,6 @@ def request_bodies(server: ProviderServer) -> list[Any]:
 def save_fixture(name: str, value: Any) -> None:
     """Keep what a framework sent and received as a JSON fixture under data/ (only when asked to:
     AGENTMETRICS_SAVE_FIXTURES=1), for the text-protocol unit tests and the report."""
-    import os
-
     if os.environ.get("AGENTMETRICS_SAVE_FIXTURES") == "1":
         DATA.mkdir(exist_ok=True)
         (DATA / f"{name}.json").write_text(json.dumps(value, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
