@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 import pytest
-from conftest import ANSWER, PROMPT, STEPS, USAGE, check_run, get_time, get_weather, request_bodies, save_fixture
+from agent_script import ANSWER, PROMPT, STEPS, USAGE, check_run, get_time, get_weather, request_bodies, save_fixture
 from provider_replies import Call, openai_chat
 from provider_server import ProviderServer
 
