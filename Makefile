@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test docs bench clean
+.PHONY: demo test frameworks docs bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,22 @@ $(BFCL)/.installed: tests/peers/bfcl-requirements.txt
 	    cp tests/peers/bfcl-requirements.txt $(BFCL)/.installed; \
 	fi
 
+# The framework matrix (tests/frameworks/README.md): agent frameworks and gateways under
+# agentmetrics.capture(), in two environments (their pins conflict: llama-index wants
+# openai<3, litellm and google-adk run on openai 3), each built only when its
+# requirements change, as the peers' is; agentmetrics itself installed editable.
+FW_AGENTS := .venv-fw-agents
+FW_GATEWAYS := .venv-fw-gateways
+.venv-fw-%/.installed: tests/frameworks/%/requirements.txt
+	@if cmp -s $< $@; then touch $@; else \
+	    set -ex; \
+	    rm -rf .venv-fw-$*; \
+	    $(PYTHON) -m venv .venv-fw-$*; \
+	    .venv-fw-$*/bin/python -m pip install --quiet --upgrade pip; \
+	    .venv-fw-$*/bin/python -m pip install --quiet -r $< -e .; \
+	    cp $< $@; \
+	fi
+
 # For benchmarks/bench_peers.py: agentmetrics and its plugins beside the peers.
 $(PEERS)/.installed-bench: $(PEERS)/.installed pyproject.toml $(PLUGIN)/pyproject.toml $(TOOLUSE)/pyproject.toml $(COMPAT)/pyproject.toml
 	$(PEERS)/bin/python -m pip install --quiet -e . -e $(PLUGIN) -e $(TOOLUSE) -e $(COMPAT)
@@ -86,6 +102,12 @@ test:
 	$(BIN)/python -m ruff check agentmetrics plugins tests benchmarks docs
 	env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS -u PYTHONDONTWRITEBYTECODE AGENTMETRICS_REQUIRE_PEERS=1 $(BIN)/python -m pytest -n $(TEST_WORKERS)
 
+# The framework matrix, CI's stage after `make test` (about a minute warm on 2 cores).
+frameworks:
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(FW_AGENTS)/.installed $(FW_GATEWAYS)/.installed
+	env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS $(FW_AGENTS)/bin/python -m pytest -p no:cacheprovider -c tests/frameworks/pytest.ini -n 2 tests/frameworks/agents
+	env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS $(FW_GATEWAYS)/bin/python -m pytest -p no:cacheprovider -c tests/frameworks/pytest.ini -n 2 tests/frameworks/gateways
+
 # The documentation site; warnings are errors. Opens at docs/_build/html/index.html.
 docs: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[docs]'
@@ -109,4 +131,4 @@ bench: $(VENV)/.installed $(PEERS)/.installed-bench $(BFCL)/.installed
 	$(PEERS)/bin/python benchmarks/bench_peers.py
 
 clean:
-	rm -rf $(VENV) $(PEERS) $(BFCL) .pytest_cache .hypothesis docs/_build docs/jupyter_execute
+	rm -rf $(VENV) $(PEERS) $(BFCL) $(FW_AGENTS) $(FW_GATEWAYS) .pytest_cache .hypothesis docs/_build docs/jupyter_execute

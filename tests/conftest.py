@@ -20,6 +20,10 @@ settings.load_profile("agentmetrics")
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
+
+# The framework matrix runs in venvs of its own (`make frameworks`; their pins are
+# not this suite's), each folder under tests/frameworks/pytest.ini.
+collect_ignore = ["frameworks"]
 #: Read-only material beside the repository; CI has it, a user's clone does not.
 SHARED = REPO.parent / "shared"
 

@@ -21,7 +21,7 @@ from agentmetrics.capture._reading._requests import (
 )
 from agentmetrics.capture._reading._usage import read_model, read_usage
 from agentmetrics.capture._records import Exchange, Turn, Usage
-from agentmetrics.capture._text import calls_in_text, text_results
+from agentmetrics.capture._text import calls_in_text, results_in_text, tools_in_prompt
 from agentmetrics.errors import AgentMetricsError
 
 __all__ = ["Read", "read_exchange"]
@@ -36,14 +36,14 @@ class Read:
     seq: int
 
 
-def _text_calls(format: str | None, tree: Any) -> tuple[str, tuple[ToolCall, ...]]:
+def _text_calls(format: str | None, tree: Any, messages: list[Any]) -> tuple[str, tuple[ToolCall, ...]]:
     """The calls a text-protocol agent asked for in the response's text:
     ``("api", ())`` when it asked for none."""
     text = answer_text(format, tree)
     if not text:
         return "api", ()
     try:
-        found = calls_in_text(text)
+        found = calls_in_text(text, tools=tools_in_prompt(messages))
     except ValueError as why:
         raise ValueError(
             f"the model asked for tools in its text, not through the API, and those calls "
@@ -107,7 +107,7 @@ def read_exchange(exchange: Exchange) -> Read | None:
                     f"or the SDK's equivalent).")
             calls = tuple(tool_calls_from(tree, format=format))
             if not calls and not declares_tools(request):
-                protocol, calls = _text_calls(format, tree)
+                protocol, calls = _text_calls(format, tree, read_messages(request_format, request))
             usage = read_usage(tree)
             model = read_model(tree, request, exchange.model_hint)
         except (AgentMetricsError, ValueError, ImportError) as failure:
@@ -118,7 +118,7 @@ def read_exchange(exchange: Exchange) -> Read | None:
                 latency=latency, streamed=exchange.streamed, source=exchange.source,
                 user_turn=user_turn, user_input=user_input if user_turn else None, error=error,
                 protocol=protocol)
-    read = Read(turn, results + text_results(read_messages(request_format, request)), exchange.seq)
+    read = Read(turn, results + results_in_text(read_messages(request_format, request)), exchange.seq)
     if state != "open":
         exchange._read = read
     return read

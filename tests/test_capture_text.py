@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from agentmetrics._model import ToolCall
 from agentmetrics.capture._text import calls_in_text, results_in_text, tools_in_prompt
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "frameworks" / "agents" / "data"
 TOOLS = {"get_weather": ["city"], "get_time": ["city"], "final_answer": ["answer"]}
 
 
@@ -210,3 +210,108 @@ def test_results_never_crash(messages: list[dict[str, Any]]) -> None:
     for call_id, name, output in results_in_text(messages):
         assert call_id is None or isinstance(call_id, str)
         assert isinstance(name, str) and isinstance(output, str)
+
+
+# --------------------------------------------------------------------------- through the capture
+
+
+REACT_STEP = "Thought: I need the weather.\nAction: get_weather\nAction Input: {\"city\": \"Paris\"}"
+
+
+@pytest.mark.parametrize("builder", ["openai_chat", "openai_responses", "anthropic", "gemini", "cohere", "ollama",
+                                     "bedrock_converse"])
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_a_response_text_is_read_in_every_api(builder: str, stream: bool) -> None:
+    """The text a text-protocol agent writes its request in, from each API's response, whole and streamed (the
+    scripted replies cut the text over several events)."""
+    import provider_replies
+
+    from agentmetrics.capture._answer import answer_text
+    from agentmetrics.capture._reading._bodies import reader_payload
+    from agentmetrics.capture._records import Exchange
+    from agentmetrics.formats._payload import to_tree
+
+    reply = getattr(provider_replies, builder)([], REACT_STEP, stream=stream)
+    format = {"bedrock_converse": "bedrock"}.get(builder, builder)
+    exchange = Exchange(0, "http", "p", format, "e", b"{}")
+    exchange.streamed = stream
+    exchange.chunks = [reply.sent]
+    exchange.finish()
+    payload, read_as = reader_payload(exchange)
+    assert answer_text(read_as, to_tree(payload)) == REACT_STEP
+
+
+def react_script(server: Any, *, stream: bool) -> None:
+    import provider_replies
+
+    server.add(provider_replies.openai_chat([], REACT_STEP, stream=stream, input_tokens=10, output_tokens=1))
+    server.add(provider_replies.openai_chat([], "Thought: I can answer.\nAnswer: sunny", stream=stream,
+                                            input_tokens=20, output_tokens=2))
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_a_react_agents_calls_are_read_from_its_text_with_their_outputs(stream: bool) -> None:
+    """A ReAct loop on the real openai client (no API tools in the request): the call it wrote is a call, with
+    protocol "react", and its output is the Observation the agent sent back."""
+    import openai
+    from provider_server import ProviderServer
+
+    import agentmetrics as am
+
+    with ProviderServer() as server, openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test",
+                                                   max_retries=0) as client:
+        react_script(server, stream=stream)
+        messages: list[Any] = [{"role": "system", "content": "Answer with Thought/Action/Action Input."},
+                               {"role": "user", "content": "Weather in Paris?"}]
+        with am.capture() as run:
+            for _ in range(2):
+                if stream:
+                    text = "".join(chunk.choices[0].delta.content or "" for chunk in client.chat.completions.create(
+                        model="m", messages=messages, stream=True) if chunk.choices)
+                else:
+                    text = client.chat.completions.create(model="m", messages=messages).choices[0].message.content
+                messages += [{"role": "assistant", "content": text},
+                             {"role": "user", "content": "Observation: sunny, 21 C"}]
+    assert [(turn.protocol, turn.error) for turn in run.turns] == [("react", None), ("api", None)]
+    assert [(call.name, call.arguments, call.id, call.output) for call in run.tool_calls] == [
+        ("get_weather", {"city": "Paris"}, None, "sunny, 21 C")]
+
+
+def test_a_text_answer_to_a_request_that_offers_api_tools_is_an_answer() -> None:
+    """With tools offered through the API, what the model writes is its answer, whatever it says."""
+    import openai
+    from provider_server import ProviderServer
+
+    import agentmetrics as am
+
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+    with ProviderServer() as server, openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test",
+                                                   max_retries=0) as client:
+        react_script(server, stream=False)
+        with am.capture() as run:
+            client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], tools=tools)
+    assert [(turn.protocol, turn.tool_calls) for turn in run.turns] == [("api", ())]
+
+
+def test_a_code_action_that_cannot_be_read_is_an_error_naming_the_turn() -> None:
+    """A code action that loops over its tools: its calls depend on running it, so the turn is refused (the run's
+    calls raise, naming the turn), never read as zero calls."""
+    import openai
+    import provider_replies
+    from provider_server import ProviderServer
+
+    import agentmetrics as am
+    from agentmetrics import CaptureError
+
+    system = "You can call these tools:\ndef get_weather(city: string) -> string:\n    ...\n"
+    code = "Thought: loop over them\n<code>\nfor city in ['Paris', 'Tokyo']:\n    print(get_weather(city=city))\n"
+    with ProviderServer() as server, openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test",
+                                                   max_retries=0) as client:
+        server.add(provider_replies.openai_chat([], code))
+        with am.capture() as run:
+            client.chat.completions.create(model="m", messages=[{"role": "system", "content": system},
+                                                                {"role": "user", "content": "weather?"}])
+    (turn,) = run.turns
+    assert "asked for tools in its text" in str(turn.error) and "not a straight sequence" in str(turn.error)
+    with pytest.raises(CaptureError, match="turn 0: .*asked for tools in its text"):
+        _ = run.tool_calls
