@@ -26,8 +26,8 @@ IDS = [f"{model}-{'sse' if sse else 'json'}" for model, sse in CASES]
 
 @pytest.mark.parametrize(("model", "sse"), CASES, ids=IDS)
 def test_adk_without_otel(server: ProviderServer, model: str, sse: bool) -> None:
-    """Nothing names the agent without OpenTelemetry: agent None. LiteLlm fails today (httpx over aiohttp: every
-    call twice)."""
+    """Nothing names the agent without OpenTelemetry: agent None. On LiteLlm both the httpx and the aiohttp hook
+    see each request (httpx over aiohttp; every call came twice before issue 49)."""
     out = run_adk(server, model=model, sse=sse)
     check(out, format=FORMAT[model], streamed=sse, sources=SOURCES[model], agent=None)
 
@@ -44,10 +44,11 @@ def model_spans(out: dict[str, Any]) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize(("model", "sse"), CASES, ids=IDS)
 def test_adk_with_otel(adk_otel: tuple[bool, Any], model: str, sse: bool) -> None:
-    """Fails today: Gemini with content, ADK's spans carry invented ids (get_weather_0) so the calls come twice;
-    without content, each span of a response with calls is an extra turn with its usage again; LiteLlm: every
-    call twice (httpx over aiohttp), and with SSE and content a CaptureError (the span holds the partial
-    streamed responses as alternative output messages)."""
+    """Before issue 49: on Gemini with content, ADK's spans carry invented ids (get_weather_0) and the calls came
+    twice; without content, each span of a response with calls was an extra turn with its usage again; on
+    LiteLlm every call came twice (httpx over aiohttp), and with SSE and content the run raised CaptureError (the
+    span holds the partial streamed responses as alternative output messages). Now: one turn a response, the
+    wire's calls, the agent named by the spans."""
     content, outs = adk_otel
     out = outs[f"{model}-{'sse' if sse else 'json'}"]
     spans = model_spans(out)

@@ -7,8 +7,8 @@ anthropic.message.stop_reason, gen_ai.request.stream on a streamed call. Message
 gen_ai.output.messages with tool_call parts) only in content mode (``open_telemetry={"traces": {"content_mode":
 "content"}}`` or ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content); the default is "metadata_only": no calls, but
 usage. The otel hook sees that span as well as the httpx hook the response: the run must still have one turn per
-response with its usage once (fails today in the default mode: an extra "otel" turn with the usage again for each
-response whose span has no content and whose wire turn has calls). Sample spans: data/anthropic_span_*.json.
+response with its usage once (before issue 49, the default mode gave an extra "otel" turn with the usage again for
+each response whose span has no content and whose wire turn has calls). Sample spans: data/anthropic_span_*.json.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The openai and anthropic async clients on aiohttp (``http_client=DefaultAioHttpClient()``: an httpx2 client over
 an aiohttp transport), streamed and not, in an agent's loop. Both the httpx and the aiohttp hooks see each request;
-the run must still have one turn per response (fails today: every call twice)."""
+the run must still have one turn per response (before issue 49: every call twice)."""
 
 from __future__ import annotations
 

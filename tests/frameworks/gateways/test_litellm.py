@@ -28,7 +28,7 @@ def test_completion_sync(server: ProviderServer, stream: bool) -> None:
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
 def test_acompletion_default_transport(server: ProviderServer, stream: bool) -> None:
     """litellm's default async transport: httpx.AsyncClient over its aiohttp transport. Both hooks see each request;
-    the run must still have one turn per response (fails today: every call twice, once per hook)."""
+    the run must still have one turn per response (before issue 49: every call twice, once per hook)."""
     import os
 
     assert os.environ.get("DISABLE_AIOHTTP_TRANSPORT") is None  # the default transport: aiohttp
