@@ -315,3 +315,36 @@ def test_a_code_action_that_cannot_be_read_is_an_error_naming_the_turn() -> None
     assert "asked for tools in its text" in str(turn.error) and "not a straight sequence" in str(turn.error)
     with pytest.raises(CaptureError, match="turn 0: .*asked for tools in its text"):
         _ = run.tool_calls
+
+
+def test_a_framework_result_no_wire_saw_is_read_for_its_text_protocol() -> None:
+    """A LangChain chat model no HTTP hook sees (langchain-core's own GenericFakeChatModel, which makes no request)
+    and a GenAI span alone: the ReAct step in their text is a call, never zero calls; a code action, whose tools
+    are not known there, is an error naming the turn."""
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+    from opentelemetry.sdk.trace import TracerProvider
+
+    import agentmetrics as am
+    from agentmetrics import CaptureError
+
+    model = GenericFakeChatModel(messages=iter([AIMessage(content=REACT_STEP)]))
+    with am.capture() as run:
+        model.invoke("Weather in Paris?")
+    assert [(turn.source, turn.protocol) for turn in run.turns] == [("langchain", "react")]
+    assert [(call.name, call.arguments) for call in run.tool_calls] == [("get_weather", {"city": "Paris"})]
+
+    provider = TracerProvider()
+    provider.add_span_processor(am.capture.span_processor())
+    tracer = provider.get_tracer("test-agent-framework")
+    code = "Thought: t\n<code>\nget_weather(city=\"Paris\")\n"
+    with am.capture(hooks=["otel"]) as run:
+        for text in (REACT_STEP, code):
+            with tracer.start_as_current_span("chat") as span:
+                span.set_attributes({"gen_ai.operation.name": "chat", "gen_ai.output.messages": json.dumps(
+                    [{"role": "assistant", "parts": [{"type": "text", "content": text}]}])})
+    first, second = run.turns
+    assert (first.protocol, [call.name for call in first.tool_calls]) == ("react", ["get_weather"])
+    assert "asked for tools in its text" in str(second.error) and "not known" in str(second.error)
+    with pytest.raises(CaptureError, match="turn 1: "):
+        _ = run.tool_calls

@@ -4,11 +4,12 @@ function tool's executed output."""
 
 from __future__ import annotations
 
+import functools
 import weakref
 from types import ModuleType
 from typing import Any
 
-from agentmetrics.capture._frameworks import model_event, record, tool_event, usage_of
+from agentmetrics.capture._frameworks import model_event, record, said, tool_event, usage_of
 from agentmetrics.capture._state import Recorder, next_seq, recorders
 
 __all__ = ["entered", "install"]
@@ -16,6 +17,17 @@ __all__ = ["entered", "install"]
 _PROCESSOR: Any = None
 _PROVIDERS: weakref.WeakSet[Any] = weakref.WeakSet()
 _MODULE: Any = None
+
+
+def _response_text(response: Any) -> str | None:
+    """The text of a Responses API response object (the SDK's ``output_text``)."""
+    return said(getattr(response, "output_text", None))
+
+
+def _generation_text(output: list[Any]) -> str | None:
+    """The text of a generation span's output: its first message's content."""
+    first = output[0] if output else None
+    return said(first.get("content")) if isinstance(first, dict) else None
 
 
 def install(module: ModuleType) -> None:
@@ -57,6 +69,7 @@ def install(module: ModuleType) -> None:
                 usage = getattr(response, "usage", None)
                 record(found, model_event(
                     "openai_agents", response, "openai_responses", started=started,
+                    text=functools.partial(_response_text, response),
                     model=getattr(response, "model", None), agent=agent, provider="openai",
                     usage=usage_of(getattr(usage, "input_tokens", None),
                                    getattr(usage, "output_tokens", None),
@@ -69,7 +82,7 @@ def install(module: ModuleType) -> None:
                     isinstance(item, dict) and item.get("object") == "response" for item in output)
                 record(found, model_event(
                     "openai_agents", output, "openai_responses" if responses else "openai_chat",
-                    started=started,
+                    started=started, text=functools.partial(_generation_text, output),
                     model=data.model,
                     agent=agent, usage=usage_of(usage.get("input_tokens"),
                                                 usage.get("output_tokens"))))

@@ -4,6 +4,7 @@ response."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from agentmetrics._model import ToolCall
@@ -11,7 +12,7 @@ from agentmetrics.capture._records import ModelEvent, ToolEvent, Usage
 from agentmetrics.capture._state import Recorder, next_seq
 from agentmetrics.errors import AgentMetricsError
 
-__all__ = ["model_event", "record", "tool_event", "usage_of"]
+__all__ = ["model_event", "record", "said", "tool_event", "usage_of"]
 
 
 def _text(value: Any) -> str | None:
@@ -30,24 +31,43 @@ def usage_of(input_tokens: Any, output_tokens: Any, total: Any = None) -> Usage:
                  turns=1)
 
 
+def said(content: Any) -> str | None:
+    """The text of a message's content: a string, or its text blocks joined."""
+    if isinstance(content, str):
+        return content or None
+    if isinstance(content, list):
+        texts = [block.get("text") if isinstance(block, dict) else getattr(block, "text", None)
+                 for block in content]
+        joined = "".join(text for text in texts if isinstance(text, str))
+        return joined or None
+    return None
+
+
 def model_event(source: str, payload: Any, format: str, *, model: Any = None,
                 agent: Any = None, usage: Usage | None = None, provider: Any = None,
-                started: int | None = None, content: bool = True) -> ModelEvent:
+                started: int | None = None, content: bool = True,
+                text: Callable[[], str | None] | None = None) -> ModelEvent:
     """A framework's model result, its calls read as ``format``; ``started`` is
     the :func:`next_seq` taken when the framework began the call, ``content``
-    False when the result does not hold the response's messages."""
+    False when the result does not hold the response's messages; ``text`` gives
+    the response's text, taken only when it has no calls (a text-protocol agent
+    writes its calls there: read if no wire response is beside it)."""
     from agentmetrics.formats import tool_calls_from
 
     seq = next_seq()
     calls: tuple[ToolCall, ...] = ()
     error = None
+    answer = None
     if content:
         try:
             calls = tuple(tool_calls_from(payload, format=format))
         except (AgentMetricsError, ValueError) as failure:
             error = str(failure)
+        if not calls and error is None and text is not None:
+            answer = text()
     return ModelEvent(seq, source, calls, model=_text(model), agent=_text(agent), usage=usage,
-                      provider=_text(provider), error=error, started=started, content=content)
+                      provider=_text(provider), error=error, started=started, content=content,
+                      text=answer)
 
 
 def tool_event(source: str, name: Any, call_id: Any, output: Any, agent: Any = None) -> ToolEvent:

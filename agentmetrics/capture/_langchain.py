@@ -5,11 +5,12 @@ chat model's result and each tool's executed output with its call id."""
 
 from __future__ import annotations
 
+import functools
 from contextvars import ContextVar
 from types import ModuleType
 from typing import Any
 
-from agentmetrics.capture._frameworks import model_event, record, tool_event, usage_of
+from agentmetrics.capture._frameworks import model_event, record, said, tool_event, usage_of
 from agentmetrics.capture._state import Recorder, next_seq, recorders
 
 __all__ = ["entered", "exited", "install"]
@@ -64,6 +65,7 @@ def install(module: ModuleType) -> None:
                     output = response.llm_output if isinstance(response.llm_output, dict) else {}
                     record(found, model_event(
                         "langchain", message, "langchain", started=started,
+                        text=functools.partial(said, getattr(message, "content", None)),
                         model=metadata.get("ls_model_name") or output.get("model_name"),
                         agent=_agent(metadata), provider=metadata.get("ls_provider"),
                         usage=usage_of(usage.get("input_tokens"), usage.get("output_tokens"),

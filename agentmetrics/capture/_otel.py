@@ -6,11 +6,13 @@ execution spans with their results and agent names."""
 
 from __future__ import annotations
 
+import functools
+import json
 import weakref
 from types import ModuleType
 from typing import Any
 
-from agentmetrics.capture._frameworks import model_event, record, tool_event, usage_of
+from agentmetrics.capture._frameworks import model_event, record, said, tool_event, usage_of
 from agentmetrics.capture._state import Recorder, next_seq, recorders
 
 __all__ = ["entered", "install", "processor"]
@@ -29,6 +31,25 @@ _MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "c
 #: without content capture).
 _CONTENT_PREFIXES = ("gen_ai.output.messages", "gen_ai.completion.", "llm.output_messages.")
 _CONTENT_EVENTS = frozenset({"gen_ai.choice", "gen_ai.client.inference.operation.details"})
+
+
+def _said(attributes: dict[str, Any]) -> str | None:
+    """The text of a model span's output: the first output message's text parts
+    (``gen_ai.output.messages``), or OpenInference's or Traceloop's first
+    completion's content."""
+    value = attributes.get("gen_ai.output.messages")
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            value = None
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        parts = value[0].get("parts")
+        if isinstance(parts, list):
+            return said([{"text": part.get("content")} for part in parts
+                         if isinstance(part, dict) and part.get("type") == "text"])
+    return said(_first(attributes, "llm.output_messages.0.message.content",
+                       "gen_ai.completion.0.content"))
 
 
 def _has_content(attributes: dict[str, Any], span: Any) -> bool:
@@ -78,6 +99,7 @@ def install(module: ModuleType) -> None:
                 record(found, model_event(
                     "otel", [span], "otel", started=started,
                     content=_has_content(attributes, span),
+                    text=functools.partial(_said, attributes),
                     model=_first(attributes, "gen_ai.response.model", "gen_ai.request.model",
                                  "llm.model_name"),
                     agent=agent, provider=_first(attributes, "gen_ai.provider.name",

@@ -103,7 +103,9 @@ class ModelEvent:
     ``started`` and ``seq`` bracket the model call (the framework's start and
     end of it): a wire exchange numbered between them was made during it.
     ``content`` is False for a result that says a response happened but not
-    what it held (a span recorded without message content)."""
+    what it held (a span recorded without message content). ``text`` is the
+    response's text when it has no calls (read for a text protocol's calls if
+    no wire response is beside it)."""
 
     seq: int
     source: str
@@ -115,6 +117,7 @@ class ModelEvent:
     error: str | None = None
     started: int | None = None
     content: bool = True
+    text: str | None = attrs.field(default=None, repr=False)
 
 
 @attrs.frozen(slots=True)

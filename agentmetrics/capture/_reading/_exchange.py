@@ -24,7 +24,7 @@ from agentmetrics.capture._records import Exchange, Turn, Usage
 from agentmetrics.capture._text import calls_in_text, results_in_text, tools_in_prompt
 from agentmetrics.errors import AgentMetricsError
 
-__all__ = ["Read", "read_exchange"]
+__all__ = ["Read", "read_exchange", "text_calls"]
 
 
 @attrs.define
@@ -36,14 +36,15 @@ class Read:
     seq: int
 
 
-def _text_calls(format: str | None, tree: Any, messages: list[Any]) -> tuple[str, tuple[ToolCall, ...]]:
-    """The calls a text-protocol agent asked for in the response's text:
-    ``("api", ())`` when it asked for none."""
-    text = answer_text(format, tree)
+def text_calls(text: str | None, tools: dict[str, list[str]] | None) -> tuple[str, tuple[ToolCall, ...]]:
+    """The calls a text-protocol agent asked for in a response's text, with the
+    protocol (``("api", ())`` when it asked for none); ``tools`` are those the
+    prompt offers a code action. Raises ``ValueError`` naming why and the fix
+    when it asked in a way that cannot be read exactly."""
     if not text:
         return "api", ()
     try:
-        found = calls_in_text(text, tools=tools_in_prompt(messages))
+        found = calls_in_text(text, tools=tools)
     except ValueError as why:
         raise ValueError(
             f"the model asked for tools in its text, not through the API, and those calls "
@@ -107,7 +108,8 @@ def read_exchange(exchange: Exchange) -> Read | None:
                     f"or the SDK's equivalent).")
             calls = tuple(tool_calls_from(tree, format=format))
             if not calls and not declares_tools(request):
-                protocol, calls = _text_calls(format, tree, read_messages(request_format, request))
+                protocol, calls = text_calls(answer_text(format, tree),
+                                             tools_in_prompt(read_messages(request_format, request)))
             usage = read_usage(tree)
             model = read_model(tree, request, exchange.model_hint)
         except (AgentMetricsError, ValueError, ImportError) as failure:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import attrs
 
 from agentmetrics._model import ToolCall
-from agentmetrics.capture._reading._exchange import Read
+from agentmetrics.capture._reading._exchange import Read, text_calls
 from agentmetrics.capture._records import ModelEvent, ToolEvent, Turn, Usage
 
 __all__ = ["merge_events", "pair_outputs"]
@@ -106,7 +106,23 @@ def merge_events(reads: list[Read], models: Sequence[ModelEvent]) -> None:
                     f"tracker; capture(hooks=[...]) without {event.source!r} reads the wire "
                     f"alone."))
             continue
-        reads.append(_event_turn(event, None))
+        reads.append(_text_turn(event))
+
+
+def _text_turn(event: ModelEvent) -> Read:
+    """A framework's result no wire response was seen for, as a turn; without calls,
+    its text is read for a text protocol's (the tools a code action may call are
+    not known here, so a code action is refused)."""
+    read = _event_turn(event, None)
+    if event.calls or event.text is None:
+        return read
+    try:
+        protocol, calls = text_calls(event.text, None)
+    except ValueError as why:
+        read.turn = attrs.evolve(read.turn, error=str(why))
+        return read
+    read.turn = attrs.evolve(read.turn, tool_calls=calls, protocol=protocol)
+    return read
 
 
 def _name_agent(read: Read, agent: str) -> None:
