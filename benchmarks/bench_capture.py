@@ -235,18 +235,25 @@ def views(reply: Reply) -> None:
 def hook_alone(reply: Reply, n: int = 20000) -> None:
     from agentmetrics.capture import _http
     from agentmetrics.capture._records import Exchange
+    from agentmetrics.capture._state import SENDING, recorders, sending
 
     # Fresh request and response objects, as each call has (their URL is parsed
     # on first use, which a reused object would have cached).
     requests = [httpx2.Request("POST", "http://127.0.0.1:8000/v1/chat/completions",
                                content=b'{"model": "m", "messages": []}') for _ in range(n)]
-    responses = [httpx2.Response(200, content=reply.sent) for _ in range(n)]
+    responses = [httpx2.Response(200, content=reply.sent, request=request) for request in requests]
     for response in responses:
         response.read()
     with am.capture() as run:
         start = time.perf_counter()
         for request, response in zip(requests, responses):
+            # What the wrapped send does around the SDK's own send: the captures it
+            # records into, the request's endpoint, the mark that stops a hook
+            # beneath it recording the same response (issue 49), the response taken.
+            found = sending(recorders("httpx"))
             exchange = _http._exchange(request)
+            token = SENDING.set(SENDING.get() + found)
+            SENDING.reset(token)
             assert exchange is not None and _http._took(exchange, response)
         whole = (time.perf_counter() - start) / n * 1e6
     assert run is not None
