@@ -99,6 +99,17 @@ async def openai_conversation(client: Any, *, stream: bool) -> str:
     raise AssertionError("the scripted model never answered")
 
 
+def anthropic_follow(messages: list[Any], message: Any) -> str | None:
+    """The agent's answer, or (None) the model's calls and their results added to ``messages``."""
+    uses = [block for block in message.content if block.type == "tool_use"]
+    if not uses:
+        return "".join(block.text for block in message.content if block.type == "text")
+    messages.append({"role": "assistant", "content": [block.model_dump() for block in message.content]})
+    messages.append({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": use.id, "content": tool(use.name, use.input)} for use in uses]})
+    return None
+
+
 def anthropic_conversation(client: Any, *, stream: bool) -> str:
     messages: list[Any] = [{"role": "user", "content": USER}]
     for _ in range(3):
@@ -109,12 +120,9 @@ def anthropic_conversation(client: Any, *, stream: bool) -> str:
         else:
             message = client.messages.create(model="claude-sonnet-4-5", max_tokens=256, messages=messages,
                                              tools=TOOLS_ANTHROPIC)
-        uses = [block for block in message.content if block.type == "tool_use"]
-        if not uses:
-            return "".join(block.text for block in message.content if block.type == "text")
-        messages.append({"role": "assistant", "content": [block.model_dump() for block in message.content]})
-        messages.append({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": use.id, "content": tool(use.name, use.input)} for use in uses]})
+        answer = anthropic_follow(messages, message)
+        if answer is not None:
+            return answer
     raise AssertionError("the scripted model never answered")
 
 
@@ -128,12 +136,9 @@ async def aanthropic_conversation(client: Any, *, stream: bool) -> str:
         else:
             message = await client.messages.create(model="claude-sonnet-4-5", max_tokens=256, messages=messages,
                                                    tools=TOOLS_ANTHROPIC)
-        uses = [block for block in message.content if block.type == "tool_use"]
-        if not uses:
-            return "".join(block.text for block in message.content if block.type == "text")
-        messages.append({"role": "assistant", "content": [block.model_dump() for block in message.content]})
-        messages.append({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": use.id, "content": tool(use.name, use.input)} for use in uses]})
+        answer = anthropic_follow(messages, message)
+        if answer is not None:
+            return answer
     raise AssertionError("the scripted model never answered")
 
 

@@ -44,22 +44,31 @@ def model(server: ProviderServer) -> Any:
     return OpenAIServerModel(model_id="gpt-4o-mini", api_base=server.url + "/v1", api_key="sk-test")
 
 
-@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
-def test_tool_calling_agent(server: ProviderServer, stream: bool) -> None:
-    from smolagents import ToolCallingAgent
+def run_agent(server: ProviderServer, kind: str, replies: list[Any], stream: bool) -> Any:
+    """Script ``replies``, run a smolagents agent of ``kind`` in a capture, and return the run."""
+    import smolagents
 
-    for calls, (inp, out) in zip(TOOL_STEPS, USAGE):
-        server.add(openai_chat(list(calls), stream=stream, input_tokens=inp, output_tokens=out))
+    for reply in replies:
+        server.add(reply)
     llm = model(server)
-    agent = ToolCallingAgent(tools=tools(), model=llm, name="weather_agent", stream_outputs=stream, verbosity_level=0,
-                             max_steps=4)
+    agent = getattr(smolagents, kind)(tools=tools(), model=llm, name="weather_agent", stream_outputs=stream,
+                                      verbosity_level=0, max_steps=4)
     try:
         with am.capture() as run:
             output = agent.run(PROMPT)
     finally:
         llm.client.close()
     assert output == ANSWER
-    save_fixture(f"smolagents_tool_calling_{'stream' if stream else 'plain'}_requests", request_bodies(server))
+    name = {"ToolCallingAgent": "tool_calling", "CodeAgent": "code"}[kind]
+    save_fixture(f"smolagents_{name}_{'stream' if stream else 'plain'}_requests", request_bodies(server))
+    return run
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_tool_calling_agent(server: ProviderServer, stream: bool) -> None:
+    run = run_agent(server, "ToolCallingAgent", [
+        openai_chat(list(calls), stream=stream, input_tokens=inp, output_tokens=out)
+        for calls, (inp, out) in zip(TOOL_STEPS, USAGE)], stream)
     # smolagents sends the results back as one user message, "Observation:\n" and the outputs joined by
     # newlines (sorted by call id): the lone get_time result reads exactly, the two parallel get_weather results
     # cannot be split exactly (an output may hold a newline), and final_answer's result is never sent.
@@ -68,19 +77,8 @@ def test_tool_calling_agent(server: ProviderServer, stream: bool) -> None:
 
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
 def test_code_agent(server: ProviderServer, stream: bool) -> None:
-    from smolagents import CodeAgent
-
-    for text, (inp, out) in zip(CODE_TEXTS, USAGE):
-        server.add(openai_chat(text=text, stream=stream, input_tokens=inp, output_tokens=out))
-    llm = model(server)
-    agent = CodeAgent(tools=tools(), model=llm, name="weather_agent", stream_outputs=stream, verbosity_level=0,
-                      max_steps=4)
-    try:
-        with am.capture() as run:
-            output = agent.run(PROMPT)
-    finally:
-        llm.client.close()
-    assert output == ANSWER
-    save_fixture(f"smolagents_code_{'stream' if stream else 'plain'}_requests", request_bodies(server))
+    run = run_agent(server, "CodeAgent", [
+        openai_chat(text=text, stream=stream, input_tokens=inp, output_tokens=out)
+        for text, (inp, out) in zip(CODE_TEXTS, USAGE)], stream)
     # The observation is the code's print log, not any tool's output: no output can be read.
     check_run(run, server, steps=CODE_STEPS, ids=False, outputs=[None] * 4)

@@ -171,34 +171,38 @@ def check(out: dict[str, Any], *, format: str, streamed: bool, sources: set[str]
 # --------------------------------------------------------------------------- plain clients, in an agent's loop
 
 
+_QUESTION = "Weather and time in Paris, weather in Tokyo?"
+
+
+def _chat_follow(messages: list[dict[str, Any]], message: Any) -> str | None:
+    """The agent's answer, or (None) the model's calls and their results added to ``messages``."""
+    if not message.tool_calls:
+        return str(message.content)
+    messages.append({"role": "assistant", "content": message.content, "tool_calls": [
+        {"id": c.id, "type": "function", "function": {"name": c.function.name, "arguments": c.function.arguments}}
+        for c in message.tool_calls]})
+    for call in message.tool_calls:
+        result = TOOLS[call.function.name](**json.loads(call.function.arguments))
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)})
+    return None
+
+
 def _chat_loop(step: Callable[[list[dict[str, Any]]], Any]) -> str:
     """The Chat Completions agent loop; ``step`` sends the messages and gives the assistant message."""
-    messages: list[dict[str, Any]] = [{"role": "user", "content": "Weather and time in Paris, weather in Tokyo?"}]
+    messages: list[dict[str, Any]] = [{"role": "user", "content": _QUESTION}]
     for _ in range(3):
-        message = step(messages)
-        if not message.tool_calls:
-            return str(message.content)
-        messages.append({"role": "assistant", "content": message.content, "tool_calls": [
-            {"id": c.id, "type": "function", "function": {"name": c.function.name, "arguments": c.function.arguments}}
-            for c in message.tool_calls]})
-        for call in message.tool_calls:
-            result = TOOLS[call.function.name](**json.loads(call.function.arguments))
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)})
+        answer = _chat_follow(messages, step(messages))
+        if answer is not None:
+            return answer
     raise AssertionError("the agent did not answer in three steps")
 
 
 async def _achat_loop(step: Callable[[list[dict[str, Any]]], Any]) -> str:
-    messages: list[dict[str, Any]] = [{"role": "user", "content": "Weather and time in Paris, weather in Tokyo?"}]
+    messages: list[dict[str, Any]] = [{"role": "user", "content": _QUESTION}]
     for _ in range(3):
-        message = await step(messages)
-        if not message.tool_calls:
-            return str(message.content)
-        messages.append({"role": "assistant", "content": message.content, "tool_calls": [
-            {"id": c.id, "type": "function", "function": {"name": c.function.name, "arguments": c.function.arguments}}
-            for c in message.tool_calls]})
-        for call in message.tool_calls:
-            result = TOOLS[call.function.name](**json.loads(call.function.arguments))
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)})
+        answer = _chat_follow(messages, await step(messages))
+        if answer is not None:
+            return answer
     raise AssertionError("the agent did not answer in three steps")
 
 
