@@ -277,6 +277,21 @@ def test_a_react_agents_calls_are_read_from_its_text_with_their_outputs(stream: 
         ("get_weather", {"city": "Paris"}, None, "sunny, 21 C")]
 
 
+def test_a_text_answer_to_a_prompt_that_teaches_no_protocol_is_an_answer() -> None:
+    """A chat whose prompt never teaches a text protocol: a reply explaining ReAct is an answer, not a call."""
+    import openai
+    from provider_server import ProviderServer
+
+    import agentmetrics as am
+
+    with ProviderServer() as server, openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test",
+                                                   max_retries=0) as client:
+        react_script(server, stream=False)
+        with am.capture() as run:
+            client.chat.completions.create(model="m", messages=[{"role": "user", "content": "What is ReAct?"}])
+    assert [(turn.protocol, turn.tool_calls, turn.error) for turn in run.turns] == [("api", (), None)]
+
+
 def test_a_text_answer_to_a_request_that_offers_api_tools_is_an_answer() -> None:
     """With tools offered through the API, what the model writes is its answer, whatever it says."""
     import openai
@@ -289,7 +304,9 @@ def test_a_text_answer_to_a_request_that_offers_api_tools_is_an_answer() -> None
                                                    max_retries=0) as client:
         react_script(server, stream=False)
         with am.capture() as run:
-            client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], tools=tools)
+            client.chat.completions.create(model="m", messages=[
+                {"role": "system", "content": "Thought/Action/Action Input."}, {"role": "user", "content": "hi"}],
+                tools=tools)
     assert [(turn.protocol, turn.tool_calls) for turn in run.turns] == [("api", ())]
 
 
@@ -303,7 +320,8 @@ def test_a_code_action_that_cannot_be_read_is_an_error_naming_the_turn() -> None
     import agentmetrics as am
     from agentmetrics import CaptureError
 
-    system = "You can call these tools:\ndef get_weather(city: string) -> string:\n    ...\n"
+    system = ("Write Python in <code> tags. You can call these tools:\ndef get_weather(city: string) -> string:\n"
+              "    ...\n")
     code = "Thought: loop over them\n<code>\nfor city in ['Paris', 'Tokyo']:\n    print(get_weather(city=city))\n"
     with ProviderServer() as server, openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test",
                                                    max_retries=0) as client:

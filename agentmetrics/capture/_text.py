@@ -46,7 +46,10 @@ exactly or not at all (pure functions; no framework is imported).
    function an earlier step defined); :func:`tools_in_prompt` reads them from
    smolagents' system prompt.
 
-Everything else is an answer: ``None``. In particular, an ordinary answer
+Everything else is an answer: ``None``. The capture reads a response for these
+only when its request offers no tools through the API and its prompt teaches a
+text protocol (:func:`taught`: it says ``Action Input``, ``action_input``,
+``<code>`` or a fenced ``py`` block), as every framework that reads one does. In particular, an ordinary answer
 that shows code in a fenced block, an inline ``<code>x</code>``, or the word
 "Action" in a sentence asks for no tool.
 
@@ -81,7 +84,7 @@ from typing import Any
 
 from agentmetrics._model import ToolCall
 
-__all__ = ["calls_in_text", "results_in_text", "tools_in_prompt"]
+__all__ = ["calls_in_text", "results_in_text", "taught", "tools_in_prompt"]
 
 Result = tuple[str | None, str | None, Any]
 
@@ -314,6 +317,19 @@ def _code_calls(code: str, tools: Mapping[str, Sequence[str]] | Iterable[str] | 
             raise ValueError(f"{_CODE_REFUSED}: it is not a straight sequence of tool calls (a "
                              f"{type(statement).__name__.lower()} statement at line {statement.lineno})")
     return calls
+
+
+#: What a prompt that teaches a text protocol says: ReAct's input line, the key of
+#: LangChain's JSON action blob, smolagents' code tags (its default, and markdown).
+_TAUGHT = ("Action Input", "action_input", "<code>", "```py")
+
+
+def taught(messages: Sequence[Any]) -> bool:
+    """Whether a request's messages teach the model a text protocol: every framework
+    that reads one says how in its prompt; a model that writes ``Action:`` lines
+    unasked is answering, not asking for a tool."""
+    return any(isinstance(message, Mapping) and any(
+        marker in _text(message.get("content")) for marker in _TAUGHT) for message in messages)
 
 
 def tools_in_prompt(messages: Sequence[Any]) -> dict[str, list[str]]:

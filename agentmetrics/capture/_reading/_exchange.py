@@ -21,7 +21,7 @@ from agentmetrics.capture._reading._requests import (
 )
 from agentmetrics.capture._reading._usage import read_model, read_usage
 from agentmetrics.capture._records import Exchange, Turn, Usage
-from agentmetrics.capture._text import calls_in_text, results_in_text, tools_in_prompt
+from agentmetrics.capture._text import calls_in_text, results_in_text, taught, tools_in_prompt
 from agentmetrics.errors import AgentMetricsError
 
 __all__ = ["Read", "read_exchange", "text_calls"]
@@ -107,9 +107,9 @@ def read_exchange(exchange: Exchange) -> Read | None:
                     f"end inside the capture (iterate it fully, or call .get_final_message() "
                     f"or the SDK's equivalent).")
             calls = tuple(tool_calls_from(tree, format=format))
-            if not calls and not declares_tools(request):
-                protocol, calls = text_calls(answer_text(format, tree),
-                                             tools_in_prompt(read_messages(request_format, request)))
+            messages = read_messages(request_format, request)
+            if not calls and not declares_tools(request) and taught(messages):
+                protocol, calls = text_calls(answer_text(format, tree), tools_in_prompt(messages))
             usage = read_usage(tree)
             model = read_model(tree, request, exchange.model_hint)
         except (AgentMetricsError, ValueError, ImportError) as failure:
