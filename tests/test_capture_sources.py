@@ -472,3 +472,29 @@ def test_outputs_are_paired_as_a_scan_of_every_request_would(script_: Any, execu
                    key=lambda event: event.seq)
     paired = pair_outputs(reads, tools)
     assert [[call.output for call in turn.tool_calls] for turn in paired] == reference_outputs(reads, tools)
+
+
+def test_the_new_errors_carry_no_secret(server: ProviderServer) -> None:
+    """The errors of this issue (two accounts that disagree, a text-protocol request that cannot be read) name the
+    turn and the endpoint, never the key or the URL's credentials."""
+    secret = "sk-proj-Zq9SECRETsecretSECRET0049"
+    code = "Thought: loop\n<code>\nfor city in ['Paris']:\n    get_weather(city=city)\n"
+    server.add(replies.openai_chat(FIRST), replies.openai_chat([], code))
+    provider = tracer_provider()
+    tracer = provider.get_tracer("test-agent-framework")
+    url = f"http://user:{secret}@{server.url.removeprefix('http://')}/v1"
+    with openai.OpenAI(base_url=url, api_key=secret, max_retries=0, default_query={"key": secret}) as leaky, \
+            am.capture() as run:
+        with tracer.start_as_current_span("chat") as span:
+            leaky.chat.completions.create(model="m", messages=[{"role": "user", "content": USER}])
+            span.set_attributes({"gen_ai.operation.name": "chat",
+                                 "gen_ai.output.messages": span_messages([("get_time", {"city": "Lyon"}, None)])})
+        leaky.chat.completions.create(model="m", messages=[{"role": "system", "content": "Use <code> tags."},
+                                                           {"role": "user", "content": USER}])
+    assert ["disagree" in str(turn.error) for turn in run.turns] == [True, False]
+    assert "asked for tools in its text" in str(run.turns[1].error)
+    channels = [repr(run), repr(run.turns), str(run.errors), repr(run.case(errors="record"))]
+    with pytest.raises(CaptureError) as raised:
+        _ = run.tool_calls
+    channels += [str(raised.value), repr(raised.value)]
+    assert all(secret not in channel for channel in channels)
