@@ -19,7 +19,7 @@ from typing import Any
 import httpx2
 import openai
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from provider_replies import Call, openai_chat, openai_responses
 from provider_server import ProviderServer, Reply
@@ -477,6 +477,7 @@ from provider_replies import (  # noqa: E402
 )
 
 from agentmetrics.capture._reading import _bodies, _exchange, _requests, _usage  # noqa: E402
+from agentmetrics.capture._text import results_in_text, taught, tools_in_prompt  # noqa: E402
 from agentmetrics.capture._records import Exchange  # noqa: E402
 
 JSON = st.recursive(
@@ -493,9 +494,14 @@ FORMATS = ["openai_chat", "openai_responses", "anthropic", "gemini", "bedrock", 
 
 @settings(max_examples=300, deadline=None)
 @given(JSON, st.sampled_from(FORMATS))
+@example({"contents": [{"parts": True}]}, "gemini")  # a CI run found it: parts not a list
+@example({"messages": [{"role": "user", "content": 7}]}, "anthropic")
 def test_request_and_usage_readers_never_crash(tree, format):
     results = _requests.read_results(format, tree)
     assert all(len(result) == 3 for result in results)
+    messages = _requests.read_messages(format, tree)
+    assert all(len(result) == 3 for result in results_in_text(messages))
+    assert isinstance(taught(messages), bool) and isinstance(tools_in_prompt(messages), dict)
     starts, _ = _requests.read_user_input(format, tree)
     assert isinstance(starts, bool)
     usage = _usage.read_usage(tree)

@@ -23,6 +23,12 @@ def _text_of(content: Any) -> Any:
     return content
 
 
+def _items(value: Any) -> list[Any]:
+    """A message's blocks or parts: a list, or none (a request of another shape
+    is read as sending nothing back, never as a crash)."""
+    return value if isinstance(value, list) else []
+
+
 def read_messages(format: str, request: Any) -> list[Any]:
     if not isinstance(request, dict):
         return []
@@ -51,16 +57,16 @@ def read_results(format: str, request: Any) -> list[tuple[str | None, str | None
             if message.get("type") == "function_call_output":
                 out.append((message.get("call_id"), None, _text_of(message.get("output"))))
         elif format in ("anthropic", "bedrock_invoke"):
-            for block in message.get("content") or ():
+            for block in _items(message.get("content")):
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     out.append((block.get("tool_use_id"), None, _text_of(block.get("content"))))
         elif format == "bedrock":
-            for block in message.get("content") or ():
+            for block in _items(message.get("content")):
                 result = block.get("toolResult") if isinstance(block, dict) else None
                 if isinstance(result, dict):
                     out.append((result.get("toolUseId"), None, _text_of(result.get("content"))))
         elif format == "gemini":
-            for part in message.get("parts") or ():
+            for part in _items(message.get("parts")):
                 response = (part.get("functionResponse") or part.get("function_response")
                             ) if isinstance(part, dict) else None
                 if isinstance(response, dict):
