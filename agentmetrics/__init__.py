@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agentmetrics._dataset import example_cases, read_cases
-from agentmetrics._metric import Metric
-from agentmetrics._model import AgentTestCase, EvalScore, ToolCall, UnreadableCase
-from agentmetrics._version import __version__
+from agentmetrics.io._dataset import example_cases, read_cases
+from agentmetrics.metric._metric import Metric
+from agentmetrics.model._model import AgentTestCase, EvalScore, ToolCall, UnreadableCase
+from agentmetrics._base._version import __version__
 from agentmetrics.errors import (
     AgentMetricsError,
     AgentMetricsWarning,
@@ -53,25 +53,25 @@ from agentmetrics.registry import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.capture import capture
-    from agentmetrics._tool_call_batch import ToolCallBatch
-    from agentmetrics._compare import Comparison, compare
-    from agentmetrics._evaluate import aevaluate, evaluate
-    from agentmetrics._metric_result import MetricResult
-    from agentmetrics._results import EvaluationResult
-    from agentmetrics._table import Table
+    from agentmetrics.model._tool_call_batch import ToolCallBatch
+    from agentmetrics.io._compare import Comparison, compare
+    from agentmetrics.engine._evaluate import aevaluate, evaluate
+    from agentmetrics.model._metric_result import MetricResult
+    from agentmetrics.results._results import EvaluationResult
+    from agentmetrics.results._table import Table
     from agentmetrics.runs import load_result
 
 # Batch evaluation needs numpy; importing it lazily keeps `import agentmetrics`
 # light for code (and pytest runs) that only score single cases.
 _LAZY = {
-    "ToolCallBatch": "agentmetrics._tool_call_batch",
-    "evaluate": "agentmetrics._evaluate",
-    "aevaluate": "agentmetrics._evaluate",
-    "EvaluationResult": "agentmetrics._results",
-    "Comparison": "agentmetrics._compare",
-    "compare": "agentmetrics._compare",
-    "MetricResult": "agentmetrics._metric_result",
-    "Table": "agentmetrics._table",
+    "ToolCallBatch": "agentmetrics.model._tool_call_batch",
+    "evaluate": "agentmetrics.engine._evaluate",
+    "aevaluate": "agentmetrics.engine._evaluate",
+    "EvaluationResult": "agentmetrics.results._results",
+    "Comparison": "agentmetrics.io._compare",
+    "compare": "agentmetrics.io._compare",
+    "MetricResult": "agentmetrics.model._metric_result",
+    "Table": "agentmetrics.results._table",
     "load_result": "agentmetrics.runs",
 }
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agentmetrics._model import AgentTestCase
-from agentmetrics._types import ErrorsMode
+from agentmetrics.model._model import AgentTestCase
+from agentmetrics._base._types import ErrorsMode
 from agentmetrics.errors import InvalidCaseError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,7 +59,7 @@ def tool_selection_accuracy(
 
 def _column_values(metric: Any, called: Any, expected: Any,
                    errors: ErrorsMode) -> npt.NDArray[np.float64]:
-    from agentmetrics._tool_call_batch import ToolCallBatch
+    from agentmetrics.model._tool_call_batch import ToolCallBatch
 
     if _is_arrow(called) and _is_arrow(expected):
         batch = ToolCallBatch.from_arrow(tool_calls=called, expected_tool_calls=expected,

@@ -8,7 +8,7 @@ calls on each piece. Each partition gives
 * its per-case rows, in a fixed schema (:func:`rows_schema`): ``id``, any
   columns kept from the input, then per metric ``<label>`` (float64, NaN for
   an error), ``<label>_passed``, ``<label>_reason`` and ``<label>_error``;
-* its :class:`~agentmetrics._aggregate.Aggregate`: exact partial totals that
+* its :class:`~agentmetrics.results._aggregate.Aggregate`: exact partial totals that
   :func:`merge` combines (in partition order) into the summary, the per-tool
   table and the first failures of the whole, equal to what
   ``agentmetrics.evaluate`` gives on all the cases at once. ``to_json()``
@@ -35,16 +35,16 @@ from typing import Any
 
 import attrs
 
-from agentmetrics._aggregate import Aggregate, ToolCounts
-from agentmetrics._aggregate import merge as _merge_aggregates
+from agentmetrics.results._aggregate import Aggregate, ToolCounts
+from agentmetrics.results._aggregate import merge as _merge_aggregates
 from agentmetrics._columnar import check_unique_columns
-from agentmetrics._dataset import case_from_record
-from agentmetrics._metric import Metric, metric_labels
-from agentmetrics._model import AgentTestCase, UnreadableCase, _describe
-from agentmetrics._optional import require
-from agentmetrics._results import EvaluationResult
-from agentmetrics._tool_call_batch import ToolCallBatch, holds_mappings, refuse_row
-from agentmetrics._types import ErrorsMode, check_errors_mode
+from agentmetrics.io._dataset import case_from_record
+from agentmetrics.metric._metric import Metric, metric_labels
+from agentmetrics.model._model import AgentTestCase, UnreadableCase, _describe
+from agentmetrics._base._optional import require
+from agentmetrics.results._results import EvaluationResult
+from agentmetrics.model._tool_call_batch import ToolCallBatch, holds_mappings, refuse_row
+from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 
 __all__ = ["AGGREGATE_DDL", "Aggregate", "RowScorer", "SparkScorer", "aggregate", "merge",
@@ -102,7 +102,7 @@ def evaluate_partition(
 ) -> tuple[EvaluationResult, Any, dict[str, Any]]:
     """Score ``data``: the result, the ids (an Arrow array) and the kept columns.
     ``options`` go to :func:`agentmetrics.evaluate` (``concurrency``, ``cache``...)."""
-    from agentmetrics._evaluate import score_cases
+    from agentmetrics.engine._evaluate import score_cases
 
     check_errors_mode(errors)
     names = _columns(columns)
@@ -307,7 +307,7 @@ def _labels(metrics: Sequence[Any]) -> list[str]:
         metrics = [metrics]
     if all(isinstance(each, str) for each in metrics):
         return list(metrics)
-    from agentmetrics._evaluate import _resolve_metric
+    from agentmetrics.engine._evaluate import _resolve_metric
 
     return metric_labels([_resolve_metric(each) for each in metrics])
 
@@ -400,7 +400,7 @@ def merge(aggregates: Iterable[Aggregate], metrics: Sequence[Metric | str | Any]
         return Aggregate(rows=0, metrics={}, tools=ToolCounts.from_batch(
             ToolCallBatch.from_columns(tool_calls=[], expected_tool_calls=[])),
             failing={}, failure_limit=100)
-    from agentmetrics._evaluate import score_cases
+    from agentmetrics.engine._evaluate import score_cases
 
     return Aggregate.from_result(score_cases([], list(metrics), progress=False))
 

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._metric import Metric
-    from agentmetrics._model import AgentTestCase
+    from agentmetrics.metric._metric import Metric
+    from agentmetrics.model._model import AgentTestCase
     from agentmetrics.capture import Capture, Run
 
 __all__ = ["AgentEval", "agent_eval"]
@@ -56,7 +56,7 @@ class AgentEval:
 
     def record(self, case: AgentTestCase) -> AgentTestCase:
         """Record one AgentTestCase and return it."""
-        from agentmetrics._model import AgentTestCase, _describe
+        from agentmetrics.model._model import AgentTestCase, _describe
         from agentmetrics.errors import InvalidCaseError
 
         if not isinstance(case, AgentTestCase):
@@ -77,7 +77,7 @@ class AgentEval:
         metadata: Mapping[str, Any] | None = None,
     ) -> AgentTestCase:
         """Build an AgentTestCase from an agent run, record it and return it."""
-        from agentmetrics._model import AgentTestCase
+        from agentmetrics.model._model import AgentTestCase
 
         return self.record(
             AgentTestCase(
@@ -145,7 +145,7 @@ class _RecordedCapture:
         self.__exit__(kind, error, traceback)
 
     def _record(self) -> None:
-        from agentmetrics._model import AgentTestCase
+        from agentmetrics.model._model import AgentTestCase
 
         case = self._capture.run.case(self._input, self._expected)
         assert isinstance(case, AgentTestCase)
@@ -278,7 +278,7 @@ def _names(calls: Any) -> list[str] | None:
 
 
 def _score_item(item: pytest.Item, markers: list[pytest.Mark]) -> None:
-    from agentmetrics._metric import metric_labels
+    from agentmetrics.metric._metric import metric_labels
     from agentmetrics.errors import AgentMetricsError
 
     cases = _recorder(item).cases
@@ -497,8 +497,8 @@ class _Collector:
                     f"({GATE_OPTION})", red=True)
 
     def _compare(self, session: pytest.Session) -> None:
-        from agentmetrics._compare import compare
-        from agentmetrics._sides import read_side, side_from_evaluations
+        from agentmetrics.io._compare import compare
+        from agentmetrics.io._sides import read_side, side_from_evaluations
         from agentmetrics.errors import AgentMetricsError
 
         path = self.config.getoption(BASELINE_OPTION)
@@ -553,9 +553,9 @@ def session_results(evaluations: list[dict[str, Any]]) -> list[tuple[str, Any]]:
     in test order. Their metrics are the saved form of each configuration."""
     import numpy as np
 
-    from agentmetrics._metric_result import MetricResult
-    from agentmetrics._results import EvaluationResult
-    from agentmetrics._tool_call_batch import ToolCallBatch
+    from agentmetrics.model._metric_result import MetricResult
+    from agentmetrics.results._results import EvaluationResult
+    from agentmetrics.model._tool_call_batch import ToolCallBatch
     from agentmetrics.runs._provenance import MetricSpec
     from agentmetrics.runs._saved_metric import saved_metric
 

@@ -21,13 +21,13 @@ from typing import Any, TypeVar, overload
 
 import attrs
 
-from agentmetrics._discovery import (
+from agentmetrics._base._discovery import (
     ENTRY_POINT_GROUP,
     EntryPointSpec,
     normalize_distribution,
     scan,
 )
-from agentmetrics._metric import METRIC_NAME_PATTERN, Metric, declared_name
+from agentmetrics.metric._metric import METRIC_NAME_PATTERN, Metric, declared_name
 from agentmetrics.errors import (
     DuplicateMetricError,
     InvalidMetricError,
@@ -196,7 +196,7 @@ class _Registry:
             if self._specs is None:
                 found = scan()
                 if not any(_is_builtin(spec) for spec in found):
-                    from agentmetrics._version import __version__
+                    from agentmetrics._base._version import __version__
 
                     found += [
                         EntryPointSpec(name, target, _OWN_DISTRIBUTION, __version__)

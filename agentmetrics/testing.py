@@ -13,8 +13,8 @@ from typing import Any
 
 import attrs
 
-from agentmetrics._metric import Metric
-from agentmetrics._model import AgentTestCase, _describe
+from agentmetrics.metric._metric import Metric
+from agentmetrics.model._model import AgentTestCase, _describe
 from agentmetrics.errors import InvalidCaseError
 
 __all__ = [
@@ -182,7 +182,7 @@ def _generated_cases(seed: int, count: int) -> list[AgentTestCase]:
     """Seeded cases covering empty lists, repeats, unicode names and arguments."""
     import random
 
-    from agentmetrics._model import ToolCall
+    from agentmetrics.model._model import ToolCall
 
     rng = random.Random(seed)
 
@@ -271,8 +271,8 @@ def _check_is_a_metric(s: _Subject) -> None:
 
 
 def _check_metadata(s: _Subject) -> None:
-    from agentmetrics._metric import METRIC_NAME_PATTERN
-    from agentmetrics._model import CASE_FIELDS
+    from agentmetrics.metric._metric import METRIC_NAME_PATTERN
+    from agentmetrics.model._model import CASE_FIELDS
 
     _check_is_a_metric(s)
     cls = s.metric_cls
@@ -349,7 +349,7 @@ def _check_required_fields(s: _Subject) -> None:
 
 
 def _check_batch_equals_scalar(s: _Subject) -> None:
-    from agentmetrics._tool_call_batch import ToolCallBatch
+    from agentmetrics.model._tool_call_batch import ToolCallBatch
     from agentmetrics.errors import AgentMetricsError, InvalidMetricError
 
     metric, fields = s.metric, s.metric_cls.required_fields

@@ -267,7 +267,7 @@ import sys, tracemalloc
 sys.path.insert(0, {bench_dir!r})
 from bench_batch import make_columns, make_cases
 from agentmetrics import evaluate, ToolSelectionAccuracy
-import numpy, agentmetrics._evaluate, agentmetrics._kernels  # imports are not the result's cost
+import numpy, agentmetrics.engine._evaluate, agentmetrics._kernels  # imports are not the result's cost
 
 called, expected = make_columns({n}, {vocabulary})
 cases = make_cases(called, expected)
@@ -351,7 +351,7 @@ def without_gc(function: Callable[[], Any]) -> Callable[[], Any]:
 def run_inputs(n: int, repeats: int) -> None:
     import json
 
-    from agentmetrics._dataset import case_from_record
+    from agentmetrics.io._dataset import case_from_record
 
     metric = ToolSelectionAccuracy()
     for objects in (False, True):

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_hardening.py [--cases 20000] [--repeats 5]
 
-  (a) cache keys: the canonical, type-tagged encoding (agentmetrics._cache.case_keys)
+  (a) cache keys: the canonical, type-tagged encoding (agentmetrics.engine._cache.case_keys)
       against the JSON keying it replaced (reproduced below: json.dumps with
       sort_keys and repr() for what JSON cannot hold), on the case shape of
       bench_concurrency.py; microseconds a case.
@@ -37,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
 from agentmetrics import AgentTestCase, ToolCall, ToolSelectionAccuracy  # noqa: E402
-from agentmetrics._cache import case_keys  # noqa: E402
+from agentmetrics.engine._cache import case_keys  # noqa: E402
 from judge_server import JudgeServer  # noqa: E402
 
 
@@ -98,8 +98,8 @@ def bench_scoring(n: int, repeats: int) -> None:
         for case in cases:
             metric.evaluate(case)
 
-    import agentmetrics._metric as contract
-    from agentmetrics._metric import _async_only
+    import agentmetrics.metric._metric as contract
+    from agentmetrics.metric._metric import _async_only
 
     def unscrubbed(metric: Any, reason: str) -> str:
         return reason

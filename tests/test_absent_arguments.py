@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import agentmetrics as am
 from agentmetrics import InvalidCaseError, ToolCall, formats
-from agentmetrics._canonical import encode
+from agentmetrics.model._canonical import encode
 
 
 def given_flags(calls):

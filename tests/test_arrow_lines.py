@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("pyarrow")
 
-from agentmetrics import _arrow_lines
+from agentmetrics.io import _arrow_lines
 from agentmetrics.cli import main
 
 EXAMPLES = int(os.environ.get("AGENTMETRICS_FUZZ_EXAMPLES", "400")) // 2
@@ -234,7 +234,7 @@ def test_without_pyarrow_the_line_reader_reads_everything(capsys, tmp_path, monk
 def test_prefetched_items_come_in_order_and_errors_where_they_were_raised():
     import threading
 
-    from agentmetrics._prefetch import prefetched
+    from agentmetrics._base._prefetch import prefetched
 
     def items():
         yield 1

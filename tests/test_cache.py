@@ -1,7 +1,7 @@
 """Issue 24: a cache never serves another case's score, and a cache failure
 never loses a run.
 
-The key is a hash of a canonical, type-tagged encoding (agentmetrics._canonical):
+The key is a hash of a canonical, type-tagged encoding (agentmetrics.model._canonical):
 checked here against a small independent reference (type-strict structural
 equality), with hypothesis; the file is checked for what it is (foreign,
 tampered, another format); a write that fails (locked, read-only) is a
@@ -25,8 +25,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentmetrics import AgentTestCase, CacheError, CacheWarning, Metric, ToolCall, evaluate
-from agentmetrics._cache import FORMAT, CacheStats, ScoreCache, case_keys, metric_identity
-from agentmetrics._canonical import Unencodable, encode
+from agentmetrics.engine._cache import FORMAT, CacheStats, ScoreCache, case_keys, metric_identity
+from agentmetrics.model._canonical import Unencodable, encode
 
 
 class Echo(Metric):

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentmetrics._model import ToolCall
+from agentmetrics.model._model import ToolCall
 from agentmetrics.capture._text import calls_in_text, results_in_text, tools_in_prompt
 
 DATA = Path(__file__).resolve().parent / "frameworks" / "agents" / "data"

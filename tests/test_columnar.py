@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 
 import agentmetrics as am
 from agentmetrics._columnar import _ingest
-from agentmetrics._dataset import case_from_record
-from agentmetrics._model import calls_from_mappings
+from agentmetrics.io._dataset import case_from_record
+from agentmetrics.model._model import calls_from_mappings
 from agentmetrics.errors import InvalidCaseError
 from conftest import warns_if_empty
 
@@ -331,7 +331,7 @@ def test_the_collector_is_paused_while_reading_and_resumes_as_it_was():
 
 pa = pytest.importorskip("pyarrow")
 
-from agentmetrics import _arrow_lines  # noqa: E402
+from agentmetrics.io import _arrow_lines  # noqa: E402
 from agentmetrics.cli import main  # noqa: E402
 
 
@@ -381,7 +381,7 @@ CELL = st.one_of(st.none(), st.lists(call(), max_size=4), st.lists(call(), max_s
 
 
 def column_batch(called, expected, fast):
-    from agentmetrics import _tool_call_batch
+    from agentmetrics.model import _tool_call_batch
 
     if fast:
         return am.ToolCallBatch.from_columns(tool_calls=called, expected_tool_calls=expected,
@@ -421,7 +421,7 @@ NUMBER_TEXT = st.one_of(
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(numbers=st.lists(NUMBER_TEXT, min_size=1, max_size=4))
 def test_many_lines_parse_as_each_line_parses(numbers):
-    from agentmetrics._lines import LineError, parse_json_line, parse_json_lines
+    from agentmetrics._base._lines import LineError, parse_json_line, parse_json_lines
 
     texts = [f'{{"x": {number}}}' for number in numbers]
     try:

@@ -449,7 +449,7 @@ _JSON = st.recursive(
 def test_the_saved_results_reader_reads_or_refuses(tmp_path_factory, lines):
     """Any file: a side whose rows are exactly the file's rows, or an error
     naming the file; never another exception, never a row lost."""
-    from agentmetrics._sides import read_side
+    from agentmetrics.io._sides import read_side
 
     path = tmp_path_factory.mktemp("fuzz") / "saved.jsonl"
     path.write_text("\n".join(lines), encoding="utf-8", errors="surrogateescape")

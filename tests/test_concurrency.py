@@ -26,8 +26,8 @@ from agentmetrics import (
     aevaluate,
     evaluate,
 )
-from agentmetrics import _concurrent
-from agentmetrics._cache import ScoreCache, case_keys
+from agentmetrics.engine import _concurrent
+from agentmetrics.engine._cache import ScoreCache, case_keys
 
 
 def stored(path):
@@ -283,7 +283,7 @@ def test_a_warm_cache_scores_nothing_again(tmp_path):
     path = tmp_path / "scores.sqlite"
     cold = Versioned()
     first = evaluate(cases(), cold, cache=path)
-    assert first.cache_stats["versioned"] == agentmetrics._cache.CacheStats(hits=0, misses=40)
+    assert first.cache_stats["versioned"] == agentmetrics.engine._cache.CacheStats(hits=0, misses=40)
     warm = Versioned(delay=0.5)  # an excluded parameter: the same scores
     second = evaluate(cases(), warm, cache=path)
     assert warm.calls == [] and second.cache_stats["versioned"].hits == 40
@@ -312,7 +312,7 @@ def test_a_changed_version_parameter_or_case_is_never_served_from_the_cache(tmp_
     changed[0] = AgentTestCase(input="another request", tool_calls=[], expected_tool_calls=["A"],
                                metadata={"id": "c0"})
     assert evaluate(changed, Versioned(), cache=path).cache_stats["versioned"] == \
-        agentmetrics._cache.CacheStats(hits=39, misses=1)
+        agentmetrics.engine._cache.CacheStats(hits=39, misses=1)
     metric = Versioned()
     keys = case_keys(metric, cases(2))
     assert len(set(keys)) == 2 and keys == case_keys(Versioned(delay=9), cases(2))

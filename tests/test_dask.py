@@ -36,8 +36,8 @@ from distributed import Client, LocalCluster  # noqa: E402
 import agentmetrics as am  # noqa: E402
 import agentmetrics.dask as amd  # noqa: E402
 from agentmetrics import partition  # noqa: E402
-from agentmetrics._aggregate import Aggregate, merge  # noqa: E402
-from agentmetrics._results import EvaluationResult  # noqa: E402
+from agentmetrics.results._aggregate import Aggregate, merge  # noqa: E402
+from agentmetrics.results._results import EvaluationResult  # noqa: E402
 from conftest import warns_if_empty  # noqa: E402
 from agentmetrics.errors import (  # noqa: E402
     CaseEvaluationError,

@@ -134,7 +134,7 @@ def test_every_extra_a_missing_dependency_hint_names_exists():
 
 
 def test_the_hint_a_user_sees_names_this_distribution():
-    from agentmetrics._optional import require
+    from agentmetrics._base._optional import require
     from agentmetrics.errors import MissingDependencyError
 
     with pytest.raises(MissingDependencyError) as info:

@@ -20,8 +20,8 @@ from agentmetrics import (
     ToolSelectionAccuracy,
     evaluate,
 )
-from agentmetrics import _evaluate
-from agentmetrics._metric_result import MetricResult
+from agentmetrics.engine import _evaluate
+from agentmetrics.model._metric_result import MetricResult
 
 ROWS = [
     ("ok", ["GetOrder", "CancelOrder"], ["GetOrder", "CancelOrder"]),

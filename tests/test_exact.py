@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentmetrics import _exact
-from agentmetrics._exact import ExactSum
+from agentmetrics._base import _exact
+from agentmetrics._base._exact import ExactSum
 
 MAX = 1.7976931348623157e308  # (2**53 - 1) * 2**971
 

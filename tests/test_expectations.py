@@ -21,7 +21,7 @@ from agentmetrics import (
     ToolCallBatch,
     get_metric,
 )
-from agentmetrics._canonical import encode_fields
+from agentmetrics.model._canonical import encode_fields
 from agentmetrics._columnar._records import case_from_record
 from agentmetrics.expectations._align import value_of
 from agentmetrics.expectations import (
@@ -400,7 +400,7 @@ def test_the_cache_never_serves_a_score_for_another_expectation(tmp_path):
     mixed = evaluate(second[:1] + first, ["expectation_match"], cache=cache, progress=False)
     assert mixed["expectation_match"].values.tolist() == [0.0, 1.0]
     # the batch path scores without the cache today; the keys it would use tell the cases apart
-    from agentmetrics._cache import case_keys
+    from agentmetrics.engine._cache import case_keys
 
     keys = case_keys(get_metric("expectation_match"), first + second)
     assert len(set(keys)) == 3 and None not in keys

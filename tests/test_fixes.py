@@ -19,7 +19,7 @@ import pytest
 
 import agentmetrics as am
 from agentmetrics import InvalidCaseError, InvalidParameterError, formats
-from agentmetrics._dataset import case_from_record
+from agentmetrics.io._dataset import case_from_record
 
 WEATHER = {"city": "Paris"}
 

@@ -286,7 +286,7 @@ from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from agentmetrics import registry  # noqa: E402
-from agentmetrics._discovery import EntryPointSpec  # noqa: E402
+from agentmetrics._base._discovery import EntryPointSpec  # noqa: E402
 from agentmetrics.cli import BROKEN_PIPE, main  # noqa: E402
 
 GOOD = '{"id": "ok", "tool_calls": ["A"], "expected_tool_calls": ["A"]}'
@@ -494,7 +494,7 @@ def test_describe_and_list_say_when_a_metric_cannot_be_built(capsys):
 
 
 def test_a_huge_unknown_key_is_cut_in_the_message():
-    from agentmetrics._dataset import case_from_record
+    from agentmetrics.io._dataset import case_from_record
 
     with pytest.raises(InvalidCaseError) as info:
         case_from_record({"k" * 1_000_000: 1, "tool_calls": []})

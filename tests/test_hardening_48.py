@@ -10,7 +10,7 @@ import pytest
 
 import agentmetrics as am
 from agentmetrics import InvalidCaseError, partition
-from agentmetrics._lines import MAX_DEPTH, check_depth
+from agentmetrics._base._lines import MAX_DEPTH, check_depth
 from agentmetrics.cli import main
 from agentmetrics.expectations import Call, Equals, expectation_from_json
 

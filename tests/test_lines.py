@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentmetrics._lines import Line, LineError, SourceError, lines, parse_json_line
+from agentmetrics._base._lines import Line, LineError, SourceError, lines, parse_json_line
 
 
 
@@ -228,7 +228,7 @@ def run(code: str, data: bytes | None, *, shell_suffix: str = "", env: dict[str,
 
 SHOW = """
 import sys
-from agentmetrics._lines import lines, SourceError
+from agentmetrics._base._lines import lines, SourceError
 try:
     for line in lines({source}):
         print(line.number, ascii(line.text), line.error)

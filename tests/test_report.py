@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import agentmetrics
 from agentmetrics import AgentTestCase, Metric, ToolSelectionAccuracy
-from agentmetrics._repeated import default_ks
+from agentmetrics.results._repeated import default_ks
 from agentmetrics.cli import main
 from agentmetrics.report._sequences import ALIGNED, MAX_SHOWN, side_by_side
 from conftest import empty_result

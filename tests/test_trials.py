@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import agentmetrics as am
-from agentmetrics._repeated import default_ks
+from agentmetrics.results._repeated import default_ks
 from agentmetrics.errors import InvalidParameterError
 from agentmetrics.stats import _trials, pass_at_k, pass_hat_k
 from agentmetrics.stats._trials import EXACT_UP_TO, pass_k_values

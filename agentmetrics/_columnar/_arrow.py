@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from agentmetrics._model import UnreadableCase
+from agentmetrics.model._model import UnreadableCase
 from agentmetrics.errors import InvalidCaseError
 
 __all__ = ["check_unique_columns", "holds_call_objects", "records_from_arrow"]

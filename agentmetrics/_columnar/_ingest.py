@@ -28,7 +28,7 @@ from typing import Any, overload
 import attrs
 
 from agentmetrics._columnar._records import case_from_record
-from agentmetrics._model import (
+from agentmetrics.model._model import (
     AgentTestCase,
     UnreadableCase,
     _call_for_name,
@@ -38,7 +38,7 @@ from agentmetrics._model import (
     calls_from_mappings,
     cases_from_fields,
 )
-from agentmetrics._types import ErrorsMode
+from agentmetrics._base._types import ErrorsMode
 from agentmetrics.errors import InvalidCaseError
 
 __all__ = ["BadName", "Ingested", "LazyCases", "Reader", "Side", "Vocabulary", "cases_from_records",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmetrics._model import CASE_FIELDS, AgentTestCase
+from agentmetrics.model._model import CASE_FIELDS, AgentTestCase
 from agentmetrics.errors import InvalidCaseError
 
 __all__ = ["LINE_KEYS", "case_from_record", "check_input_format"]

@@ -16,7 +16,7 @@ from agentmetrics._kernels._counting import (
     set_counts,
 )
 from agentmetrics._kernels._lis import lis_lengths
-from agentmetrics._lis import longest_increasing_run
+from agentmetrics._base._lis import longest_increasing_run
 from agentmetrics._kernels._sequence import sequence_lcs
 from agentmetrics._kernels._sorted import IdArray, IntArray, SetCounts, case_index, unique_keys
 from agentmetrics._kernels._tuning import THREADS_ENV, thread_count

@@ -6,7 +6,7 @@ import numpy as np
 import numpy.typing as npt
 
 from agentmetrics._kernels import _tuning
-from agentmetrics._lis import longest_increasing_run
+from agentmetrics._base._lis import longest_increasing_run
 
 __all__ = ["lis_lengths"]
 

@@ -42,7 +42,7 @@ def span_processor() -> Any:
     ``TracerProvider`` that is not the global one
     (``provider.add_span_processor(agentmetrics.capture.span_processor())``).
     Needs ``opentelemetry-sdk``."""
-    from agentmetrics._optional import require
+    from agentmetrics._base._optional import require
 
     require("opentelemetry.sdk.trace", "otel")
     from agentmetrics.capture._otel import processor

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentmetrics._model import ToolCall
+from agentmetrics.model._model import ToolCall
 from agentmetrics.capture._records import ModelEvent, ToolEvent, Usage
 from agentmetrics.capture._state import Recorder, next_seq
 from agentmetrics.errors import AgentMetricsError

@@ -8,7 +8,7 @@ from typing import Any
 
 import attrs
 
-from agentmetrics._model import ToolCall
+from agentmetrics.model._model import ToolCall
 
 __all__ = ["Exchange", "ModelEvent", "ToolEvent", "Turn", "Usage"]
 

@@ -9,7 +9,7 @@ from contextvars import Token
 from types import TracebackType
 from typing import Any, Literal
 
-from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase, _describe
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase, _describe
 from agentmetrics.capture import _hooks
 from agentmetrics.capture._records import Turn, Usage
 from agentmetrics.capture._state import ACTIVE, PROCESS, Recorder

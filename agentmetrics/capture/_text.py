@@ -82,7 +82,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from agentmetrics._model import ToolCall
+from agentmetrics.model._model import ToolCall
 
 __all__ = ["calls_in_text", "results_in_text", "taught", "tools_in_prompt"]
 

@@ -29,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="agentmetrics",
         description="Score how LLM agents use tools.",
     )
-    from agentmetrics._version import __version__
+    from agentmetrics._base._version import __version__
 
     parser.add_argument("--version", action="version", version=f"agentmetrics {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -8,7 +8,7 @@ import math
 from collections.abc import Callable
 from typing import IO, Any, TypeVar
 
-from agentmetrics._metric import Metric
+from agentmetrics.metric._metric import Metric
 from agentmetrics._secrets import (
     MASK,
     credential_name,

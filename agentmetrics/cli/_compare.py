@@ -16,7 +16,7 @@ def _kind(path: str) -> str:
     """``"run"`` for a saved run (``agentmetrics evaluate --save``), ``"results"``
     for saved scores (rows of ``agentmetrics evaluate``, its ``--format json``
     document, a pytest report), ``"cases"`` otherwise."""
-    from agentmetrics._lines import LineError, SourceError, lines, parse_json_line
+    from agentmetrics._base._lines import LineError, SourceError, lines, parse_json_line
     from agentmetrics.runs._format import is_saved_run
 
     if is_saved_run(path):
@@ -44,7 +44,7 @@ def _kind(path: str) -> str:
 def _side(path: str, kind: str, args: argparse.Namespace, on: str | None) -> Any:
     """The scores of one file, named by it: saved results as they are, or a
     cases file scored with --metric."""
-    from agentmetrics._sides import read_side, side_from_result
+    from agentmetrics.io._sides import read_side, side_from_result
 
     if kind == "run":
         from agentmetrics.runs._load import load_result
@@ -52,8 +52,8 @@ def _side(path: str, kind: str, args: argparse.Namespace, on: str | None) -> Any
         return side_from_result(load_result(path), on, path)
     if kind == "results":
         return read_side(path, on)
-    from agentmetrics._dataset import read_cases
-    from agentmetrics._evaluate import score_cases
+    from agentmetrics.io._dataset import read_cases
+    from agentmetrics.engine._evaluate import score_cases
 
     metrics = [build_metric(spec) for spec in args.metric or [DEFAULT_METRIC]]
     cases = list(read_cases(path, errors=args.errors, input_format=args.input_format))
@@ -62,7 +62,7 @@ def _side(path: str, kind: str, args: argparse.Namespace, on: str | None) -> Any
 
 
 def _compare(args: argparse.Namespace, out: IO[str]) -> int:
-    from agentmetrics._compare import compare
+    from agentmetrics.io._compare import compare
 
     on = None if args.on == "position" else args.on
     args.runs = [path for path in (args.baseline, args.candidate) if path is not None]
@@ -97,8 +97,8 @@ def _compare(args: argparse.Namespace, out: IO[str]) -> int:
 
 def _against(args: argparse.Namespace, out: IO[str], on: str | None) -> int:
     """``--against REF``: the stored run REF of the history is the baseline."""
-    from agentmetrics._compare import compare
-    from agentmetrics._sides import side_from_result
+    from agentmetrics.io._compare import compare
+    from agentmetrics.io._sides import side_from_result
     from agentmetrics.runs._history import RunStore
 
     store = RunStore(args.history)

@@ -15,7 +15,7 @@ import shutil
 import sys
 from typing import IO, Any
 
-from agentmetrics._dataset import example_cases
+from agentmetrics.io._dataset import example_cases
 from agentmetrics.cli._common import DEFAULT_METRIC, build_metric, output_width, print_table, wrap
 
 __all__ = ["add_parser"]
@@ -40,7 +40,7 @@ def _sample(rows: list[tuple[str, float, bool, str]]) -> list[int]:
 
 
 def _demo(args: argparse.Namespace, out: IO[str]) -> int:
-    from agentmetrics._evaluate import evaluate
+    from agentmetrics.engine._evaluate import evaluate
 
     width = output_width(out)
     cases = example_cases()

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import IO, Any, NamedTuple
 
 from agentmetrics._columnar import check_unique_columns
-from agentmetrics._dataset import example_cases, numbered_cases
-from agentmetrics._streaming import CHUNK_CASES, RunningSummary
+from agentmetrics.io._dataset import example_cases, numbered_cases
+from agentmetrics.engine._streaming import CHUNK_CASES, RunningSummary
 from agentmetrics.cli._common import (
     DEFAULT_METRIC,
     INTERRUPTED,
@@ -252,8 +252,8 @@ def _parquet_chunks(path: str, chunk_size: int) -> Any:
     read through Arrow: ``tool_calls``, ``expected_tool_calls`` (list<string>)
     and an optional ``id`` column. A row that cannot be read is kept as an
     unreadable row; the metrics report it (or stop at it) as for a JSONL line."""
-    from agentmetrics._optional import require
-    from agentmetrics._tool_call_batch import ToolCallBatch
+    from agentmetrics._base._optional import require
+    from agentmetrics.model._tool_call_batch import ToolCallBatch
 
     pa = require("pyarrow", "arrow")
     pq = require("pyarrow.parquet", "arrow")
@@ -334,8 +334,8 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
                 f"Fix: add --save run.jsonl (or .parquet), or leave {given[0]} out.")
     metrics = [build_metric(spec) for spec in args.metric or [DEFAULT_METRIC]]
 
-    from agentmetrics._prefetch import prefetched
-    from agentmetrics._streaming import _chunks
+    from agentmetrics._base._prefetch import prefetched
+    from agentmetrics.engine._streaming import _chunks
 
     # What score_chunks reads: lists of cases, or ToolCallBatches from Arrow,
     # which parses with the GIL released, so the next chunk is read on a
@@ -358,7 +358,7 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
             lines = _Lines(source, rows=True)
             chunks = prefetched(_parquet_chunks(args.file, args.chunk_size))
         elif args.reader == "auto" and _arrow_jsonl(args.file, metrics):
-            from agentmetrics._arrow_lines import name_list_chunks
+            from agentmetrics.io._arrow_lines import name_list_chunks
 
             lines = _Lines(source)
             chunks = lines.track_chunks(prefetched(name_list_chunks(
@@ -368,8 +368,8 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
             chunks = _chunks(lines.track(numbered_cases(args.file, **options)),
                              args.chunk_size)
 
-    from agentmetrics._progress import Progress
-    from agentmetrics._streaming import score_chunks
+    from agentmetrics._base._progress import Progress
+    from agentmetrics.engine._streaming import score_chunks
 
     rows = _Rows(out, args.format, counts=args.counts,
                  where=lines.label if lines is not None else None)
@@ -465,8 +465,8 @@ def _gate(args: argparse.Namespace, summaries: list[Any], source: str, report: I
 
 def _save(args: argparse.Namespace, parts: list[Any], metrics: list[Any], report: IO[str]) -> None:
     """``--save PATH``: the whole run written to PATH and recorded in the history."""
-    from agentmetrics._evaluate import score_cases
-    from agentmetrics._results import EvaluationResult
+    from agentmetrics.engine._evaluate import score_cases
+    from agentmetrics.results._results import EvaluationResult
     from agentmetrics.runs._history import RunStore
 
     result = (EvaluationResult.concat(parts) if parts
@@ -482,7 +482,7 @@ def _save(args: argparse.Namespace, parts: list[Any], metrics: list[Any], report
 
 def _arrow_jsonl(path: str, metrics: list[Any]) -> bool:
     """Whether the Arrow reader can take this file for these metrics."""
-    from agentmetrics._arrow_lines import readable_as_arrow
+    from agentmetrics.io._arrow_lines import readable_as_arrow
 
     return all(metric.scores_from_names() for metric in metrics) and readable_as_arrow(path)
 

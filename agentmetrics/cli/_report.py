@@ -26,8 +26,8 @@ def _result(path: str, args: argparse.Namespace) -> Any:
         from agentmetrics.runs import load_result
 
         return load_result(path)
-    from agentmetrics._dataset import read_cases
-    from agentmetrics._evaluate import score_cases
+    from agentmetrics.io._dataset import read_cases
+    from agentmetrics.engine._evaluate import score_cases
 
     metrics = [build_metric(spec) for spec in args.metric or [DEFAULT_METRIC]]
     cases = list(read_cases(path, errors=args.errors, input_format=args.input_format))
@@ -58,8 +58,8 @@ def _report(args: argparse.Namespace, out: IO[str]) -> int:
                 f"--compare: expected two runs, BASELINE and CANDIDATE, got "
                 f"{len(args.inputs)}. Fix: agentmetrics report --compare baseline.jsonl "
                 f"candidate.jsonl -o comparison.html")
-        from agentmetrics._compare import compare
-        from agentmetrics._sides import side_from_result
+        from agentmetrics.io._compare import compare
+        from agentmetrics.io._sides import side_from_result
         from agentmetrics.report._comparison import empty_cause
 
         on = None if args.on == "position" else args.on

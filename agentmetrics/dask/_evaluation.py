@@ -6,12 +6,12 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agentmetrics._aggregate import Aggregate, _merge_run
-from agentmetrics._types import check_errors_mode
-from agentmetrics._metric import Metric, metric_labels
-from agentmetrics._model import _describe
-from agentmetrics._table import Table
-from agentmetrics._types import ErrorsMode
+from agentmetrics.results._aggregate import Aggregate, _merge_run
+from agentmetrics._base._types import check_errors_mode
+from agentmetrics.metric._metric import Metric, metric_labels
+from agentmetrics.model._model import _describe
+from agentmetrics.results._table import Table
+from agentmetrics._base._types import ErrorsMode
 from agentmetrics.dask._common import module, require_dask
 from agentmetrics.dask._metrics import load, ship
 from agentmetrics.dask._pieces import PARTITION_ROWS, JsonlPiece, ParquetPiece, pieces
@@ -164,7 +164,7 @@ class DaskEvaluation:
     def compute(self) -> Any:
         """Every per-case result collected into one EvaluationResult (in data
         order): for data that fits in the client's memory."""
-        from agentmetrics._results import EvaluationResult
+        from agentmetrics.results._results import EvaluationResult
 
         parts = module("dask").compute(*self._delayed("result"))
         return EvaluationResult.concat(list(parts))
@@ -220,9 +220,9 @@ def evaluate(
     Nothing is computed until a result is asked for.
     """
     require_dask()
-    from agentmetrics._evaluate import _resolve_metric
+    from agentmetrics.engine._evaluate import _resolve_metric
 
-    from agentmetrics._evaluate import _settings
+    from agentmetrics.engine._evaluate import _settings
 
     check_errors_mode(errors)
     _settings(errors, concurrency, timeout, retries, max_rate, None)  # checked on the client

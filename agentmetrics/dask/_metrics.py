@@ -8,7 +8,7 @@ from typing import Any
 
 import attrs
 
-from agentmetrics._metric import Metric
+from agentmetrics.metric._metric import Metric
 from agentmetrics._secrets import scrub, shown_items
 from agentmetrics.dask._common import module, where
 from agentmetrics.errors import MetricLoadError

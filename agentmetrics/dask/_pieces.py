@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agentmetrics._model import _describe
+from agentmetrics.model._model import _describe
 from agentmetrics.dask._common import module, require_dask
 from agentmetrics.errors import InvalidParameterError
 

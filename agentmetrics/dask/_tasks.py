@@ -9,9 +9,9 @@ from typing import Any
 
 import attrs
 
-from agentmetrics._aggregate import Aggregate
-from agentmetrics._metric import Metric
-from agentmetrics._types import ErrorsMode
+from agentmetrics.results._aggregate import Aggregate
+from agentmetrics.metric._metric import Metric
+from agentmetrics._base._types import ErrorsMode
 from agentmetrics.dask._common import where
 from agentmetrics.dask._metrics import Shipped, load
 from agentmetrics.dask._pieces import JsonlPiece, ParquetPiece, open_file
@@ -83,7 +83,7 @@ def _score_jsonl(piece: JsonlPiece, job: Job, metrics: list[Metric]) -> tuple[An
     import pyarrow as pa
 
     from agentmetrics import partition
-    from agentmetrics._dataset import _read
+    from agentmetrics.io._dataset import _read
 
     options = {"input_format": job.input_format, "hosted_tools": job.hosted_tools}
     with open_file(piece.path, piece.storage_options) as handle:
@@ -139,7 +139,7 @@ def task(piece: Any, job: Job, index: int, mode: str, target: Any = None) -> Any
 def _cluster_labels(result: Any, kept: dict[str, Any], key: str) -> list[Any]:
     """One cluster label per case: the metadata key of cases, the column of a table;
     a case without one is an error."""
-    from agentmetrics._summary import case_labels
+    from agentmetrics.results._summary import case_labels
 
     instead = "evaluate with another cluster key"
     if result.batch.cases is not None:

@@ -10,8 +10,8 @@ from typing import Any
 
 import attrs
 
-from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
-from agentmetrics._types import check_errors_mode
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
+from agentmetrics._base._types import check_errors_mode
 from agentmetrics.datasets._common import (
     build,
     exact_call,

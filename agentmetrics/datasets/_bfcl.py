@@ -9,9 +9,9 @@ from typing import Any
 
 import attrs
 
-from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
-from agentmetrics._types import ErrorsMode
-from agentmetrics._types import check_errors_mode
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
+from agentmetrics._base._types import ErrorsMode
+from agentmetrics._base._types import check_errors_mode
 from agentmetrics.datasets._common import Source, build, entries, entry_id, exact_call, fail
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations import (

@@ -12,10 +12,10 @@ from typing import Any, TypeVar
 
 import attrs
 
-from agentmetrics._lines import MAX_DEPTH, LineError, parse_json_line
-from agentmetrics._lines import check_depth as nested
-from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
-from agentmetrics._types import ErrorsMode
+from agentmetrics._base._lines import MAX_DEPTH, LineError, parse_json_line
+from agentmetrics._base._lines import check_depth as nested
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
+from agentmetrics._base._types import ErrorsMode
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations import Call, Equals
 
@@ -65,7 +65,7 @@ class Entry:
 
 def check_depth(value: Any, where: str, limit: int = MAX_DEPTH) -> None:
     """Refuse an entry that nests lists and objects more than ``limit`` deep,
-    naming the path to the first place it does (see :func:`agentmetrics._lines.check_depth`)."""
+    naming the path to the first place it does (see :func:`agentmetrics._base._lines.check_depth`)."""
     nested(value, where, limit=limit, fix="flatten the entry; no benchmark's data nests this deep.")
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import attrs
 
-from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
-from agentmetrics._types import check_errors_mode
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
+from agentmetrics._base._types import check_errors_mode
 from agentmetrics.datasets._common import Entry, build, entries, entry_id, fail, load_json
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats import cases_from_tau2

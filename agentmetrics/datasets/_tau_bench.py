@@ -10,8 +10,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase
-from agentmetrics._types import check_errors_mode
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
+from agentmetrics._base._types import check_errors_mode
 from agentmetrics.datasets._common import Entry, build, check_depth, exact_call, fail
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations import Expectation

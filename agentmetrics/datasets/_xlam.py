@@ -7,8 +7,8 @@ from functools import partial
 from collections.abc import Mapping
 from typing import Any
 
-from agentmetrics._model import AgentTestCase, UnreadableCase
-from agentmetrics._types import check_errors_mode
+from agentmetrics.model._model import AgentTestCase, UnreadableCase
+from agentmetrics._base._types import check_errors_mode
 from agentmetrics.datasets._common import (
     Source,
     build,

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from agentmetrics._lines import check_depth
+from agentmetrics._base._lines import check_depth
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations._regex import BoundedPattern, RegexRefused, RegexTooCostly, bounded
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from agentmetrics._lines import check_depth
+from agentmetrics._base._lines import check_depth
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations._matchers import Matcher, fields_match, matcher_from_json, named_matchers
 

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 import attrs
 
-from agentmetrics._model import ToolCall, _describe
+from agentmetrics.model._model import ToolCall, _describe
 from agentmetrics._secrets import mask_tokens
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats._anthropic import read_anthropic

@@ -39,7 +39,7 @@ import re
 from collections.abc import Callable
 from typing import TypeVar
 
-from agentmetrics._memo import memo
+from agentmetrics._base._memo import memo
 
 __all__ = [
     "CALL_KEY",
@@ -100,7 +100,7 @@ _T = TypeVar("_T")
 
 
 def cached(compute: Callable[[str], _T]) -> tuple[dict[str, _T], Callable[[str], _T]]:
-    """:func:`agentmetrics._memo.memo` bounded at 8,192 spellings: hostile payloads
+    """:func:`agentmetrics._base._memo.memo` bounded at 8,192 spellings: hostile payloads
     with millions of distinct keys cost time, not memory."""
     return memo(compute, limit=8192)
 

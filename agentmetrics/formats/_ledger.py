@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from agentmetrics._model import ToolCall
+from agentmetrics.model._model import ToolCall
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats._keys import norm, says_tools
 from agentmetrics.formats._payload import Path, render

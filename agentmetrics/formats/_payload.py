@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from agentmetrics._model import _describe
+from agentmetrics.model._model import _describe
 from agentmetrics.errors import InvalidCaseError
 
 __all__ = ["MAX_DEPTH", "Path", "render", "to_tree"]

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path as FilePath
 from typing import Any
 
-from agentmetrics._model import AgentTestCase, _describe
+from agentmetrics.model._model import AgentTestCase, _describe
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats._census import check, scan
 from agentmetrics.formats._ledger import Ledger, as_list, refuse

@@ -15,7 +15,7 @@ from agentmetrics.metrics._per_turn import PerTurn, per_turn
 from agentmetrics.metrics._tool_selection import ToolSelectionAccuracy
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._metric import Metric
+    from agentmetrics.metric._metric import Metric
     from agentmetrics.metrics._expectation_match import ExpectationMatch as ExpectationMatch
 
 __all__ = ["PerTurn", "ToolSelectionAccuracy", "per_turn"]  # ExpectationMatch: imported when asked for

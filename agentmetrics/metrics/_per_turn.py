@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agentmetrics._metric import Metric
-from agentmetrics._model import AgentTestCase, EvalScore
-from agentmetrics._types import ErrorsMode, check_errors_mode
+from agentmetrics.metric._metric import Metric
+from agentmetrics.model._model import AgentTestCase, EvalScore
+from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import AgentMetricsError, InvalidCaseError, InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._metric_result import MetricResult
-    from agentmetrics._tool_call_batch import ToolCallBatch
+    from agentmetrics.model._metric_result import MetricResult
+    from agentmetrics.model._tool_call_batch import ToolCallBatch
 
 __all__ = ["AGGREGATES", "PerTurn", "per_turn"]
 
@@ -108,8 +108,8 @@ class PerTurn(Metric):
         assert batch.cases is not None
         import numpy as np
 
-        from agentmetrics._metric_result import MetricResult, batch_errors, passes
-        from agentmetrics._tool_call_batch import ToolCallBatch
+        from agentmetrics.model._metric_result import MetricResult, batch_errors, passes
+        from agentmetrics.model._tool_call_batch import ToolCallBatch
 
         failed = batch_errors(self, batch, errors)
         rows = [row for row in range(len(batch)) if row not in failed]

@@ -12,7 +12,7 @@ from agentmetrics.report._page import esc, p_value, page, pct, section, table
 from agentmetrics.report._result import EMPTY_CAUSE, _check_limit, provenance_html
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._compare import Comparison
+    from agentmetrics.io._compare import Comparison
 
 __all__ = ["comparison_html", "empty_cause"]
 

@@ -22,9 +22,9 @@ from agentmetrics.report._page import esc, num, page, pct, section, table
 from agentmetrics.report._sequences import side_by_side
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._metric_result import MetricResult
-    from agentmetrics._results import EvaluationResult
-    from agentmetrics._table import Table
+    from agentmetrics.model._metric_result import MetricResult
+    from agentmetrics.results._results import EvaluationResult
+    from agentmetrics.results._table import Table
     from agentmetrics.runs._history import RunStore
     from agentmetrics.runs._provenance import Provenance
 

@@ -311,7 +311,7 @@ def _shape(value: Any) -> str:
 
 
 def _version() -> str:
-    from agentmetrics._version import __version__
+    from agentmetrics._base._version import __version__
 
     return __version__
 
@@ -452,7 +452,7 @@ def is_saved_run(path: str | os.PathLike[str]) -> bool:
         except Exception:  # not a readable Parquet file: not ours to say more
             return False
         return FORMAT_KEY.encode() in metadata
-    from agentmetrics._lines import SourceError, lines
+    from agentmetrics._base._lines import SourceError, lines
 
     head = ""
     try:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from agentmetrics.runs._store import MetricSummary, Run, StoreFile, default_store_path
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._results import EvaluationResult
+    from agentmetrics.results._results import EvaluationResult
 
 __all__ = ["MetricSummary", "Run", "RunStore", "default_store_path", "open_store"]
 

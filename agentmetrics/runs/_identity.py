@@ -106,7 +106,7 @@ def read_identity(path: Path) -> tuple[Provenance, str]:
     name = os.fspath(path)
     running = new_hash()
     if looks_like_parquet(path):
-        from agentmetrics._optional import require
+        from agentmetrics._base._optional import require
 
         pa = require("pyarrow", "arrow")
         pq = require("pyarrow.parquet", "arrow")

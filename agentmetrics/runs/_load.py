@@ -21,9 +21,9 @@ import attrs
 import numpy as np
 
 from agentmetrics._columnar import paused_gc
-from agentmetrics._metric_result import MetricResult, out_of_range
-from agentmetrics._results import EvaluationResult
-from agentmetrics._tool_call_batch import ToolCallBatch
+from agentmetrics.model._metric_result import MetricResult, out_of_range
+from agentmetrics.results._results import EvaluationResult
+from agentmetrics.model._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import AgentMetricsError, InvalidCaseError, InvalidParameterError
 from agentmetrics.runs._format import (
     DECODER,
@@ -287,7 +287,7 @@ def _read_parquet(path: Path, data: bytes | None
                   ) -> tuple[Header, _Columns, Callable[[int], str]]:
     """A saved run in Parquet (read from ``data``, its bytes, when given): its
     header, its cases column by column, and where each row is."""
-    from agentmetrics._optional import require
+    from agentmetrics._base._optional import require
 
     pa = require("pyarrow", "arrow")
     pq = require("pyarrow.parquet", "arrow")
@@ -426,7 +426,7 @@ def _cases(batch: ToolCallBatch, columns: _Columns, name: str) -> Any:
     """The cases, built when first read: their tool names and metadata (a row
     that was not a case is an UnreadableCase, as when it was read)."""
     from agentmetrics._columnar import LazyCases
-    from agentmetrics._model import UnreadableCase
+    from agentmetrics.model._model import UnreadableCase
 
     assert columns.metadata is not None
     called, expected = batch.name_lists()

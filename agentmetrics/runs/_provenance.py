@@ -25,18 +25,18 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agentmetrics._lines import MAX_DEPTH
+from agentmetrics._base._lines import MAX_DEPTH
 from agentmetrics.errors import InvalidCaseError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._results import EvaluationResult
-    from agentmetrics._tool_call_batch import ToolCallBatch
+    from agentmetrics.results._results import EvaluationResult
+    from agentmetrics.model._tool_call_batch import ToolCallBatch
 
 __all__ = ["FLAG", "MAX_DEPTH", "OBJECT", "WHOLE", "FieldError", "MetricSpec", "Provenance",
            "deeper_than", "describe", "fields_of", "fingerprint", "flag", "json_safe",
            "parse_provenance", "provenance_of", "whole"]
 
-# MAX_DEPTH (agentmetrics._lines, the one limit of every reader of nested input):
+# MAX_DEPTH (agentmetrics._base._lines, the one limit of every reader of nested input):
 # how deeply a saved run's values (metadata, ids, a metric's parameters) may
 # nest; saving refuses deeper ones, reading refuses them with their place
 # (Python's own limit would otherwise end the read with a RecursionError).
@@ -342,8 +342,8 @@ def stamp(epoch: float) -> str:
 
 def provenance_of(result: EvaluationResult, created: float | None = None) -> Provenance:
     """The provenance of a live result: this process, its metrics, its data."""
-    from agentmetrics._version import __version__
-    from agentmetrics._metric import declared_name
+    from agentmetrics._base._version import __version__
+    from agentmetrics.metric._metric import declared_name
 
     specs = []
     for label, scores in result.results.items():

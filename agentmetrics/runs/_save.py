@@ -5,7 +5,7 @@ metadata). Every value (to the bit), pass flag, reason, error, case id (with
 its type), call name and, where the cases have any, their metadata. The
 bytes are hashed as they are written (see :mod:`agentmetrics.runs._identity`).
 
-Below :mod:`agentmetrics._results`, which calls it: it reads a result only
+Below :mod:`agentmetrics.results._results`, which calls it: it reads a result only
 through its attributes and methods.
 
 One JSONL line per case::
@@ -53,7 +53,7 @@ from agentmetrics.runs._format import (
 from agentmetrics.runs._identity import digest_of, new_hash, remember
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._results import EvaluationResult
+    from agentmetrics.results._results import EvaluationResult
 
 __all__ = ["save_result"]
 
@@ -86,7 +86,7 @@ class _Run:
         self.metadata: list[Any] | None = None
         cases = batch.cases
         if metadata and cases is not None and _has_metadata(cases):
-            from agentmetrics._model import AgentTestCase
+            from agentmetrics.model._model import AgentTestCase
 
             self.metadata = [encode_metadata(case.metadata, row)
                              if isinstance(case, AgentTestCase) else None
@@ -254,7 +254,7 @@ def _id_texts(ids: list[Any]) -> list[str]:
 
 
 def _write_parquet(run: _Run, batch: Any, target: str) -> None:
-    from agentmetrics._optional import require
+    from agentmetrics._base._optional import require
 
     pa = require("pyarrow", "arrow")
     pq = require("pyarrow.parquet", "arrow")
@@ -328,7 +328,7 @@ def save_result(result: EvaluationResult, path: str | os.PathLike[str],
                                     f"exist; expected the path of a file in a folder that does. "
                                     f"Fix: create the folder first.")
     if form == "parquet":
-        from agentmetrics._optional import require
+        from agentmetrics._base._optional import require
 
         require("pyarrow", "arrow")  # before any work: say what to install at once
     with paused_gc():  # many short-lived strings, no cycles: nothing to collect

@@ -7,8 +7,8 @@ from __future__ import annotations
 import abc
 from typing import Any, cast
 
-from agentmetrics._metric import METRIC_NAME_PATTERN, Metric
-from agentmetrics._model import AgentTestCase
+from agentmetrics.metric._metric import METRIC_NAME_PATTERN, Metric
+from agentmetrics.model._model import AgentTestCase
 from agentmetrics.errors import InvalidMetricError
 from agentmetrics.runs._provenance import MetricSpec
 

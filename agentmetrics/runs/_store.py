@@ -35,7 +35,7 @@ from agentmetrics.runs._identity import read_identity, recall
 from agentmetrics.runs._provenance import Provenance
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._results import EvaluationResult
+    from agentmetrics.results._results import EvaluationResult
 
 __all__ = ["ENV_VAR", "MetricSummary", "Run", "StoreFile", "default_store_path"]
 

@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from agentmetrics.errors import InvalidParameterError
-from agentmetrics._exact import ExactSum, mean_and_variance
+from agentmetrics._base._exact import ExactSum, mean_and_variance
 from agentmetrics.stats._distributions import norm_ppf, t_ppf
 
 __all__ = ["Bounds", "Interval", "clip_to", "difference_bounds", "mean_interval",

@@ -22,7 +22,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._exact import ExactSum
+from agentmetrics._base._exact import ExactSum
 from agentmetrics.errors import InvalidParameterError
 from agentmetrics.stats._distributions import binom_test_two_sided, t_ppf, t_sf
 from agentmetrics.stats._intervals import (

@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 
-from agentmetrics._model import ToolCall
+from agentmetrics.model._model import ToolCall
 from agentmetrics.capture._reading._exchange import read_exchange
 from agentmetrics.capture._reading._merge import merge_events, pair_outputs
 from agentmetrics.capture._records import Exchange, ModelEvent, ToolEvent, Turn

@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 
-from agentmetrics._model import ToolCall
+from agentmetrics.model._model import ToolCall
 from agentmetrics.capture._answer import answer_text
 from agentmetrics.capture._reading._bodies import json_value, reader_payload, received, stream_ended
 from agentmetrics.capture._reading._requests import (

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from agentmetrics._model import ToolCall
+from agentmetrics.model._model import ToolCall
 from agentmetrics.capture._reading._exchange import Read, text_calls
 from agentmetrics.capture._records import ModelEvent, ToolEvent, Turn, Usage
 

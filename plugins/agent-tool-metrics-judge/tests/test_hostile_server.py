@@ -30,7 +30,7 @@ import numpy as np
 import pytest
 
 import agentmetrics
-import agentmetrics._concurrent
+import agentmetrics.engine._concurrent
 from agentmetrics import AgentTestCase
 from agentmetrics.errors import InvalidParameterError, MetricServiceError, TransientMetricError
 from agentmetrics_judge import ToolCallAppropriateness
@@ -61,7 +61,7 @@ def _no_judge_env(monkeypatch):
 
 @pytest.fixture(autouse=True)
 def _short_backoff(monkeypatch):
-    monkeypatch.setattr(agentmetrics._concurrent, "BACKOFF_BASE", 0.005, raising=False)
+    monkeypatch.setattr(agentmetrics.engine._concurrent, "BACKOFF_BASE", 0.005, raising=False)
 
 
 @pytest.fixture
@@ -562,7 +562,7 @@ def test_bad_limits_are_refused_when_built(params, got):
 
 
 def test_the_limits_are_parameters_that_never_change_a_score(server):
-    from agentmetrics._cache import case_keys
+    from agentmetrics.engine._cache import case_keys
 
     default = ToolCallAppropriateness()
     assert (default.max_response_bytes, default.max_retry_wait) == (8 * 1024 * 1024, None)

@@ -537,9 +537,9 @@ def _runner_ready():
 @pytest.mark.skipif(not _runner_ready(), reason="agentmetrics.evaluate has no concurrent runner")
 def test_every_case_is_scored_once_or_recorded_through_the_runner(server, tmp_path, monkeypatch):
     import agentmetrics
-    import agentmetrics._concurrent
+    import agentmetrics.engine._concurrent
 
-    monkeypatch.setattr(agentmetrics._concurrent, "BACKOFF_BASE", 0.005, raising=False)
+    monkeypatch.setattr(agentmetrics.engine._concurrent, "BACKOFF_BASE", 0.005, raising=False)
     recovers = ["", "[[fault:500:x1]]", "[[fault:429:retry-after=0.02:x2]]", "[[fault:drop:x1]]",
                 "[[fault:reset:x1]]", "[[fault:timeout=5:x1]]"]
     fails = ["[[fault:400]]", "[[fault:wrong-shape=call-bool]]", "[[fault:503]]"]

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentmetrics import AgentTestCase, ToolCall, ToolCallBatch, get_metric
-from agentmetrics._metric_result import loop_evaluate
+from agentmetrics.model._metric_result import loop_evaluate
 from agentmetrics_tooluse._matched import pair_calls
 from agentmetrics_tooluse._rules import RuleSet, compare_values, score_values
 

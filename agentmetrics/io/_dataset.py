@@ -8,8 +8,8 @@ from typing import IO, Any
 
 
 from agentmetrics._columnar import LINE_KEYS, case_from_record, check_input_format
-from agentmetrics._model import AgentTestCase, UnreadableCase
-from agentmetrics._types import ErrorsMode
+from agentmetrics.model._model import AgentTestCase, UnreadableCase
+from agentmetrics._base._types import ErrorsMode
 from agentmetrics.errors import InvalidCaseError
 
 __all__ = [
@@ -69,7 +69,7 @@ def _read(
     source: Any, label: str, errors: ErrorsMode, options: dict[str, Any]
 ) -> Iterator[tuple[int, AgentTestCase | UnreadableCase]]:
     # Deferred: keeps `import agentmetrics` light.
-    from agentmetrics._lines import SourceError, lines
+    from agentmetrics._base._lines import SourceError, lines
 
     try:
         for line in lines(source):
@@ -96,8 +96,8 @@ def case_of_parsed_line(
     number: int, record: Any, label: str, errors: ErrorsMode, options: dict[str, Any]
 ) -> AgentTestCase | UnreadableCase:
     """:func:`case_of_line` for a non-blank line whose JSON value the caller has
-    parsed already, exactly as :func:`agentmetrics._lines.parse_json_line` does
-    (:func:`agentmetrics._lines.parse_json_lines`): not parsed a second time."""
+    parsed already, exactly as :func:`agentmetrics._base._lines.parse_json_line` does
+    (:func:`agentmetrics._base._lines.parse_json_lines`): not parsed a second time."""
     return _case_at(number, None, record, label, errors, options)
 
 
@@ -128,7 +128,7 @@ def _case_at(number: int, line: Any, parsed: Any, label: str, errors: ErrorsMode
 
 def _parse(line: Any) -> Any:
     """The JSON value of a line not parsed yet; InvalidCaseError saying why not."""
-    from agentmetrics._lines import LineError, parse_json_line
+    from agentmetrics._base._lines import LineError, parse_json_line
 
     if line.text is None:  # bytes that could not be decoded
         raise InvalidCaseError(line.error or "unreadable line")

@@ -29,9 +29,9 @@ from agentmetrics._columnar import (
     ingest,
     records_from_arrow,
 )
-from agentmetrics._model import AgentTestCase, ToolCall, UnreadableCase, _describe, _is_not_given
-from agentmetrics._optional import require
-from agentmetrics._types import ErrorsMode, check_errors_mode
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase, _describe, _is_not_given
+from agentmetrics._base._optional import require
+from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import InvalidCaseError
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -12,16 +12,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._optional import require
-from agentmetrics._tool_call_batch import ToolCallBatch
-from agentmetrics._metric_result import MetricResult
-from agentmetrics._table import Table
+from agentmetrics._base._optional import require
+from agentmetrics.model._tool_call_batch import ToolCallBatch
+from agentmetrics.model._metric_result import MetricResult
+from agentmetrics.results._table import Table
 from agentmetrics.errors import (
     InvalidParameterError,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._repeated import Trials
+    from agentmetrics.results._repeated import Trials
     from pathlib import Path
 
     from agentmetrics.runs._history import RunStore
@@ -135,8 +135,8 @@ class EvaluationResult:
         standard errors, or whole clusters resampled). ``ci=None`` leaves the
         intervals out.
         """
-        from agentmetrics._aggregate import MetricMoments
-        from agentmetrics._summary import summary_table
+        from agentmetrics.results._aggregate import MetricMoments
+        from agentmetrics.results._summary import summary_table
 
         moments = [MetricMoments.from_result(label, scores)
                    for label, scores in self.results.items()]
@@ -148,7 +148,7 @@ class EvaluationResult:
         or one task label per case), with pass@k and pass^k for ``metric``
         (needed when there are several). A case that could not be scored
         counts as a failed trial."""
-        from agentmetrics._repeated import Trials
+        from agentmetrics.results._repeated import Trials
 
         if metric is None:
             if len(self.results) != 1:
@@ -179,7 +179,7 @@ class EvaluationResult:
         """Per tool name, over the cases with both call lists: in how many cases
         it was expected, called, missed (expected, not called) and unexpected
         (called, not expected), with precision and recall. Sorted by misses."""
-        from agentmetrics._aggregate import ToolCounts
+        from agentmetrics.results._aggregate import ToolCounts
 
         return ToolCounts.from_batch(self.batch).table()
 

@@ -2,7 +2,7 @@
 
 What ``summary()``, ``per_tool()`` and ``failures()`` need, computed from one
 part of the cases and merged with the others: integer counts, exact sums
-(:class:`agentmetrics._exact.ExactSum`) of the values and of their exact
+(:class:`agentmetrics._base._exact.ExactSum`) of the values and of their exact
 squares, minima and maxima, per-tool counts by name, and the first failing
 rows. The state of a merge depends only on the cases in it (and, for the
 failures, on their order), never on how they were split or on the shape of
@@ -26,14 +26,14 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._exact import ExactSum, exact_squares, exact_variance
-from agentmetrics._table import Table
+from agentmetrics._base._exact import ExactSum, exact_squares, exact_variance
+from agentmetrics.results._table import Table
 from agentmetrics.errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._tool_call_batch import ToolCallBatch
-    from agentmetrics._metric_result import MetricResult
-    from agentmetrics._results import EvaluationResult
+    from agentmetrics.model._tool_call_batch import ToolCallBatch
+    from agentmetrics.model._metric_result import MetricResult
+    from agentmetrics.results._results import EvaluationResult
 
 __all__ = ["Aggregate", "ClusterSums", "MetricMoments", "ToolCounts", "merge"]
 
@@ -389,7 +389,7 @@ class Aggregate:
         as ``summary(cluster=...)`` gives them (to rounding: the sums per
         cluster are not exact), from the cluster labels the aggregate was built
         with."""
-        from agentmetrics._summary import clustered_table, moments_table
+        from agentmetrics.results._summary import clustered_table, moments_table
 
         if not clustered:
             return moments_table(list(self.metrics.values()), ci)

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agentmetrics._cache import (
+from agentmetrics.engine._cache import (
     CacheReadError,
     CacheStats,
     CacheWriteError,
@@ -47,8 +47,8 @@ from agentmetrics._cache import (
     metric_name,
     uncacheable_reason,
 )
-from agentmetrics._model import AgentTestCase, EvalScore
-from agentmetrics._metric_result import (
+from agentmetrics.model._model import AgentTestCase, EvalScore
+from agentmetrics.model._metric_result import (
     CASE_ERRORS,
     MetricResult,
     _StoredReasons,
@@ -56,7 +56,7 @@ from agentmetrics._metric_result import (
     describe_error,
     metric_failure,
 )
-from agentmetrics._types import ErrorsMode
+from agentmetrics._base._types import ErrorsMode
 from agentmetrics.errors import (
     CacheWarning,
     CaseEvaluationError,
@@ -66,9 +66,9 @@ from agentmetrics.errors import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._tool_call_batch import ToolCallBatch
-    from agentmetrics._metric import Metric
-    from agentmetrics._progress import Progress
+    from agentmetrics.model._tool_call_batch import ToolCallBatch
+    from agentmetrics.metric._metric import Metric
+    from agentmetrics._base._progress import Progress
 
 __all__ = ["DEFAULT_CONCURRENCY", "MetricRun", "RunSettings", "needs_runner", "score_concurrently"]
 
@@ -376,7 +376,7 @@ async def score_concurrently(
 
 def needs_runner(metric: Metric, settings: RunSettings) -> bool:
     """Whether ``metric`` is scored here rather than by its own evaluate_batch."""
-    from agentmetrics._metric import Metric as Base
+    from agentmetrics.metric._metric import Metric as Base
 
     own = type(metric).evaluate_batch
     if getattr(own, "__wrapped__", own) is not Base.evaluate_batch:

@@ -17,9 +17,9 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._model import AgentTestCase, EvalScore
+from agentmetrics.model._model import AgentTestCase, EvalScore
 from agentmetrics._secrets import scrub_reason
-from agentmetrics._types import ErrorsMode, check_errors_mode
+from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
     CaseEvaluationError,
     InvalidCaseError,
@@ -31,8 +31,8 @@ from agentmetrics.errors import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._metric import Metric
-    from agentmetrics._tool_call_batch import ToolCallBatch
+    from agentmetrics.metric._metric import Metric
+    from agentmetrics.model._tool_call_batch import ToolCallBatch
 
 __all__ = [
     "CASE_ERRORS",
@@ -235,7 +235,7 @@ class _CheckedReasons:
 
 def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> MetricResult:
     """Every MetricResult a metric's evaluate_batch returns, checked exactly as
-    :func:`agentmetrics._metric.check_score` checks one EvalScore: one entry per
+    :func:`agentmetrics.metric._metric.check_score` checks one EvalScore: one entry per
     case; float64 values in [0, 1], NaN exactly on the rows with an error;
     ``passed`` agreeing with the threshold, never on an error row; every row
     the batch could not read reported as an error; a non-empty message per

@@ -25,14 +25,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._tool_call_batch import ToolCallBatch
+from agentmetrics.model._tool_call_batch import ToolCallBatch
 from agentmetrics._kernels import IntArray, multiset_overlap, sequence_lcs, set_counts
-from agentmetrics._metric_result import MetricResult, batch_errors, case_values, passes
-from agentmetrics._types import ErrorsMode, check_errors_mode
+from agentmetrics.model._metric_result import MetricResult, batch_errors, case_values, passes
+from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import InvalidCaseError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._metric import Metric
+    from agentmetrics.metric._metric import Metric
 
 __all__ = [
     "ErrorsMode",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import attrs
 
-from agentmetrics._model import CASE_FIELDS, AgentTestCase, EvalScore, _describe
+from agentmetrics.model._model import CASE_FIELDS, AgentTestCase, EvalScore, _describe
 from agentmetrics._secrets import (
     MASK,
     scrub,
@@ -24,7 +24,7 @@ from agentmetrics._secrets import (
     url_credentials,
     value_texts,
 )
-from agentmetrics._types import ErrorsMode, check_errors_mode
+from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
     InvalidCaseError,
     InvalidMetricError,
@@ -34,8 +34,8 @@ from agentmetrics.errors import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._metric_result import MetricResult
-    from agentmetrics._tool_call_batch import ToolCallBatch
+    from agentmetrics.model._metric_result import MetricResult
+    from agentmetrics.model._tool_call_batch import ToolCallBatch
 
 __all__ = [
     "METRIC_NAME_PATTERN",
@@ -135,7 +135,7 @@ def validate_flag(value: object, *, metric: str, parameter: str) -> bool:
 
 def check_score(metric: Metric, score: object) -> EvalScore:
     """Every EvalScore a metric returns, checked: the scalar half of the one validator
-    (the batch half is :func:`agentmetrics._metric_result.check_result`)."""
+    (the batch half is :func:`agentmetrics.model._metric_result.check_result`)."""
     if not isinstance(score, EvalScore):
         raise metric_bug(metric, f"evaluate returned {_describe(score)}; expected an EvalScore")
     value = score.value
@@ -181,7 +181,7 @@ def _checked_aevaluate(aevaluate: Any) -> Any:
 def _checked_evaluate_batch(evaluate_batch: Any) -> Any:
     @functools.wraps(evaluate_batch)
     def checked(self: Metric, batch: ToolCallBatch, *, errors: ErrorsMode = "raise") -> MetricResult:
-        from agentmetrics._metric_result import check_result  # numpy: loaded with the first batch
+        from agentmetrics.model._metric_result import check_result  # numpy: loaded with the first batch
 
         result = _scrubbing(self, functools.partial(evaluate_batch, errors=errors), self, batch)
         return check_result(self, batch, _scrub_errors(self, result))
@@ -237,7 +237,7 @@ class Metric(abc.ABC):
     checks, the value's bounds, the pass/fail decision), or :meth:`evaluate`
     itself. Every result a metric returns, from ``evaluate`` or from an
     ``evaluate_batch`` that a subclass writes, goes through one validator
-    (:func:`check_score`, :func:`agentmetrics._metric_result.check_result`): a
+    (:func:`check_score`, :func:`agentmetrics.model._metric_result.check_result`): a
     value out of [0, 1], a ``passed`` flag that disagrees with the threshold,
     a missing reason, or a batch that scores a row it could not read raises
     InvalidMetricError naming the metric.
@@ -405,7 +405,7 @@ class Metric(abc.ABC):
         MissingFieldError if a required field is ``None``.
         """
         if _async_only(type(self)):
-            from agentmetrics._aio import run_sync  # an async-only metric, called plainly
+            from agentmetrics._base._aio import run_sync  # an async-only metric, called plainly
 
             return run_sync(self.aevaluate(case))
         self._check_case(case)
@@ -449,7 +449,7 @@ class Metric(abc.ABC):
         cannot be scored; ``errors="record"`` gives it NaN, passed False and
         its error message, and goes on.
         """
-        from agentmetrics._metric_result import loop_evaluate  # numpy: loaded with the first batch
+        from agentmetrics.model._metric_result import loop_evaluate  # numpy: loaded with the first batch
 
         return loop_evaluate(self, batch, check_errors_mode(errors))
 

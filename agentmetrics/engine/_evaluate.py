@@ -12,16 +12,16 @@ import warnings
 
 import numpy as np
 
-from agentmetrics._aio import run_sync
+from agentmetrics._base._aio import run_sync
 from agentmetrics._columnar import check_unique_columns
-from agentmetrics._tool_call_batch import ToolCallBatch
-from agentmetrics._concurrent import MetricRun, RunSettings, needs_runner, score_concurrently
-from agentmetrics._metric import Metric, metric_labels
-from agentmetrics._model import AgentTestCase, UnreadableCase, _describe
-from agentmetrics._progress import AUTO_PROGRESS_MIN_CASES, Progress
-from agentmetrics._metric_result import MetricResult, check_result, metric_failure, note_metric_bug
-from agentmetrics._results import EvaluationResult
-from agentmetrics._types import ErrorsMode, check_errors_mode
+from agentmetrics.model._tool_call_batch import ToolCallBatch
+from agentmetrics.engine._concurrent import MetricRun, RunSettings, needs_runner, score_concurrently
+from agentmetrics.metric._metric import Metric, metric_labels
+from agentmetrics.model._model import AgentTestCase, UnreadableCase, _describe
+from agentmetrics._base._progress import AUTO_PROGRESS_MIN_CASES, Progress
+from agentmetrics.model._metric_result import MetricResult, check_result, metric_failure, note_metric_bug
+from agentmetrics.results._results import EvaluationResult
+from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
     CaseEvaluationError,
     EmptyEvaluationWarning,
@@ -156,7 +156,7 @@ def _settings(errors: ErrorsMode, concurrency: int | None, timeout: float | None
             f"retries: expected a whole number of retries, 0 or more, got {_describe(retries)}.")
     store = None
     if cache is not None:
-        from agentmetrics._cache import ScoreCache
+        from agentmetrics.engine._cache import ScoreCache
 
         if isinstance(cache, ScoreCache):
             store = cache

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agentmetrics._memo import memo
+from agentmetrics._base._memo import memo
 from agentmetrics.errors import InvalidCaseError
 
 if TYPE_CHECKING:

@@ -38,7 +38,7 @@ from typing import Any
 
 import attrs
 
-from agentmetrics._model import AgentTestCase, ToolCall
+from agentmetrics.model._model import AgentTestCase, ToolCall
 
 __all__ = ["Unencodable", "encode", "encode_fields"]
 

@@ -6,7 +6,7 @@ by the metric's class, its version, its parameters (less its
 of the URLs in the others, and the threshold: ``passed`` is decided again
 with the threshold in use) and the case fields it reads (``cache_fields``,
 and its ``required_fields`` too: a field it needs is a field it reads), all
-in the canonical, type-tagged encoding of :mod:`agentmetrics._canonical`,
+in the canonical, type-tagged encoding of :mod:`agentmetrics.model._canonical`,
 hashed with SHA-256. Two cases that differ in any field the metric reads
 never share a key; a case (or a metric parameter) with a value that has no
 faithful encoding is scored and counted as ``uncacheable``, never keyed
@@ -47,13 +47,13 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agentmetrics._canonical import Unencodable, encode, encode_fields
-from agentmetrics._model import AgentTestCase
+from agentmetrics.model._canonical import Unencodable, encode, encode_fields
+from agentmetrics.model._model import AgentTestCase
 from agentmetrics._secrets import strip_credentials
 from agentmetrics.errors import CacheError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._metric import Metric
+    from agentmetrics.metric._metric import Metric
 
 __all__ = ["CacheReadError", "CacheStats", "CacheWriteError", "ScoreCache", "case_keys",
            "keyed_fields", "metric_identity", "metric_name", "uncacheable_reason"]
@@ -327,7 +327,7 @@ class ScoreCache:
 
 def _metric_stand_in(value: Any) -> Any:
     """A metric given as a parameter (a wrapper's inner metric), as its identity."""
-    from agentmetrics._metric import Metric
+    from agentmetrics.metric._metric import Metric
 
     if isinstance(value, Metric):
         return _identity_parts(value)

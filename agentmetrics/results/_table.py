@@ -70,7 +70,7 @@ class Table:
         return list(self)
 
     def to_pandas(self) -> Any:
-        from agentmetrics._optional import require
+        from agentmetrics._base._optional import require
 
         pd = require("pandas", "pandas")
         return pd.DataFrame(self.rows, columns=list(self.columns))

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from agentmetrics._table import Table
+from agentmetrics.results._table import Table
 from agentmetrics.errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._aggregate import ClusterSums, MetricMoments
-    from agentmetrics._tool_call_batch import ToolCallBatch
-    from agentmetrics._results import EvaluationResult
+    from agentmetrics.results._aggregate import ClusterSums, MetricMoments
+    from agentmetrics.model._tool_call_batch import ToolCallBatch
+    from agentmetrics.results._results import EvaluationResult
 
 __all__ = ["case_labels", "clip_rate", "clustered_table", "moments_table", "summary_table"]
 
@@ -44,7 +44,7 @@ def case_labels(batch: ToolCallBatch, key: str | Sequence[Any] | Any, parameter:
     """One label per case: ``key`` names a metadata entry of every case (``"id"``
     is the case id), or is itself one label per case (a list, an array, a pandas
     Series). A case without a label is an error, never dropped or grouped alone."""
-    from agentmetrics._model import AgentTestCase
+    from agentmetrics.model._model import AgentTestCase
 
     n = len(batch)
     if isinstance(key, str):

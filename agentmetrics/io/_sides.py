@@ -12,11 +12,11 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._metric_result import out_of_range
+from agentmetrics.model._metric_result import out_of_range
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._results import EvaluationResult
+    from agentmetrics.results._results import EvaluationResult
 
 __all__ = ["Scores", "Side", "read_side", "registered_range", "side_from_evaluations",
            "side_from_records", "side_from_result"]
@@ -70,7 +70,7 @@ def _check_unique(keys: Sequence[Any], where: Callable[[int], str], side: str,
 def side_from_result(result: EvaluationResult, on: str | None, name: str) -> Side:
     """Each metric of ``result``, its cases keyed by ``on``: ``"id"`` (the case
     id), another metadata key, or ``None`` (the position)."""
-    from agentmetrics._summary import case_labels
+    from agentmetrics.results._summary import case_labels
 
     batch = result.batch
     if on is None:
@@ -115,7 +115,7 @@ def read_side(path: str | os.PathLike[str], on: str | None) -> Side:
     """Saved scores: a saved run (``EvaluationResult.save``, ``agentmetrics
     evaluate --save``), the rows of ``agentmetrics evaluate --format jsonl`` (or
     ``json``), or a pytest ``--agentmetrics-report``."""
-    from agentmetrics._lines import LineError, SourceError, lines, parse_json_line
+    from agentmetrics._base._lines import LineError, SourceError, lines, parse_json_line
     from agentmetrics.runs._format import is_saved_run
 
     name = os.fspath(path)

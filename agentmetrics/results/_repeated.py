@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._table import Table
+from agentmetrics.results._table import Table
 from agentmetrics.errors import InvalidParameterError
 from agentmetrics.stats._trials import pass_k_values
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._results import EvaluationResult
+    from agentmetrics.results._results import EvaluationResult
 
 __all__ = ["Trials", "default_ks"]
 
@@ -76,7 +76,7 @@ class Trials:
     @classmethod
     def from_result(cls, result: EvaluationResult, by: str | Sequence[Any],
                     metric: str) -> Trials:
-        from agentmetrics._summary import case_labels
+        from agentmetrics.results._summary import case_labels
 
         scores = result[metric]
         labels = case_labels(result.batch, by, "by")

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agentmetrics._metric import Metric, metric_labels
-from agentmetrics._types import ErrorsMode
+from agentmetrics.metric._metric import Metric, metric_labels
+from agentmetrics._base._types import ErrorsMode
 from agentmetrics.errors import CaseEvaluationError, EvaluationInterrupted
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics._aggregate import MetricMoments
-    from agentmetrics._metric_result import MetricResult
-    from agentmetrics._results import EvaluationResult
+    from agentmetrics.results._aggregate import MetricMoments
+    from agentmetrics.model._metric_result import MetricResult
+    from agentmetrics.results._results import EvaluationResult
 
 __all__ = ["CHUNK_CASES", "RunningSummary", "score_chunks", "score_stream"]
 
@@ -30,7 +30,7 @@ CHUNK_CASES = 50_000
 @attrs.define(slots=True)
 class RunningSummary:
     """One metric's totals over everything scored so far: the metric's
-    :class:`~agentmetrics._aggregate.MetricMoments`, merged chunk by chunk, so
+    :class:`~agentmetrics.results._aggregate.MetricMoments`, merged chunk by chunk, so
     that the mean (of the exact sum) is the same whatever the chunk size, and
     the same as ``evaluate(...).summary()`` gives on all the cases."""
 
@@ -41,7 +41,7 @@ class RunningSummary:
     @classmethod
     def start(cls, label: str, metric: Metric) -> RunningSummary:
         """Totals of nothing yet (needs numpy: call it once scoring runs)."""
-        from agentmetrics._aggregate import MetricMoments
+        from agentmetrics.results._aggregate import MetricMoments
 
         return cls(label, metric, MetricMoments.empty(label, metric))
 
@@ -78,7 +78,7 @@ class RunningSummary:
         return self.passed / self.n if self.n else math.nan
 
     def add(self, result: MetricResult) -> None:
-        from agentmetrics._aggregate import MetricMoments
+        from agentmetrics.results._aggregate import MetricMoments
 
         self.moments = self.moments.merge(MetricMoments.from_result(self.label, result))
 
@@ -119,7 +119,7 @@ def score_chunks(
 ) -> list[RunningSummary]:
     """:func:`score_stream` over chunks made by the caller: each anything
     :func:`agentmetrics.evaluate` takes (a list of cases, a ToolCallBatch)."""
-    from agentmetrics._evaluate import score_cases
+    from agentmetrics.engine._evaluate import score_cases
 
     labels = metric_labels(metrics)
     summaries = [RunningSummary.start(label, metric) for label, metric in zip(labels, metrics)]

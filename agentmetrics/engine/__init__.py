@@ -1,0 +1,3 @@
+"""Scoring a batch: `evaluate`, its concurrency, the score cache, streaming in chunks."""
+
+__all__: list[str] = []

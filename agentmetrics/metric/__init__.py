@@ -1,0 +1,3 @@
+"""The metric contract: the abstract `Metric` every metric implements."""
+
+__all__: list[str] = []

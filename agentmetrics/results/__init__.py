@@ -1,0 +1,3 @@
+"""Results: `EvaluationResult`, the summary table, aggregates, trials."""
+
+__all__: list[str] = []
