@@ -40,7 +40,7 @@ from agentmetrics.results._aggregate import merge as _merge_aggregates
 from agentmetrics._columnar import check_unique_columns
 from agentmetrics.io._dataset import case_from_record
 from agentmetrics.metric._metric import Metric, metric_labels
-from agentmetrics.model._model import AgentTestCase, UnreadableCase, _describe
+from agentmetrics.model._model import AgentTestCase, UnreadableCase, describe
 from agentmetrics._base._optional import require
 from agentmetrics.results._results import EvaluationResult
 from agentmetrics.model._tool_call_batch import ToolCallBatch, holds_mappings, refuse_row
@@ -53,7 +53,7 @@ __all__ = ["AGGREGATE_DDL", "Aggregate", "RowScorer", "SparkScorer", "aggregate"
 _CALL_FIELDS = ("tool_calls", "expected_tool_calls")
 
 
-def _columns(columns: Mapping[str, str] | None) -> dict[str, str | None]:
+def column_map(columns: Mapping[str, str] | None) -> dict[str, str | None]:
     names: dict[str, str | None] = {"tool_calls": "tool_calls",
                                     "expected_tool_calls": "expected_tool_calls", "id": None}
     for key, value in (columns or {}).items():
@@ -63,7 +63,7 @@ def _columns(columns: Mapping[str, str] | None) -> dict[str, str | None]:
                 f"columns={{'tool_calls': 'calls', 'expected_tool_calls': 'gold', 'id': 'trace'}}.")
         if not isinstance(value, str):
             raise InvalidParameterError(
-                f"columns[{key!r}]: expected a column name, got {_describe(value)}.")
+                f"columns[{key!r}]: expected a column name, got {describe(value)}.")
         names[key] = value
     return names
 
@@ -105,7 +105,7 @@ def evaluate_partition(
     from agentmetrics.engine._evaluate import score_cases
 
     check_errors_mode(errors)
-    names = _columns(columns)
+    names = column_map(columns)
     batch, ids, kept, first = _batch(data, names, tuple(keep))
     if errors == "raise" and batch.invalid:
         row = min(batch.invalid)
@@ -142,7 +142,7 @@ def _batch(data: Any, names: dict[str, str | None],
         return (*_from_items(data, keep), None)
     raise InvalidParameterError(
         f"data: expected a pandas DataFrame, an Arrow Table or RecordBatch, a dict of columns "
-        f"or a list of cases, got {_describe(data)}.")
+        f"or a list of cases, got {describe(data)}.")
 
 
 def _require_columns(present: Sequence[str], names: dict[str, str | None],
@@ -307,9 +307,9 @@ def _labels(metrics: Sequence[Any]) -> list[str]:
         metrics = [metrics]
     if all(isinstance(each, str) for each in metrics):
         return list(metrics)
-    from agentmetrics.engine._evaluate import _resolve_metric
+    from agentmetrics.engine._evaluate import metric_of
 
-    return metric_labels([_resolve_metric(each) for each in metrics])
+    return metric_labels([metric_of(each) for each in metrics])
 
 
 def rows_schema(labels: Sequence[Any], *, id_type: Any = None,

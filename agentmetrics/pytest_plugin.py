@@ -56,12 +56,12 @@ class AgentEval:
 
     def record(self, case: AgentTestCase) -> AgentTestCase:
         """Record one AgentTestCase and return it."""
-        from agentmetrics.model._model import AgentTestCase, _describe
+        from agentmetrics.model._model import AgentTestCase, describe
         from agentmetrics.errors import InvalidCaseError
 
         if not isinstance(case, AgentTestCase):
             raise InvalidCaseError(
-                f"agent_eval.record expects an AgentTestCase, got {_describe(case)}. Fix: "
+                f"agent_eval.record expects an AgentTestCase, got {describe(case)}. Fix: "
                 f"use agent_eval.record_run(tool_calls=[...], expected_tool_calls=[...])."
             )
         self.cases.append(case)

@@ -58,7 +58,7 @@ __all__ = [
 #: Set to 1 to ignore every third-party entry point (built-ins stay).
 DISABLE_AUTOLOAD_ENV = "AGENTMETRICS_DISABLE_PLUGIN_AUTOLOAD"
 #: This library's own distribution, which provides the built-in metrics.
-_OWN_DISTRIBUTION = "agent-tool-metrics"
+OWN_DISTRIBUTION = "agent-tool-metrics"
 # Used only when agentmetrics runs from a source tree without being installed,
 # so that its own entry points cannot be found; tests check it matches pyproject.
 _BUILTIN_TARGETS = {
@@ -159,7 +159,7 @@ def _autoload_disabled() -> bool:
 
 def _is_builtin(spec: EntryPointSpec) -> bool:
     return spec.distribution is not None and (
-        normalize_distribution(spec.distribution) == _OWN_DISTRIBUTION
+        normalize_distribution(spec.distribution) == OWN_DISTRIBUTION
     )
 
 
@@ -199,7 +199,7 @@ class _Registry:
                     from agentmetrics._base._version import __version__
 
                     found += [
-                        EntryPointSpec(name, target, _OWN_DISTRIBUTION, __version__)
+                        EntryPointSpec(name, target, OWN_DISTRIBUTION, __version__)
                         for name, target in _BUILTIN_TARGETS.items()
                     ]
                 if _autoload_disabled():
@@ -660,7 +660,7 @@ def refresh() -> None:
     _registry.refresh()
 
 
-def _find_by_class_name(class_name: str) -> type[Metric] | None:
+def find_by_class_name(class_name: str) -> type[Metric] | None:
     return _registry.find_class_name(class_name)
 
 

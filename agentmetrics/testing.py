@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 
 from agentmetrics.metric._metric import Metric
-from agentmetrics.model._model import AgentTestCase, _describe
+from agentmetrics.model._model import AgentTestCase, describe
 from agentmetrics.errors import InvalidCaseError
 
 __all__ = [
@@ -40,7 +40,7 @@ class AgentAssertions:
     def __init__(self, case: AgentTestCase) -> None:
         if not isinstance(case, AgentTestCase):
             raise InvalidCaseError(
-                f"assert_that expects an AgentTestCase, got {_describe(case)}. Fix: build "
+                f"assert_that expects an AgentTestCase, got {describe(case)}. Fix: build "
                 f"AgentTestCase(tool_calls=[...], expected_tool_calls=[...])."
             )
         self.case = case

@@ -31,15 +31,17 @@ import attrs
 
 from agentmetrics.errors import InvalidCaseError
 
-__all__ = ["MAX_DEPTH", "Line", "LineError", "SourceError", "check_depth", "decode_line", "lines",
-           "parse_json_line", "parse_json_lines"]
+__all__ = [
+    "BOMS", "Line", "LineError", "MAX_DEPTH", "SourceError", "check_depth", "decode_line", "lines",
+    "parse_json_line", "parse_json_lines",
+]
 
 _CHUNK = 1 << 16
 _FIX = "Fix: save the file as UTF-8."
 
 #: Byte-order marks, longest first (the UTF-32 LE mark begins with the UTF-16 LE one):
 #: (mark, codec, the encoded newline, the name messages use).
-_BOMS = (
+BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le", "\n".encode("utf-32-le"), "UTF-32"),
     (codecs.BOM_UTF32_BE, "utf-32-be", "\n".encode("utf-32-be"), "UTF-32"),
     (codecs.BOM_UTF8, "utf-8", b"\n", "UTF-8"),
@@ -150,7 +152,7 @@ def _sentence(error: Exception) -> str:
 
 def _decode(head: bytes, read: Callable[[int], bytes]) -> Iterator[Line]:
     codec, newline, name, skip = "utf-8", b"\n", "UTF-8", 0
-    for bom, bom_codec, bom_newline, bom_name in _BOMS:
+    for bom, bom_codec, bom_newline, bom_name in BOMS:
         if head.startswith(bom):
             codec, newline, name, skip = bom_codec, bom_newline, bom_name, len(bom)
             break

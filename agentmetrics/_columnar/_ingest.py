@@ -31,9 +31,9 @@ from agentmetrics._columnar._records import case_from_record
 from agentmetrics.model._model import (
     AgentTestCase,
     UnreadableCase,
-    _call_for_name,
-    _describe,
-    _to_tool_call,
+    call_for_name,
+    describe,
+    to_tool_call,
     call_columns,
     calls_from_mappings,
     cases_from_fields,
@@ -240,7 +240,7 @@ def _one(record: Any, options: Mapping[str, Any]) -> AgentTestCase:
         record = dict(record)
     if not isinstance(record, dict):
         raise InvalidCaseError(
-            f"expected a mapping of case fields (or an AgentTestCase), got {_describe(record)}. "
+            f"expected a mapping of case fields (or an AgentTestCase), got {describe(record)}. "
             f"Fix: pass dicts such as {{'tool_calls': [...], 'expected_tool_calls': [...]}}.")
     return case_from_record(record, **options)
 
@@ -383,13 +383,13 @@ def _calls(items: list[Any]) -> list[Any]:
     """The ToolCalls of a side's checked items (names or plain call dicts)."""
     kinds = set(map(type, items))
     if kinds <= {str}:
-        return list(map(_call_for_name, items))
+        return list(map(call_for_name, items))
     calls = calls_from_mappings(items) if kinds == {dict} else None
     if calls is not None:
         return calls
     # Mixed names and dicts, or values ToolCall converts (a str subclass as an
     # argument name): call by call. They were checked when the records were read.
-    return [_to_tool_call(item, "", 0) for item in items]
+    return [to_tool_call(item, "", 0) for item in items]
 
 
 def cases_from_records(records: list[dict[str, Any]]) -> list[AgentTestCase]:

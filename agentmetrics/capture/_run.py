@@ -9,7 +9,7 @@ from contextvars import Token
 from types import TracebackType
 from typing import Any, Literal
 
-from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase, _describe
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase, describe
 from agentmetrics.capture import _hooks
 from agentmetrics.capture._records import Turn, Usage
 from agentmetrics.capture._state import ACTIVE, PROCESS, Recorder
@@ -117,7 +117,7 @@ class Run:
         instead of raising when a response could not be read."""
         if errors not in ("raise", "record"):
             raise InvalidParameterError(
-                f"errors: expected 'raise' or 'record', got {_describe(errors)}.")
+                f"errors: expected 'raise' or 'record', got {describe(errors)}.")
         try:
             turns = self._checked()
             info = {"captured_turns": len(turns), **({} if metadata is None else metadata),
@@ -132,7 +132,7 @@ class Run:
                 raise CaptureError(
                     f"expected_turns: expected one list of calls per user turn "
                     f"({len(groups)} captured: {[group[0] for group in groups]!r}), got "
-                    f"{_describe(expected_turns)}. Fix: give one entry per user turn, or "
+                    f"{describe(expected_turns)}. Fix: give one entry per user turn, or "
                     f"leave out expected_turns for a single-turn case.")
             return AgentTestCase(
                 input=input, actual_output=actual_output, metadata=info,
@@ -242,11 +242,11 @@ def capture(*, scope: Literal["context", "process"] = "context",
     nothing is written unless :meth:`Run.save` is called."""
     if scope not in ("context", "process"):
         raise InvalidParameterError(
-            f"scope: expected 'context' or 'process', got {_describe(scope)}.")
+            f"scope: expected 'context' or 'process', got {describe(scope)}.")
     names = tuple(_hooks.HOOKS) if hooks is None else tuple(hooks)
     unknown = [name for name in names if name not in _hooks.HOOKS]
     if unknown or isinstance(hooks, str):
         raise InvalidParameterError(
-            f"hooks: expected names from {list(_hooks.HOOKS)}, got {_describe(hooks)}. Fix: "
+            f"hooks: expected names from {list(_hooks.HOOKS)}, got {describe(hooks)}. Fix: "
             f"pass a list of those names, or leave hooks out for all of them.")
     return Capture(scope, tuple(names))

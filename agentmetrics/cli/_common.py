@@ -18,7 +18,7 @@ from agentmetrics._secrets import (
     shown_items,
 )
 from agentmetrics.errors import AgentMetricsError, InvalidMetricError, InvalidParameterError
-from agentmetrics.registry import _OWN_DISTRIBUTION, get_metric
+from agentmetrics.registry import OWN_DISTRIBUTION, get_metric
 
 __all__ = ["DEFAULT_METRIC", "DEFAULT_WIDTH", "INTERRUPTED", "build_metric", "non_negative",
            "output_width", "parse_metric_spec", "positive", "print_table", "rate", "seconds", "to_json",
@@ -26,7 +26,7 @@ __all__ = ["DEFAULT_METRIC", "DEFAULT_WIDTH", "INTERRUPTED", "build_metric", "no
 
 #: The built-in, named by its distribution: another package that also claims
 #: the name must not make a plain `agentmetrics evaluate` ambiguous.
-DEFAULT_METRIC = f"{_OWN_DISTRIBUTION}/tool_selection_accuracy"
+DEFAULT_METRIC = f"{OWN_DISTRIBUTION}/tool_selection_accuracy"
 #: The exit status after Ctrl-C (128 + SIGINT), once what was scored is written.
 INTERRUPTED = 130
 

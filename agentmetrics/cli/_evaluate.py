@@ -335,7 +335,7 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
     metrics = [build_metric(spec) for spec in args.metric or [DEFAULT_METRIC]]
 
     from agentmetrics._base._prefetch import prefetched
-    from agentmetrics.engine._streaming import _chunks
+    from agentmetrics.engine._streaming import chunked
 
     # What score_chunks reads: lists of cases, or ToolCallBatches from Arrow,
     # which parses with the GIL released, so the next chunk is read on a
@@ -343,7 +343,7 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
     chunks: Any
     lines: _Lines | None = None
     if args.file is None:
-        chunks = _chunks(example_cases(), args.chunk_size)
+        chunks = chunked(example_cases(), args.chunk_size)
         source = f"bundled example: {EXAMPLE_CASES} (tau2-bench airline runs)"
     else:
         source = "<stdin>" if args.file == "-" else args.file
@@ -353,7 +353,7 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
             # Bytes: encodings are detected per file, a bad byte spoils one line only.
             stdin = None if sys.stdin is None else getattr(sys.stdin, "buffer", sys.stdin)
             lines = _Lines(source)
-            chunks = _chunks(lines.track(numbered_cases(stdin, **options)), args.chunk_size)
+            chunks = chunked(lines.track(numbered_cases(stdin, **options)), args.chunk_size)
         elif _is_parquet(args.file):
             lines = _Lines(source, rows=True)
             chunks = prefetched(_parquet_chunks(args.file, args.chunk_size))
@@ -365,7 +365,7 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
                 args.file, args.chunk_size, errors=args.errors, options=reading)))
         else:
             lines = _Lines(source)
-            chunks = _chunks(lines.track(numbered_cases(args.file, **options)),
+            chunks = chunked(lines.track(numbered_cases(args.file, **options)),
                              args.chunk_size)
 
     from agentmetrics._base._progress import Progress

@@ -7,7 +7,7 @@ import json
 from typing import IO, Any
 
 from agentmetrics.cli._common import output_width, print_table
-from agentmetrics.registry import _OWN_DISTRIBUTION, MetricDescription, describe_metric, describe_metrics
+from agentmetrics.registry import OWN_DISTRIBUTION, MetricDescription, describe_metric, describe_metrics
 
 __all__ = ["add_parsers"]
 
@@ -70,7 +70,7 @@ def _list(args: argparse.Namespace, out: IO[str]) -> int:
     name_width = max(len(row[1]) for rows in groups.values() for row in rows)
     text_width = max(len(row[2]) for rows in groups.values() for row in rows)
     widths = [0, name_width, min(text_width, max(output_width(out) - name_width - 4, 20))]
-    own = f"{_OWN_DISTRIBUTION} "
+    own = f"{OWN_DISTRIBUTION} "
     # This library's own metrics first, then each plugin's, then this process's.
     for head in sorted(groups, key=lambda h: (h == "registered in this process",
                                               not h.startswith(own), h)):

@@ -6,10 +6,10 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agentmetrics.results._aggregate import Aggregate, _merge_run
+from agentmetrics.results._aggregate import Aggregate, merge_run
 from agentmetrics._base._types import check_errors_mode
 from agentmetrics.metric._metric import Metric, metric_labels
-from agentmetrics.model._model import _describe
+from agentmetrics.model._model import describe
 from agentmetrics.results._table import Table
 from agentmetrics._base._types import ErrorsMode
 from agentmetrics.dask._common import module, require_dask
@@ -60,7 +60,7 @@ class DaskEvaluation:
         dask = module("dask")
         level = parts
         while len(level) > 1:
-            level = [dask.delayed(_merge_run, pure=True)(level[i:i + SPLIT_EVERY])
+            level = [dask.delayed(merge_run, pure=True)(level[i:i + SPLIT_EVERY])
                      for i in range(0, len(level), SPLIT_EVERY)]
         (total,) = dask.compute(level[0])
         assert isinstance(total, Aggregate)
@@ -220,28 +220,28 @@ def evaluate(
     Nothing is computed until a result is asked for.
     """
     require_dask()
-    from agentmetrics.engine._evaluate import _resolve_metric
+    from agentmetrics.engine._evaluate import metric_of
 
-    from agentmetrics.engine._evaluate import _settings
+    from agentmetrics.engine._evaluate import evaluation_settings
 
     check_errors_mode(errors)
-    _settings(errors, concurrency, timeout, retries, max_rate, None)  # checked on the client
+    evaluation_settings(errors, concurrency, timeout, retries, max_rate, None)  # checked on the client
     if cache is not None and not isinstance(cache, (str, os.PathLike)):
         raise InvalidParameterError(
             f"cache: expected the path of a cache file every worker can reach, or None, got "
-            f"{_describe(cache)}.")
+            f"{describe(cache)}.")
     if failure_limit is not None and (isinstance(failure_limit, bool) or
                                       not isinstance(failure_limit, int) or failure_limit < 0):
         raise InvalidParameterError(
             f"failure_limit: expected a whole number of rows, 0 or more, or None, got "
-            f"{_describe(failure_limit)}.")
+            f"{describe(failure_limit)}.")
     if isinstance(partition_rows, bool) or not isinstance(partition_rows, int) or \
             partition_rows < 1:
         raise InvalidParameterError(
             f"partition_rows: expected a whole number of rows, at least 1, got "
-            f"{_describe(partition_rows)}.")
+            f"{describe(partition_rows)}.")
     specs = [metrics] if isinstance(metrics, (Metric, str, type, tuple)) else list(metrics)
-    resolved = [_resolve_metric(spec) for spec in specs]
+    resolved = [metric_of(spec) for spec in specs]
     if not resolved:
         raise InvalidParameterError("metrics: expected at least one metric, got none.")
     labels = metric_labels(resolved)
@@ -251,10 +251,10 @@ def evaluate(
         keep = (keep,)
     if cluster is not None and not isinstance(cluster, str):
         raise InvalidParameterError(
-            f"cluster: expected a metadata key or column name, got {_describe(cluster)}.")
-    from agentmetrics.partition import _columns
+            f"cluster: expected a metadata key or column name, got {describe(cluster)}.")
+    from agentmetrics.partition import column_map
 
-    _columns(columns)  # checked here, on the client
+    column_map(columns)  # checked here, on the client
     options = {"concurrency": concurrency, "timeout": timeout, "retries": retries,
                "max_rate": max_rate, "cache": None if cache is None else os.fspath(cache)}
     job = Job(shipped, errors, tuple(sorted((columns or {}).items())), tuple(keep),

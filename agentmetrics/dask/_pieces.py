@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agentmetrics.model._model import _describe
+from agentmetrics.model._model import describe
 from agentmetrics.dask._common import module, require_dask
 from agentmetrics.errors import InvalidParameterError
 
@@ -54,7 +54,7 @@ def pieces(data: Any, job: Job, storage_options: Mapping[str, Any] | None,
     from agentmetrics import partition
 
     if isinstance(data, dd.DataFrame):
-        names = partition._columns(dict(job.columns))
+        names = partition.column_map(dict(job.columns))
         missing = [name for name in (names["tool_calls"], names["expected_tool_calls"],
                                      names["id"], *job.keep_with_cluster)
                    if name is not None and name not in data.columns]
@@ -73,7 +73,7 @@ def pieces(data: Any, job: Job, storage_options: Mapping[str, Any] | None,
         return _filepieces(data, storage_options, partition_rows)
     raise InvalidParameterError(
         f"data: expected a dask DataFrame, a dask Bag of cases or dicts, or paths (globs, "
-        f"fsspec URLs) of JSONL or Parquet files, got {_describe(data)}. Fix: for data in "
+        f"fsspec URLs) of JSONL or Parquet files, got {describe(data)}. Fix: for data in "
         f"memory use agentmetrics.evaluate, or dask.dataframe.from_pandas(frame).")
 
 

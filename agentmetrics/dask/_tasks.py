@@ -83,11 +83,11 @@ def _score_jsonl(piece: JsonlPiece, job: Job, metrics: list[Metric]) -> tuple[An
     import pyarrow as pa
 
     from agentmetrics import partition
-    from agentmetrics.io._dataset import _read
+    from agentmetrics.io._dataset import read_numbered
 
     options = {"input_format": job.input_format, "hosted_tools": job.hosted_tools}
     with open_file(piece.path, piece.storage_options) as handle:
-        numbered = list(_read(handle, piece.path, job.errors, options))
+        numbered = list(read_numbered(handle, piece.path, job.errors, options))
     cases = [case for _, case in numbered]
     result, ids, kept = partition.evaluate_partition(cases, metrics, errors=job.errors,
                                                      keep=job.keep, **dict(job.options))

@@ -51,7 +51,7 @@ from agentmetrics.model._model import AgentTestCase, EvalScore
 from agentmetrics.model._metric_result import (
     CASE_ERRORS,
     MetricResult,
-    _StoredReasons,
+    StoredReasons,
     check_result,
     describe_error,
     metric_failure,
@@ -156,7 +156,7 @@ class MetricRun:
         values[list(failed)] = np.nan
         passed = self.passed & ~np.isin(np.arange(len(values)), list(failed))
         return MetricResult(self.metric, values, passed, dict(sorted(failed.items())),
-                            _StoredReasons(self.reasons))
+                            StoredReasons(self.reasons))
 
     @property
     def cache_stats(self) -> CacheStats:

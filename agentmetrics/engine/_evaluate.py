@@ -17,7 +17,7 @@ from agentmetrics._columnar import check_unique_columns
 from agentmetrics.model._tool_call_batch import ToolCallBatch
 from agentmetrics.engine._concurrent import MetricRun, RunSettings, needs_runner, score_concurrently
 from agentmetrics.metric._metric import Metric, metric_labels
-from agentmetrics.model._model import AgentTestCase, UnreadableCase, _describe
+from agentmetrics.model._model import AgentTestCase, UnreadableCase, describe
 from agentmetrics._base._progress import AUTO_PROGRESS_MIN_CASES, Progress
 from agentmetrics.model._metric_result import MetricResult, check_result, metric_failure, note_metric_bug
 from agentmetrics.results._results import EvaluationResult
@@ -30,7 +30,7 @@ from agentmetrics.errors import (
     InvalidParameterError,
 )
 
-__all__ = ["SLICE_CASES", "aevaluate", "evaluate", "score_cases"]
+__all__ = ["SLICE_CASES", "aevaluate", "evaluate", "evaluation_settings", "metric_of", "score_cases"]
 
 #: Cases per evaluate_batch call inside evaluate() (not the CLI's reading
 #: chunk, _streaming.CHUNK_CASES): bounds temporary memory and paces
@@ -40,7 +40,7 @@ SLICE_CASES = 1 << 17
 MetricSpec = Metric | str | type[Metric] | tuple[str, Mapping[str, Any]]
 
 
-def _resolve_metric(spec: object) -> Metric:
+def metric_of(spec: object) -> Metric:
     from agentmetrics.registry import resolve_metric
 
     if (
@@ -54,7 +54,7 @@ def _resolve_metric(spec: object) -> Metric:
         return resolve_metric(spec)
     raise InvalidParameterError(
         f"metrics: expected Metric instances, registry names, Metric classes or "
-        f"(name, {{params}}) pairs, got {_describe(spec)}."
+        f"(name, {{params}}) pairs, got {describe(spec)}."
     )
 
 
@@ -84,7 +84,7 @@ def _to_batch(cases: Any, errors: ErrorsMode, progress: Progress) -> ToolCallBat
     if isinstance(cases, (AgentTestCase, str, bytes, Mapping)) or not isinstance(cases, Iterable):
         raise InvalidParameterError(
             f"cases: expected a list or iterable of AgentTestCase, a ToolCallBatch or a "
-            f"pandas DataFrame, got {_describe(cases)}. Fix: wrap a single case in a list."
+            f"pandas DataFrame, got {describe(cases)}. Fix: wrap a single case in a list."
         )
     kept = cases if isinstance(cases, (list, tuple)) else list(cases)
     if not set(map(type, kept)) <= {AgentTestCase, UnreadableCase}:
@@ -135,25 +135,25 @@ def _score(metric: Metric, batch: ToolCallBatch, errors: ErrorsMode, progress: P
     return MetricResult.concat(parts)
 
 
-def _settings(errors: ErrorsMode, concurrency: int | None, timeout: float | None, retries: int,
+def evaluation_settings(errors: ErrorsMode, concurrency: int | None, timeout: float | None, retries: int,
               max_rate: float | None, cache: Any) -> RunSettings:
     check_errors_mode(errors)
     if concurrency is not None and (isinstance(concurrency, bool)
                                     or not isinstance(concurrency, int) or concurrency < 1):
         raise InvalidParameterError(
             f"concurrency: expected a whole number of cases in flight, at least 1, got "
-            f"{_describe(concurrency)}.")
+            f"{describe(concurrency)}.")
     for name, value in (("timeout", timeout), ("max_rate", max_rate)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                   or not 0 < value < float("inf")):
             raise InvalidParameterError(
                 f"{name}: expected a positive number of seconds{' per case' if name == 'timeout' else ''}"
-                f" or None, got {_describe(value)}." if name == "timeout" else
+                f" or None, got {describe(value)}." if name == "timeout" else
                 f"{name}: expected a positive number of attempts per second or None, got "
-                f"{_describe(value)}.")
+                f"{describe(value)}.")
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
         raise InvalidParameterError(
-            f"retries: expected a whole number of retries, 0 or more, got {_describe(retries)}.")
+            f"retries: expected a whole number of retries, 0 or more, got {describe(retries)}.")
     store = None
     if cache is not None:
         from agentmetrics.engine._cache import ScoreCache
@@ -164,7 +164,7 @@ def _settings(errors: ErrorsMode, concurrency: int | None, timeout: float | None
             store = ScoreCache(cache)
         else:
             raise InvalidParameterError(
-                f"cache: expected the path of a cache file or None, got {_describe(cache)}.")
+                f"cache: expected the path of a cache file or None, got {describe(cache)}.")
     return RunSettings(concurrency=concurrency, timeout=timeout, retries=retries,
                        max_rate=max_rate, cache=store, errors=errors,
                        owns_cache=store is not None and store is not cache)
@@ -176,9 +176,9 @@ class _Evaluation:
     def __init__(self, cases: Any, metrics: Any, settings: RunSettings,
                  progress: bool | None) -> None:
         if isinstance(metrics, (Metric, str, type, tuple)):
-            self.metrics = [_resolve_metric(metrics)]
+            self.metrics = [metric_of(metrics)]
         else:
-            self.metrics = [_resolve_metric(spec) for spec in metrics]
+            self.metrics = [metric_of(spec) for spec in metrics]
         if not self.metrics:
             raise InvalidParameterError("metrics: expected at least one metric, got none.")
         self.labels = metric_labels(self.metrics)
@@ -303,7 +303,7 @@ def score_cases(
     """:func:`evaluate`, without its warning for no case: for the package's
     own callers, to which an empty piece is normal (a partition of a Spark
     table, the run a command checks for emptiness itself)."""
-    settings = _settings(errors, concurrency, timeout, retries, max_rate, cache)
+    settings = evaluation_settings(errors, concurrency, timeout, retries, max_rate, cache)
     try:
         evaluation = _Evaluation(cases, metrics, settings, progress)
         if not evaluation.runs:  # vectorized and plain metrics only: no event loop needed
@@ -334,7 +334,7 @@ async def aevaluate(
     """:func:`evaluate`, awaitable: the metrics that wait run on the caller's
     event loop. If the task is cancelled, the CancelledError carries
     ``partial_result``: the cases scored so far."""
-    settings = _settings(errors, concurrency, timeout, retries, max_rate, cache)
+    settings = evaluation_settings(errors, concurrency, timeout, retries, max_rate, cache)
     try:
         evaluation = _Evaluation(cases, metrics, settings, progress)
         try:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.model._metric_result import MetricResult
     from agentmetrics.results._results import EvaluationResult
 
-__all__ = ["CHUNK_CASES", "RunningSummary", "score_chunks", "score_stream"]
+__all__ = ["CHUNK_CASES", "RunningSummary", "chunked", "score_chunks", "score_stream"]
 
 #: Cases read and scored at a time: memory stays bounded by this, not by the file.
 CHUNK_CASES = 50_000
@@ -83,7 +83,7 @@ class RunningSummary:
         self.moments = self.moments.merge(MetricMoments.from_result(self.label, result))
 
 
-def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+def chunked(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
     iterator = iter(items)
     while chunk := list(islice(iterator, size)):
         yield chunk
@@ -105,7 +105,7 @@ def score_stream(
     retries, max_rate, cache). Interrupted (Ctrl-C), the chunk in progress is
     still handed to ``on_chunk`` and counted, its unfinished cases as error
     rows, before EvaluationInterrupted is raised again with the totals."""
-    return score_chunks(_chunks(cases, chunk_size), metrics, errors=errors,
+    return score_chunks(chunked(cases, chunk_size), metrics, errors=errors,
                         on_chunk=on_chunk, **options)
 
 

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 import attrs
 
-from agentmetrics.model._model import ToolCall, _describe
+from agentmetrics.model._model import ToolCall, describe
 from agentmetrics._secrets import mask_tokens
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats._anthropic import read_anthropic
@@ -145,7 +145,7 @@ def _read(payload: object, format: str | None, hosted_tools: bool) -> list[ToolC
             f"of those names, or format=None to detect it."
         )
     if not isinstance(hosted_tools, bool):
-        raise InvalidCaseError(f"hosted_tools: expected True or False, got {_describe(hosted_tools)}.")
+        raise InvalidCaseError(f"hosted_tools: expected True or False, got {describe(hosted_tools)}.")
     tree = to_tree(payload)
     failed = _api_error(tree)
     if failed is not None:
@@ -172,7 +172,7 @@ def _read(payload: object, format: str | None, hosted_tools: bool) -> list[ToolC
                      if found.sites else f" It says at {render(found.promises[0])} that the "
                      f"model stopped to call tools." if found.promises else "")
             raise InvalidCaseError(
-                f"could not tell the format of {_describe(payload)}.{where} Tried: {_tried()}. "
+                f"could not tell the format of {describe(payload)}.{where} Tried: {_tried()}. "
                 f"Fix: pass format=... or call the matching agentmetrics.formats.from_* function."
             )
     ledger = Ledger(format)
@@ -180,7 +180,7 @@ def _read(payload: object, format: str | None, hosted_tools: bool) -> list[ToolC
     check(found, ledger)
     if not ledger.calls and not _nothing(tree) and not shows(found, format):
         raise InvalidCaseError(
-            f"{format}: nothing in {_describe(payload)} is of the {format} format; expected "
+            f"{format}: nothing in {describe(payload)} is of the {format} format; expected "
             f"{FORMATS[format].looks_for}, or a message, a conversation or a list of them. "
             f"It was not read as 'no calls'. Fix: pass the response, message or stream as "
             f"the SDK gives it, or format=None to detect the format."

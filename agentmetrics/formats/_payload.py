@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from agentmetrics.model._model import _describe
+from agentmetrics.model._model import describe
 from agentmetrics.errors import InvalidCaseError
 
 __all__ = ["MAX_DEPTH", "Path", "render", "to_tree"]
@@ -236,7 +236,7 @@ def _convert(value: Any, path: Path) -> Any:
     if isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping)):
         return list(value)  # a stream object or generator of chunks
     raise InvalidCaseError(
-        f"{_where(path)}: cannot read {_describe(value)}. Expected JSON data (dict, list, "
+        f"{_where(path)}: cannot read {describe(value)}. Expected JSON data (dict, list, "
         f"str, number, bool, None), JSON text, or an SDK object with model_dump(), to_dict() "
         f"or to_json_dict(), or an OpenTelemetry span. Fix: pass the object's JSON dump."
     )
@@ -266,7 +266,7 @@ def _any_value(value: Any, path: Path) -> Any:
                     pass
             raise InvalidCaseError(
                 f"{render(path + (key,))}: expected an OTLP {key} holding a "
-                f"{kind.__name__}, got {_describe(item)}. Fix: pass the exporter's output "
+                f"{kind.__name__}, got {describe(item)}. Fix: pass the exporter's output "
                 f"unchanged."
             )
     for key in ("arrayValue", "array_value"):
@@ -285,7 +285,7 @@ def _any_value(value: Any, path: Path) -> Any:
         return None  # an empty AnyValue: the attribute is set to nothing
     raise InvalidCaseError(
         f"{render(path)}: expected an OTLP AnyValue (stringValue, intValue, doubleValue, "
-        f"boolValue, bytesValue, arrayValue or kvlistValue), got {_describe(value)}. Fix: pass "
+        f"boolValue, bytesValue, arrayValue or kvlistValue), got {describe(value)}. Fix: pass "
         f"the exporter's output unchanged."
     )
 
@@ -317,7 +317,7 @@ def _key_values(items: list[Any], path: Path) -> dict[str, Any]:
         if not isinstance(key, str):
             raise InvalidCaseError(
                 f"{render(path + (index,))}: expected an OTLP key/value pair with a string "
-                f"'key', got {_describe(item)}. Fix: pass the exporter's output unchanged."
+                f"'key', got {describe(item)}. Fix: pass the exporter's output unchanged."
             )
         out[key] = _any_value(item.get("value"), path + (key,))
     return out
@@ -349,7 +349,7 @@ def _walk(value: Any, path: Path, depth: int) -> Any:
         for index, (key, item) in enumerate(value.items()):
             if type(key) is not str:
                 raise InvalidCaseError(
-                    f"{_where(path)}: expected string keys, got the key {_describe(key)}. "
+                    f"{_where(path)}: expected string keys, got the key {describe(key)}. "
                     f"Fix: pass JSON data, whose object keys are strings."
                 )
             new = item

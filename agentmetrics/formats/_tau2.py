@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path as FilePath
 from typing import Any
 
-from agentmetrics.model._model import AgentTestCase, _describe
+from agentmetrics.model._model import AgentTestCase, describe
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats._census import check, scan
 from agentmetrics.formats._ledger import Ledger, as_list, refuse
@@ -140,7 +140,7 @@ def cases_from_tau2(results: Mapping[str, Any] | str | os.PathLike[str]) -> list
         raise InvalidCaseError(
             f"cases_from_tau2: expected a tau2 results object with 'tasks' and "
             f"'simulations' (or the path of a results file or run directory), got "
-            f"{_describe(results)}."
+            f"{describe(results)}."
         )
     tasks = {str(task["id"]): task for task in as_list(results.get("tasks"))
              if isinstance(task, Mapping) and "id" in task}
@@ -152,7 +152,7 @@ def cases_from_tau2(results: Mapping[str, Any] | str | os.PathLike[str]) -> list
     if not isinstance(simulations, list):
         raise InvalidCaseError(
             f"cases_from_tau2: 'simulations': expected a list of simulations, got "
-            f"{_describe(simulations)}. Fix: pass the results file as tau2 wrote it."
+            f"{describe(simulations)}. Fix: pass the results file as tau2 wrote it."
         )
     for number, simulation in enumerate(simulations):
         if not isinstance(simulation, dict):

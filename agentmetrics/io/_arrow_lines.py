@@ -35,7 +35,7 @@ from agentmetrics._base._optional import require
 from agentmetrics.model._tool_call_batch import ToolCallBatch
 from agentmetrics.io._dataset import case_of_line, case_of_parsed_line
 from agentmetrics._columnar import Reader, paused_gc
-from agentmetrics._base._lines import _BOMS, decode_line, parse_json_lines
+from agentmetrics._base._lines import BOMS, decode_line, parse_json_lines
 from agentmetrics._base._types import ErrorsMode
 
 __all__ = ["Chunk", "name_list_chunks", "readable_as_arrow"]
@@ -80,7 +80,7 @@ def readable_as_arrow(path: str) -> bool:
     except OSError:
         return False
     return not head.startswith(b"\x1f\x8b") and not any(head.startswith(bom)
-                                                        for bom, *_ in _BOMS)
+                                                        for bom, *_ in BOMS)
 
 
 class _Reader:

@@ -523,10 +523,10 @@ def compare(
     label's name, or [0, 1].
     """
     from agentmetrics.results._results import EvaluationResult
-    from agentmetrics.stats._intervals import _check_ci
+    from agentmetrics.stats._intervals import check_ci
     from agentmetrics.stats._tests import mcnemar_exact, paired_difference
 
-    ci = _check_ci(ci)
+    ci = check_ci(ci)
     if method not in ("t", "permutation"):
         raise InvalidParameterError(f"method: expected 't' or 'permutation', got {method!r}.")
     base = _side(baseline, on, "baseline")

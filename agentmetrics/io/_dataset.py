@@ -13,13 +13,8 @@ from agentmetrics._base._types import ErrorsMode
 from agentmetrics.errors import InvalidCaseError
 
 __all__ = [
-    "LINE_KEYS",
-    "case_from_record",
-    "case_of_line",
-    "case_of_parsed_line",
-    "example_cases",
-    "numbered_cases",
-    "read_cases",
+    "LINE_KEYS", "case_from_record", "case_of_line", "case_of_parsed_line", "example_cases",
+    "numbered_cases", "read_cases", "read_numbered",
 ]
 
 #: What JSON counts as whitespace; a line holding only these is blank and skipped.
@@ -62,10 +57,10 @@ def numbered_cases(
     options = {"input_format": input_format, "hosted_tools": hosted_tools}
     name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else getattr(
         source, "name", None)
-    yield from _read(source, name if isinstance(name, str) else "<stream>", errors, options)
+    yield from read_numbered(source, name if isinstance(name, str) else "<stream>", errors, options)
 
 
-def _read(
+def read_numbered(
     source: Any, label: str, errors: ErrorsMode, options: dict[str, Any]
 ) -> Iterator[tuple[int, AgentTestCase | UnreadableCase]]:
     # Deferred: keeps `import agentmetrics` light.

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import attrs
 
-from agentmetrics.model._model import CASE_FIELDS, AgentTestCase, EvalScore, _describe
+from agentmetrics.model._model import CASE_FIELDS, AgentTestCase, EvalScore, describe
 from agentmetrics._secrets import (
     MASK,
     scrub,
@@ -57,7 +57,7 @@ def declared_name(cls: type) -> str:
     if not isinstance(name, str) or not METRIC_NAME_PATTERN.match(name):
         raise InvalidMetricError(
             f"{cls.__qualname__}.name must be a str matching "
-            f"{METRIC_NAME_PATTERN.pattern}, got {_describe(name)}. Fix: declare "
+            f"{METRIC_NAME_PATTERN.pattern}, got {describe(name)}. Fix: declare "
             f"e.g. name = 'my_metric' on the class."
         )
     return name
@@ -104,7 +104,7 @@ def validate_threshold(value: object, *, metric: str = "metric") -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InvalidParameterError(
             f"{metric}: threshold must be a real number between 0 and 1, "
-            f"got {_describe(value)}. Fix: pass e.g. threshold=0.8."
+            f"got {describe(value)}. Fix: pass e.g. threshold=0.8."
         )
     number = float(value)
     if not math.isfinite(number) or not 0.0 <= number <= 1.0:
@@ -128,7 +128,7 @@ def validate_flag(value: object, *, metric: str, parameter: str) -> bool:
     """Return ``value`` if it is a bool; refuse truthy stand-ins like ``"no"``."""
     if not isinstance(value, bool):
         raise InvalidParameterError(
-            f"{metric}: {parameter} must be True or False, got {_describe(value)}."
+            f"{metric}: {parameter} must be True or False, got {describe(value)}."
         )
     return value
 
@@ -137,7 +137,7 @@ def check_score(metric: Metric, score: object) -> EvalScore:
     """Every EvalScore a metric returns, checked: the scalar half of the one validator
     (the batch half is :func:`agentmetrics.model._metric_result.check_result`)."""
     if not isinstance(score, EvalScore):
-        raise metric_bug(metric, f"evaluate returned {_describe(score)}; expected an EvalScore")
+        raise metric_bug(metric, f"evaluate returned {describe(score)}; expected an EvalScore")
     value = score.value
     low, high = type(metric).value_range
     if type(value) is not float or not low <= value <= high:
@@ -424,7 +424,7 @@ class Metric(abc.ABC):
         if not isinstance(case, AgentTestCase):
             raise InvalidCaseError(
                 f"{self.name}.evaluate: expected an AgentTestCase, got "
-                f"{_describe(case)}. Fix: build one with "
+                f"{describe(case)}. Fix: build one with "
                 f"AgentTestCase(tool_calls=[...], expected_tool_calls=[...])."
             )
         self.check_required_fields(case)
@@ -432,7 +432,7 @@ class Metric(abc.ABC):
     def _score(self, measured: object) -> EvalScore:
         """What measure or ameasure returned, as a checked EvalScore."""
         if not isinstance(measured, tuple) or len(measured) != 2:
-            raise metric_bug(self, f"measure returned {_describe(measured)}; expected a "
+            raise metric_bug(self, f"measure returned {describe(measured)}; expected a "
                                    f"(value, reason) pair")
         value = self._checked_value(measured[0])
         return check_score(self, EvalScore(value, self.passes(value), measured[1], self.name,

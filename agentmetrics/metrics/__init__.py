@@ -29,9 +29,9 @@ def __getattr__(attribute: str) -> type[Metric]:
     # Only CapWords names can be metric classes; anything else (tools probing
     # for pytest_plugins, __path__, ...) must not trigger an entry-point scan.
     if attribute[:1].isupper():
-        from agentmetrics.registry import _find_by_class_name
+        from agentmetrics.registry import find_by_class_name
 
-        found = _find_by_class_name(attribute)
+        found = find_by_class_name(attribute)
         if found is not None:
             return found
     raise AttributeError(

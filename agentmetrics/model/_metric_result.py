@@ -35,18 +35,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.model._tool_call_batch import ToolCallBatch
 
 __all__ = [
-    "CASE_ERRORS",
-    "MetricResult",
-    "Reasons",
-    "batch_errors",
-    "case_values",
-    "check_result",
-    "describe_error",
-    "loop_evaluate",
-    "metric_failure",
-    "note_metric_bug",
-    "out_of_range",
-    "passes",
+    "CASE_ERRORS", "MetricResult", "Reasons", "StoredReasons", "batch_errors", "case_values",
+    "check_result", "describe_error", "loop_evaluate", "metric_failure", "note_metric_bug",
+    "out_of_range", "passes",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -177,7 +168,7 @@ class MetricResult:
         )
 
 
-class _StoredReasons:
+class StoredReasons:
     """Reasons computed once, by position: picklable, unlike a closure."""
 
     __slots__ = ("reasons",)
@@ -189,7 +180,7 @@ class _StoredReasons:
         return self.reasons[index]
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_StoredReasons, (self.reasons,))
+        return (StoredReasons, (self.reasons,))
 
 
 class _CheckedReasons:
@@ -465,7 +456,7 @@ def loop_evaluate(metric: Metric, batch: ToolCallBatch, errors: ErrorsMode) -> M
             values[row] = score.value
             passed[row] = score.passed
             reasons[row] = score.reason
-    return MetricResult(metric, values, passed, failed, _StoredReasons(reasons))
+    return MetricResult(metric, values, passed, failed, StoredReasons(reasons))
 
 
 def case_values(metric: Metric, batch: ToolCallBatch, errors: str,

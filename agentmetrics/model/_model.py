@@ -19,12 +19,13 @@ if TYPE_CHECKING:
     from agentmetrics.expectations import Expectation
 
 __all__ = [
-    "CASE_FIELDS", "AgentTestCase", "EvalScore", "ToolCall", "ToolCallLike", "UnreadableCase",
-    "call_columns", "calls_from_columns", "calls_from_mappings", "cases_from_fields",
+    "AgentTestCase", "CASE_FIELDS", "EvalScore", "ToolCall", "ToolCallLike", "UnreadableCase",
+    "call_columns", "call_for_name", "calls_from_columns", "calls_from_mappings",
+    "cases_from_fields", "describe", "to_tool_call",
 ]
 
 
-def _describe(value: object) -> str:
+def describe(value: object) -> str:
     """A short 'type value' rendering for error messages, never a huge dump."""
     text = repr(value)
     if len(text) > 60:
@@ -47,7 +48,7 @@ def _plain_str(value: object) -> object:
 def _check_name(value: object) -> None:
     if not isinstance(value, str):
         raise InvalidCaseError(
-            f"ToolCall.name: expected a non-empty str, got {_describe(value)}. "
+            f"ToolCall.name: expected a non-empty str, got {describe(value)}. "
             f"Fix: pass the tool's name as a string, e.g. ToolCall('GetOrder')."
         )
     if not value:
@@ -65,13 +66,13 @@ def _to_arguments(value: object) -> dict[str, Any]:
     if not isinstance(value, Mapping):
         raise InvalidCaseError(
             f"ToolCall.arguments: expected a mapping of argument names to values, "
-            f"got {_describe(value)}. Fix: pass a dict such as {{'order_id': 42}}; "
+            f"got {describe(value)}. Fix: pass a dict such as {{'order_id': 42}}; "
             f"decode JSON-string arguments with json.loads first."
         )
     for key in value:
         if not isinstance(key, str):
             raise InvalidCaseError(
-                f"ToolCall.arguments: expected str keys, got key {_describe(key)}. "
+                f"ToolCall.arguments: expected str keys, got key {describe(key)}. "
                 f"Fix: use argument names (strings) as keys."
             )
     return dict(value)
@@ -80,7 +81,7 @@ def _to_arguments(value: object) -> dict[str, Any]:
 def _check_optional_str(field: str, value: object) -> None:
     if value is not None and not isinstance(value, str):
         raise InvalidCaseError(
-            f"ToolCall.{field}: expected a str or None, got {_describe(value)}."
+            f"ToolCall.{field}: expected a str or None, got {describe(value)}."
         )
 
 
@@ -144,7 +145,7 @@ class ToolCall:
                                or raw_arguments is not None)
         elif type(arguments_given) is not bool:
             raise InvalidCaseError(
-                f"ToolCall.arguments_given: expected True or False, got {_describe(arguments_given)}.")
+                f"ToolCall.arguments_given: expected True or False, got {describe(arguments_given)}.")
         _set = object.__setattr__
         _set(self, "name", name)
         _set(self, "arguments", _to_arguments(arguments))
@@ -179,7 +180,7 @@ _MAPPING_KEYS = frozenset({"name", "arguments", "id", "output", "raw_arguments"}
 
 #: ToolCall objects for bare names, shared: a ToolCall is immutable, and
 #: datasets repeat the same few names millions of times.
-_NAME_CALLS, _call_for_name = memo(ToolCall, limit=65_536)
+_NAME_CALLS, call_for_name = memo(ToolCall, limit=65_536)
 
 
 _NONE = type(None)
@@ -309,13 +310,13 @@ def _shape_fix(item: Mapping[Any, Any], field: str) -> str:
             f"{{...}}}} (agentmetrics.formats.tool_calls_from(...) reads a provider's calls so).")
 
 
-def _to_tool_call(item: object, field: str, index: int) -> ToolCall:
+def to_tool_call(item: object, field: str, index: int) -> ToolCall:
     kind = type(item)  # exact types first: ABC isinstance checks are slow
     if kind is ToolCall:
         return item  # type: ignore[return-value]
     if kind is str or isinstance(item, str):
         try:
-            return _call_for_name(_plain_str(item))  # type: ignore[arg-type]
+            return call_for_name(_plain_str(item))  # type: ignore[arg-type]
         except InvalidCaseError as error:
             raise InvalidCaseError(f"{field}[{index}]: {error}") from None
     if isinstance(item, ToolCall):
@@ -328,7 +329,7 @@ def _to_tool_call(item: object, field: str, index: int) -> ToolCall:
             )
             raise InvalidCaseError(
                 f"{field}[{index}]: expected a mapping with 'name' and optionally "
-                f"'arguments', 'id', 'output'; got {problem} in {_describe(item)}. "
+                f"'arguments', 'id', 'output'; got {problem} in {describe(item)}. "
                 f"Fix: {_shape_fix(item, field)}"
             )
         try:
@@ -343,7 +344,7 @@ def _to_tool_call(item: object, field: str, index: int) -> ToolCall:
             raise InvalidCaseError(f"{field}[{index}]: {error}") from None
     raise InvalidCaseError(
         f"{field}[{index}]: expected a ToolCall, a tool name (str) or a mapping "
-        f"with 'name'; got {_describe(item)}."
+        f"with 'name'; got {describe(item)}."
     )
 
 
@@ -353,7 +354,7 @@ def _as_list(value: object, field: str, expected: str, fix: str) -> Iterable[Any
     would read its characters or keys as items."""
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
         raise InvalidCaseError(
-            f"AgentTestCase.{field}: expected {expected} or None, got {_describe(value)}. Fix: {fix}"
+            f"AgentTestCase.{field}: expected {expected} or None, got {describe(value)}. Fix: {fix}"
         )
     return value
 
@@ -373,7 +374,7 @@ def _to_call_tuple(value: object, field: str) -> tuple[ToolCall, ...] | None:
         kinds = set(map(type, value))
         if kinds <= {str}:  # names: the common case
             try:
-                return tuple(map(_call_for_name, value))
+                return tuple(map(call_for_name, value))
             except InvalidCaseError:
                 pass  # an empty name: the loop below says which position
         elif kinds == {ToolCall}:  # calls a reader made: checked when they were made
@@ -382,7 +383,7 @@ def _to_call_tuple(value: object, field: str) -> tuple[ToolCall, ...] | None:
             calls = calls_from_mappings(value if type(value) is list else list(value))
             if calls is not None:
                 return tuple(calls)
-    return tuple(_to_tool_call(item, field, index) for index, item in enumerate(value))
+    return tuple(to_tool_call(item, field, index) for index, item in enumerate(value))
 
 
 def _to_tool_calls(value: object) -> tuple[ToolCall, ...] | None:
@@ -413,7 +414,7 @@ def _to_turns(value: object) -> tuple[AgentTestCase, ...] | None:
         if not isinstance(item, AgentTestCase):
             raise InvalidCaseError(
                 f"AgentTestCase.turns[{index}]: expected an AgentTestCase or a mapping of its "
-                f"fields, got {_describe(item)}.")
+                f"fields, got {describe(item)}.")
         if item.turns is not None:
             raise InvalidCaseError(
                 f"AgentTestCase.turns[{index}]: a turn has turns of its own; expected one level. "
@@ -438,7 +439,7 @@ def _to_metadata(value: object) -> dict[str, Any]:
         return {}
     if not isinstance(value, Mapping):
         raise InvalidCaseError(
-            f"AgentTestCase.metadata: expected a mapping, got {_describe(value)}."
+            f"AgentTestCase.metadata: expected a mapping, got {describe(value)}."
         )
     return dict(value)
 

@@ -29,7 +29,7 @@ from agentmetrics._columnar import (
     ingest,
     records_from_arrow,
 )
-from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase, _describe, _is_not_given
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase, describe, _is_not_given
 from agentmetrics._base._optional import require
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import InvalidCaseError
@@ -63,7 +63,7 @@ def _row_names(row: object, field: str) -> list[str]:
             raise InvalidCaseError(f"{field}: a 0-d array holding {row!r}; pass None instead.")
     if isinstance(row, (str, bytes, Mapping)) or not isinstance(row, (Iterable, np.ndarray)):
         raise InvalidCaseError(
-            f"{field}: expected a list of tool names, got {_describe(row)}. "
+            f"{field}: expected a list of tool names, got {describe(row)}. "
             f"Fix: wrap a single name in a list, e.g. ['GetOrder']."
         )
     if isinstance(row, AbstractSet):
@@ -82,7 +82,7 @@ def _row_names(row: object, field: str) -> list[str]:
         else:
             raise InvalidCaseError(
                 f"{field}[{position}]: expected a non-empty tool name, a ToolCall or a "
-                f"mapping with 'name', got {_describe(item)}."
+                f"mapping with 'name', got {describe(item)}."
             )
     return names
 
@@ -261,7 +261,7 @@ class ToolCallBatch:
         for row_number, case in enumerate(kept):
             if not isinstance(case, AgentTestCase):
                 message = case.message if isinstance(case, UnreadableCase) else (
-                    f"expected an AgentTestCase, got {_describe(case)}. Fix: build "
+                    f"expected an AgentTestCase, got {describe(case)}. Fix: build "
                     f"AgentTestCase(tool_calls=[...], expected_tool_calls=[...])."
                 )
                 if errors == "raise":
@@ -307,7 +307,7 @@ class ToolCallBatch:
         check_errors_mode(errors)
         if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):
             raise InvalidCaseError(
-                f"from_records: expected a list or iterable of mappings, got {_describe(records)}. "
+                f"from_records: expected a list or iterable of mappings, got {describe(records)}. "
                 f"Fix: wrap a single record in a list.")
         check_input_format(input_format)
         read = ingest(list(records), errors="record",
@@ -435,7 +435,7 @@ class ToolCallBatch:
         """
         pd = require("pandas", "pandas")
         if not isinstance(frame, pd.DataFrame):
-            raise InvalidCaseError(f"from_pandas: expected a pandas DataFrame, got {_describe(frame)}.")
+            raise InvalidCaseError(f"from_pandas: expected a pandas DataFrame, got {describe(frame)}.")
         check_unique_columns(frame.columns, (tool_calls, expected_tool_calls, id), "from_pandas")
         missing = [c for c in (tool_calls, expected_tool_calls, id) if c and c not in frame.columns]
         if missing:
@@ -747,7 +747,7 @@ def _chunked(column: Any, field: str) -> Any:
         column = pa.chunked_array([column])
     if not isinstance(column, pa.ChunkedArray):
         raise InvalidCaseError(
-            f"from_arrow: {field} must be a pyarrow Array or ChunkedArray, got {_describe(column)}."
+            f"from_arrow: {field} must be a pyarrow Array or ChunkedArray, got {describe(column)}."
         )
     if pa.types.is_null(column.type):  # a column with no value at all: nothing given
         return column.cast(pa.list_(pa.string()))

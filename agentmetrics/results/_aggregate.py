@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.model._metric_result import MetricResult
     from agentmetrics.results._results import EvaluationResult
 
-__all__ = ["Aggregate", "ClusterSums", "MetricMoments", "ToolCounts", "merge"]
+__all__ = ["Aggregate", "ClusterSums", "MetricMoments", "ToolCounts", "merge", "merge_run"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -535,11 +535,11 @@ def merge(aggregates: Iterable[Aggregate], *, split_every: int = 8) -> Aggregate
     if split_every < 2:
         raise InvalidParameterError(f"split_every: expected at least 2, got {split_every}.")
     while len(level) > 1:
-        level = [_merge_run(level[i:i + split_every]) for i in range(0, len(level), split_every)]
+        level = [merge_run(level[i:i + split_every]) for i in range(0, len(level), split_every)]
     return level[0]
 
 
-def _merge_run(run: Sequence[Aggregate]) -> Aggregate:
+def merge_run(run: Sequence[Aggregate]) -> Aggregate:
     total = run[0]
     for part in run[1:]:
         total = total.merge(part)

@@ -102,7 +102,7 @@ def summary_table(
 ) -> Table:
     """The summary of ``result``, whose metrics' totals are ``moments``; the
     mean's intervals clipped to each metric's ``value_range``."""
-    from agentmetrics.stats._intervals import _check_ci, mean_interval
+    from agentmetrics.stats._intervals import check_ci, mean_interval
 
     if method not in ("clt", "bootstrap"):
         raise InvalidParameterError(f"method: expected 'clt' or 'bootstrap', got {method!r}.")
@@ -112,7 +112,7 @@ def summary_table(
             raise InvalidParameterError("cluster and method shape the interval; with ci=None "
                                         "there is none. Fix: give ci=0.95, say.")
     else:
-        ci = _check_ci(ci)
+        ci = check_ci(ci)
     if ci is None or (cluster is None and method == "clt"):
         # The one path a merged Aggregate shares: the same numbers, bit for bit.
         return moments_table(moments, ci)
@@ -162,7 +162,7 @@ def moments_table(moments: Sequence[MetricMoments], ci: float | None) -> Table:
     to the metric's ``value_range``), Wilson's for the pass rate (``ci=None``:
     no intervals)."""
     from agentmetrics.stats._distributions import t_ppf
-    from agentmetrics.stats._intervals import _check_ci, proportion_interval
+    from agentmetrics.stats._intervals import check_ci, proportion_interval
 
     rows: list[tuple[Any, ...]] = []
     if ci is None:
@@ -171,7 +171,7 @@ def moments_table(moments: Sequence[MetricMoments], ci: float | None) -> Table:
             rows.append((stats.label, stats.n, stats.mean, stats.std, stats.low, stats.high,
                          pass_rate, stats.passed, stats.errors, stats.threshold))
         return Table(_PLAIN_COLUMNS, rows, title="Summary")
-    ci = _check_ci(ci)
+    ci = check_ci(ci)
     for stats in moments:
         mean, m = stats.mean, stats.scored
         if m >= 2:
@@ -197,9 +197,9 @@ def clustered_table(moments: Sequence[MetricMoments], clusters: Sequence[Cluster
     ``summary(cluster=...)`` computes from the scores themselves (CR1, G/(G-1),
     t with G-1 degrees of freedom; the mean over scored cases, clipped to the
     metric's ``value_range``, the pass rate over all, clipped to [0, 1])."""
-    from agentmetrics.stats._intervals import _check_ci
+    from agentmetrics.stats._intervals import check_ci
 
-    ci = _check_ci(ci)
+    ci = check_ci(ci)
     rows: list[tuple[Any, ...]] = []
     groups = 0
     for stats, sums in zip(moments, clusters):

@@ -37,8 +37,10 @@ from agentmetrics.errors import InvalidParameterError
 from agentmetrics._base._exact import ExactSum, mean_and_variance
 from agentmetrics.stats._distributions import norm_ppf, t_ppf
 
-__all__ = ["Bounds", "Interval", "clip_to", "difference_bounds", "mean_interval",
-           "proportion_interval"]
+__all__ = [
+    "Bounds", "Interval", "check_ci", "clip_to", "difference_bounds", "mean_interval",
+    "proportion_interval",
+]
 
 Method = Literal["clt", "bootstrap"]
 #: ``(low, high)``: the range values can take, to clip an interval to.
@@ -77,7 +79,7 @@ class Interval:
                 f"({self.ci:.0%} CI, {self.method})")
 
 
-def _check_ci(ci: object) -> float:
+def check_ci(ci: object) -> float:
     if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0 < ci < 1:
         raise InvalidParameterError(f"ci: expected a confidence level between 0 and 1 "
                                     f"(e.g. 0.95), got {ci!r}.")
@@ -210,7 +212,7 @@ def mean_interval(
     ``summary()`` passes each metric's ``value_range``. The estimate and the
     standard error are never changed; NaN (too little data) stays NaN.
     """
-    ci = _check_ci(ci)
+    ci = check_ci(ci)
     data = _values(values)
     n = len(data)
     if method not in ("clt", "bootstrap"):
@@ -308,7 +310,7 @@ def proportion_interval(successes: int, n: int, *, ci: float = 0.95) -> Interval
     """``successes / n`` with Wilson's score interval (which, unlike the usual
     normal interval, stays inside [0, 1] and behaves near 0 and 1). ``se`` is
     the usual ``sqrt(p (1 - p) / n)``."""
-    ci = _check_ci(ci)
+    ci = check_ci(ci)
     for name, value in (("successes", successes), ("n", n)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
             raise InvalidParameterError(f"{name}: expected a count, got {value!r}.")

@@ -28,7 +28,7 @@ from agentmetrics.stats._distributions import binom_test_two_sided, t_ppf, t_sf
 from agentmetrics.stats._intervals import (
     Bounds,
     _check_bounds,
-    _check_ci,
+    check_ci,
     _check_within,
     _values,
     clip_to,
@@ -82,7 +82,7 @@ def paired_difference(
     raw values carry no range. :func:`agentmetrics.compare` passes the
     metric's. The mean, standard error and p-value are never changed.
     """
-    ci = _check_ci(ci)
+    ci = check_ci(ci)
     before, after = _values(baseline), _values(candidate)
     if before.shape != after.shape:
         raise InvalidParameterError(
