@@ -53,7 +53,7 @@ from agentmetrics.registry import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.capture import capture
-    from agentmetrics.model._tool_call_batch import ToolCallBatch
+    from agentmetrics.cases._tool_call_batch import ToolCallBatch
     from agentmetrics.io._compare import Comparison, compare
     from agentmetrics.engine._evaluate import aevaluate, evaluate
     from agentmetrics.model._metric_result import MetricResult
@@ -64,7 +64,7 @@ if TYPE_CHECKING:  # pragma: no cover
 # Batch evaluation needs numpy; importing it lazily keeps `import agentmetrics`
 # light for code (and pytest runs) that only score single cases.
 _LAZY = {
-    "ToolCallBatch": "agentmetrics.model._tool_call_batch",
+    "ToolCallBatch": "agentmetrics.cases._tool_call_batch",
     "evaluate": "agentmetrics.engine._evaluate",
     "aevaluate": "agentmetrics.engine._evaluate",
     "EvaluationResult": "agentmetrics.results._results",

@@ -59,7 +59,7 @@ def tool_selection_accuracy(
 
 def _column_values(metric: Any, called: Any, expected: Any,
                    errors: ErrorsMode) -> npt.NDArray[np.float64]:
-    from agentmetrics.model._tool_call_batch import ToolCallBatch
+    from agentmetrics.cases._tool_call_batch import ToolCallBatch
 
     if _is_arrow(called) and _is_arrow(expected):
         batch = ToolCallBatch.from_arrow(tool_calls=called, expected_tool_calls=expected,

@@ -43,7 +43,7 @@ from agentmetrics.metric._metric import Metric, metric_labels
 from agentmetrics.model._model import AgentTestCase, UnreadableCase, describe
 from agentmetrics._base._optional import require
 from agentmetrics.results._results import EvaluationResult
-from agentmetrics.model._tool_call_batch import ToolCallBatch, holds_mappings, refuse_row
+from agentmetrics.cases._tool_call_batch import ToolCallBatch, holds_mappings, refuse_row
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 

@@ -555,7 +555,7 @@ def session_results(evaluations: list[dict[str, Any]]) -> list[tuple[str, Any]]:
 
     from agentmetrics.model._metric_result import MetricResult
     from agentmetrics.results._results import EvaluationResult
-    from agentmetrics.model._tool_call_batch import ToolCallBatch
+    from agentmetrics.cases._tool_call_batch import ToolCallBatch
     from agentmetrics.runs._provenance import MetricSpec
     from agentmetrics.runs._saved_metric import saved_metric
 

@@ -349,7 +349,7 @@ def _check_required_fields(s: _Subject) -> None:
 
 
 def _check_batch_equals_scalar(s: _Subject) -> None:
-    from agentmetrics.model._tool_call_batch import ToolCallBatch
+    from agentmetrics.cases._tool_call_batch import ToolCallBatch
     from agentmetrics.errors import AgentMetricsError, InvalidMetricError
 
     metric, fields = s.metric, s.metric_cls.required_fields

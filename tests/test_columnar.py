@@ -381,7 +381,7 @@ CELL = st.one_of(st.none(), st.lists(call(), max_size=4), st.lists(call(), max_s
 
 
 def column_batch(called, expected, fast):
-    from agentmetrics.model import _tool_call_batch
+    from agentmetrics.cases import _tool_call_batch
 
     if fast:
         return am.ToolCallBatch.from_columns(tool_calls=called, expected_tool_calls=expected,

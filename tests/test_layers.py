@@ -114,7 +114,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("errors", "_base", "_base.*", "_secrets", "_secrets.*")),
     ("model", ("model", "model.*", "expectations", "expectations.*", "formats", "formats.*", "_columnar",
-               "_columnar.*")),
+               "_columnar.*", "cases", "cases.*")),
     ("metric contract", ("metric", "metric.*")),
     ("registry", ("registry",)),
     ("kernels and batch", ("_kernels", "_kernels.*", "batch", "batch.*", "stats", "stats.*")),

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics.model._tool_call_batch import ToolCallBatch
+from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics._kernels import IntArray, multiset_overlap, sequence_lcs, set_counts
 from agentmetrics.model._metric_result import MetricResult, batch_errors, case_values, passes
 from agentmetrics._base._types import ErrorsMode, check_errors_mode

@@ -253,7 +253,7 @@ def _parquet_chunks(path: str, chunk_size: int) -> Any:
     and an optional ``id`` column. A row that cannot be read is kept as an
     unreadable row; the metrics report it (or stop at it) as for a JSONL line."""
     from agentmetrics._base._optional import require
-    from agentmetrics.model._tool_call_batch import ToolCallBatch
+    from agentmetrics.cases._tool_call_batch import ToolCallBatch
 
     pa = require("pyarrow", "arrow")
     pq = require("pyarrow.parquet", "arrow")

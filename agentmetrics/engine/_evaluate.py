@@ -14,7 +14,7 @@ import numpy as np
 
 from agentmetrics._base._aio import run_sync
 from agentmetrics._columnar import check_unique_columns
-from agentmetrics.model._tool_call_batch import ToolCallBatch
+from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.engine._concurrent import MetricRun, RunSettings, needs_runner, score_concurrently
 from agentmetrics.metric._metric import Metric, metric_labels
 from agentmetrics.model._model import AgentTestCase, UnreadableCase, describe

@@ -32,7 +32,7 @@ import attrs
 import numpy as np
 
 from agentmetrics._base._optional import require
-from agentmetrics.model._tool_call_batch import ToolCallBatch
+from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.io._dataset import case_of_line, case_of_parsed_line
 from agentmetrics._columnar import Reader, paused_gc
 from agentmetrics._base._lines import BOMS, decode_line, parse_json_lines

@@ -35,7 +35,7 @@ from agentmetrics.errors import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.model._metric_result import MetricResult
-    from agentmetrics.model._tool_call_batch import ToolCallBatch
+    from agentmetrics.cases._tool_call_batch import ToolCallBatch
 
 __all__ = [
     "METRIC_NAME_PATTERN",

@@ -14,7 +14,7 @@ from agentmetrics.expectations._steps import AnyOrder, InOrder, OptionalStep
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.model._metric_result import MetricResult
-    from agentmetrics.model._tool_call_batch import ToolCallBatch
+    from agentmetrics.cases._tool_call_batch import ToolCallBatch
     from agentmetrics._base._types import ErrorsMode
 
 __all__ = ["ExpectationMatch"]

@@ -12,7 +12,7 @@ from agentmetrics.errors import AgentMetricsError, InvalidCaseError, InvalidPara
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.model._metric_result import MetricResult
-    from agentmetrics.model._tool_call_batch import ToolCallBatch
+    from agentmetrics.cases._tool_call_batch import ToolCallBatch
 
 __all__ = ["AGGREGATES", "PerTurn", "per_turn"]
 
@@ -109,7 +109,7 @@ class PerTurn(Metric):
         import numpy as np
 
         from agentmetrics.model._metric_result import MetricResult, batch_errors, passes
-        from agentmetrics.model._tool_call_batch import ToolCallBatch
+        from agentmetrics.cases._tool_call_batch import ToolCallBatch
 
         failed = batch_errors(self, batch, errors)
         rows = [row for row in range(len(batch)) if row not in failed]

@@ -13,7 +13,7 @@ from agentmetrics.model._model import AgentTestCase
 from agentmetrics._base._types import ErrorsMode
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics.model._tool_call_batch import ToolCallBatch
+    from agentmetrics.cases._tool_call_batch import ToolCallBatch
     from agentmetrics.model._metric_result import MetricResult
 
 __all__ = ["ToolSelectionAccuracy", "longest_increasing_run"]

@@ -32,7 +32,7 @@ from agentmetrics.errors import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.metric._metric import Metric
-    from agentmetrics.model._tool_call_batch import ToolCallBatch
+    from agentmetrics.cases._tool_call_batch import ToolCallBatch
 
 __all__ = [
     "CASE_ERRORS", "MetricResult", "Reasons", "StoredReasons", "batch_errors", "case_values",

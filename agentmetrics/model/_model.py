@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentTestCase", "CASE_FIELDS", "EvalScore", "ToolCall", "ToolCallLike", "UnreadableCase",
     "call_columns", "call_for_name", "calls_from_columns", "calls_from_mappings",
-    "cases_from_fields", "describe", "to_tool_call",
+    "cases_from_fields", "describe", "is_not_given", "to_tool_call",
 ]
 
 
@@ -33,7 +33,7 @@ def describe(value: object) -> str:
     return f"{type(value).__name__} {text}"
 
 
-def _is_not_given(value: object) -> bool:
+def is_not_given(value: object) -> bool:
     """``None``, or pandas' missing-value marker ``pd.NA`` (without importing pandas)."""
     return value is None or (
         type(value).__name__ == "NAType" and type(value).__module__.startswith("pandas")
@@ -61,7 +61,7 @@ def _check_name(value: object) -> None:
 def _to_arguments(value: object) -> dict[str, Any]:
     if type(value) is dict and (not value or set(map(type, value)) == _STR_KEYS):
         return dict(value)
-    if _is_not_given(value):
+    if is_not_given(value):
         return {}
     if not isinstance(value, Mapping):
         raise InvalidCaseError(
@@ -141,7 +141,7 @@ class ToolCall:
         if raw_arguments is not None and type(raw_arguments) is not str:
             _check_optional_str("raw_arguments", raw_arguments)
         if arguments_given is None:
-            arguments_given = (type(arguments) is dict or not _is_not_given(arguments)
+            arguments_given = (type(arguments) is dict or not is_not_given(arguments)
                                or raw_arguments is not None)
         elif type(arguments_given) is not bool:
             raise InvalidCaseError(
@@ -360,7 +360,7 @@ def _as_list(value: object, field: str, expected: str, fix: str) -> Iterable[Any
 
 
 def _to_call_tuple(value: object, field: str) -> tuple[ToolCall, ...] | None:
-    if _is_not_given(value):
+    if is_not_given(value):
         return None
     value = _as_list(value, field, "a list of tool calls (ToolCall, names or mappings)",
                      f"wrap a single call in a list, e.g. {field}=['GetOrder'].")
@@ -395,7 +395,7 @@ def _to_expected_tool_calls(value: object) -> tuple[ToolCall, ...] | None:
 
 
 def _to_turns(value: object) -> tuple[AgentTestCase, ...] | None:
-    if _is_not_given(value):
+    if is_not_given(value):
         return None
     value = _as_list(value, "turns", "a list of turns (AgentTestCase or mappings of its fields)",
                      "wrap a single turn in a list.")

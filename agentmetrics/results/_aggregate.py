@@ -31,7 +31,7 @@ from agentmetrics.results._table import Table
 from agentmetrics.errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics.model._tool_call_batch import ToolCallBatch
+    from agentmetrics.cases._tool_call_batch import ToolCallBatch
     from agentmetrics.model._metric_result import MetricResult
     from agentmetrics.results._results import EvaluationResult
 

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from agentmetrics._base._optional import require
-from agentmetrics.model._tool_call_batch import ToolCallBatch
+from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.model._metric_result import MetricResult
 from agentmetrics.results._table import Table
 from agentmetrics.errors import (

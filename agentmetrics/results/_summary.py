@@ -19,7 +19,7 @@ from agentmetrics.errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.results._aggregate import ClusterSums, MetricMoments
-    from agentmetrics.model._tool_call_batch import ToolCallBatch
+    from agentmetrics.cases._tool_call_batch import ToolCallBatch
     from agentmetrics.results._results import EvaluationResult
 
 __all__ = ["case_labels", "clip_rate", "clustered_table", "moments_table", "summary_table"]

@@ -23,7 +23,7 @@ import numpy as np
 from agentmetrics._columnar import paused_gc
 from agentmetrics.model._metric_result import MetricResult, out_of_range
 from agentmetrics.results._results import EvaluationResult
-from agentmetrics.model._tool_call_batch import ToolCallBatch
+from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import AgentMetricsError, InvalidCaseError, InvalidParameterError
 from agentmetrics.runs._format import (
     DECODER,

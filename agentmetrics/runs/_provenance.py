@@ -30,7 +30,7 @@ from agentmetrics.errors import InvalidCaseError
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.results._results import EvaluationResult
-    from agentmetrics.model._tool_call_batch import ToolCallBatch
+    from agentmetrics.cases._tool_call_batch import ToolCallBatch
 
 __all__ = ["FLAG", "MAX_DEPTH", "OBJECT", "WHOLE", "FieldError", "MetricSpec", "Provenance",
            "deeper_than", "describe", "fields_of", "fingerprint", "flag", "json_safe",

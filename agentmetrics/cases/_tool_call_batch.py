@@ -29,7 +29,7 @@ from agentmetrics._columnar import (
     ingest,
     records_from_arrow,
 )
-from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase, describe, _is_not_given
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase, describe, is_not_given
 from agentmetrics._base._optional import require
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import InvalidCaseError
@@ -52,7 +52,7 @@ _METADATA = attrgetter("metadata")
 
 def _is_missing(value: object) -> bool:
     """``None``, ``pd.NA`` and float NaN (pandas' empty cell) mean "not given"."""
-    return _is_not_given(value) or (isinstance(value, float) and math.isnan(value))
+    return is_not_given(value) or (isinstance(value, float) and math.isnan(value))
 
 
 def _row_names(row: object, field: str) -> list[str]:
