@@ -13,9 +13,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agentmetrics.io._dataset import example_cases, read_cases
-from agentmetrics.metric._metric import Metric
-from agentmetrics.model._model import AgentTestCase, EvalScore, ToolCall, UnreadableCase
 from agentmetrics._base._version import __version__
 from agentmetrics.errors import (
     AgentMetricsError,
@@ -23,24 +20,27 @@ from agentmetrics.errors import (
     CacheError,
     CacheWarning,
     CaptureError,
+    CaseEvaluationError,
     DuplicateMetricError,
     EmptyEvaluationWarning,
+    EvaluationInterrupted,
     InvalidCaseError,
     InvalidMetricError,
     InvalidParameterError,
     MetricLoadError,
     MetricNameError,
     MetricNotFoundError,
-    MissingFieldError,
-    RegistryError,
-    CaseEvaluationError,
-    EvaluationInterrupted,
     MetricServiceError,
     MissingDependencyError,
+    MissingFieldError,
+    RegistryError,
     TransientMetricError,
     UserFunctionError,
 )
+from agentmetrics.io._dataset import example_cases, read_cases
+from agentmetrics.metric._metric import Metric
 from agentmetrics.metrics import PerTurn, ToolSelectionAccuracy, per_turn
+from agentmetrics.model._model import AgentTestCase, EvalScore, ToolCall, UnreadableCase
 from agentmetrics.registry import (
     MetricInfo,
     get_metric,
@@ -54,8 +54,8 @@ from agentmetrics.registry import (
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.capture import capture
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
-    from agentmetrics.io._compare import Comparison, compare
     from agentmetrics.engine._evaluate import aevaluate, evaluate
+    from agentmetrics.io._compare import Comparison, compare
     from agentmetrics.model._metric_result import MetricResult
     from agentmetrics.results._results import EvaluationResult
     from agentmetrics.results._table import Table

@@ -19,9 +19,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agentmetrics.model._model import AgentTestCase
 from agentmetrics._base._types import ErrorsMode
+from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import InvalidCaseError
+from agentmetrics.metrics import ToolSelectionAccuracy
+from agentmetrics.model._model import AgentTestCase
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -48,7 +50,6 @@ def tool_selection_accuracy(
     such a row, or one that cannot be read, raises InvalidCaseError naming the
     row, or with ``errors="record"`` gets NaN.
     """
-    from agentmetrics.metrics import ToolSelectionAccuracy
 
     metric = ToolSelectionAccuracy(order_matters=order_matters)
     if not _columns(called, expected):
@@ -59,7 +60,6 @@ def tool_selection_accuracy(
 
 def _column_values(metric: Any, called: Any, expected: Any,
                    errors: ErrorsMode) -> npt.NDArray[np.float64]:
-    from agentmetrics.cases._tool_call_batch import ToolCallBatch
 
     if _is_arrow(called) and _is_arrow(expected):
         batch = ToolCallBatch.from_arrow(tool_calls=called, expected_tool_calls=expected,

@@ -35,17 +35,18 @@ from typing import Any
 
 import attrs
 
-from agentmetrics.results._aggregate import Aggregate, ToolCounts
-from agentmetrics.results._aggregate import merge as _merge_aggregates
+from agentmetrics._base._optional import require
+from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics._columnar import check_unique_columns
+from agentmetrics.cases._tool_call_batch import ToolCallBatch, holds_mappings, refuse_row
+from agentmetrics.engine._evaluate import metric_of, score_cases
+from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 from agentmetrics.io._dataset import case_from_record
 from agentmetrics.metric._metric import Metric, metric_labels
 from agentmetrics.model._model import AgentTestCase, UnreadableCase, describe
-from agentmetrics._base._optional import require
+from agentmetrics.results._aggregate import Aggregate, ToolCounts
+from agentmetrics.results._aggregate import merge as _merge_aggregates
 from agentmetrics.results._results import EvaluationResult
-from agentmetrics.cases._tool_call_batch import ToolCallBatch, holds_mappings, refuse_row
-from agentmetrics._base._types import ErrorsMode, check_errors_mode
-from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 
 __all__ = ["AGGREGATE_DDL", "Aggregate", "RowScorer", "SparkScorer", "aggregate", "merge",
            "rows_schema", "score", "score_rows", "spark_schema"]
@@ -102,7 +103,6 @@ def evaluate_partition(
 ) -> tuple[EvaluationResult, Any, dict[str, Any]]:
     """Score ``data``: the result, the ids (an Arrow array) and the kept columns.
     ``options`` go to :func:`agentmetrics.evaluate` (``concurrency``, ``cache``...)."""
-    from agentmetrics.engine._evaluate import score_cases
 
     check_errors_mode(errors)
     names = column_map(columns)
@@ -307,7 +307,6 @@ def _labels(metrics: Sequence[Any]) -> list[str]:
         metrics = [metrics]
     if all(isinstance(each, str) for each in metrics):
         return list(metrics)
-    from agentmetrics.engine._evaluate import metric_of
 
     return metric_labels([metric_of(each) for each in metrics])
 
@@ -400,7 +399,6 @@ def merge(aggregates: Iterable[Aggregate], metrics: Sequence[Metric | str | Any]
         return Aggregate(rows=0, metrics={}, tools=ToolCounts.from_batch(
             ToolCallBatch.from_columns(tool_calls=[], expected_tool_calls=[])),
             failing={}, failure_limit=100)
-    from agentmetrics.engine._evaluate import score_cases
 
     return Aggregate.from_result(score_cases([], list(metrics), progress=False))
 

@@ -25,10 +25,16 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from agentmetrics._secrets import scrub, shown_items, shown_value
+from agentmetrics.errors import AgentMetricsError, CaptureError, InvalidCaseError
+from agentmetrics.metric._metric import metric_labels
+from agentmetrics.model._model import AgentTestCase, describe
+from agentmetrics.registry import get_metric_class, resolve_metric
+
 if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics.capture import Capture, Run
     from agentmetrics.metric._metric import Metric
     from agentmetrics.model._model import AgentTestCase
-    from agentmetrics.capture import Capture, Run
 
 __all__ = ["AgentEval", "agent_eval"]
 
@@ -56,8 +62,6 @@ class AgentEval:
 
     def record(self, case: AgentTestCase) -> AgentTestCase:
         """Record one AgentTestCase and return it."""
-        from agentmetrics.model._model import AgentTestCase, describe
-        from agentmetrics.errors import InvalidCaseError
 
         if not isinstance(case, AgentTestCase):
             raise InvalidCaseError(
@@ -77,7 +81,6 @@ class AgentEval:
         metadata: Mapping[str, Any] | None = None,
     ) -> AgentTestCase:
         """Build an AgentTestCase from an agent run, record it and return it."""
-        from agentmetrics.model._model import AgentTestCase
 
         return self.record(
             AgentTestCase(
@@ -145,7 +148,6 @@ class _RecordedCapture:
         self.__exit__(kind, error, traceback)
 
     def _record(self) -> None:
-        from agentmetrics.model._model import AgentTestCase
 
         case = self._capture.run.case(self._input, self._expected)
         assert isinstance(case, AgentTestCase)
@@ -225,14 +227,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _metric_of(marker: pytest.Mark) -> tuple[Metric, str]:
-    from agentmetrics.errors import AgentMetricsError
-    from agentmetrics.registry import resolve_metric
 
     kwargs = {key: value for key, value in marker.kwargs.items() if key not in _CAPTURE_KEYS}
     args = list(marker.args)
     if "metric" in kwargs:
         args.insert(0, kwargs.pop("metric"))
-    from agentmetrics._secrets import scrub, shown_items, shown_value
 
     keywords, hidden = shown_items(kwargs.items(), _declared_secrets(args))
     written = ", ".join([*(repr(shown_value(arg)) for arg in args), *keywords])
@@ -254,7 +253,6 @@ def _metric_of(marker: pytest.Mark) -> tuple[Metric, str]:
 def _declared_secrets(args: list[Any]) -> tuple[str, ...]:
     """The ``secret_params`` of the metric a marker names (a class, an instance
     or a registry name), if it can be told."""
-    from agentmetrics.registry import get_metric_class
 
     if len(args) != 1:
         return ()
@@ -278,8 +276,6 @@ def _names(calls: Any) -> list[str] | None:
 
 
 def _score_item(item: pytest.Item, markers: list[pytest.Mark]) -> None:
-    from agentmetrics.metric._metric import metric_labels
-    from agentmetrics.errors import AgentMetricsError
 
     cases = _recorder(item).cases
     resolved = [_metric_of(marker) for marker in markers]
@@ -356,7 +352,6 @@ def _failure_report(failed: list[dict[str, Any]], total: int) -> str:
 
 def _captured_case(item: pytest.Item, markers: list[pytest.Mark], run: Run) -> None:
     """Record the run a ``capture=True`` marker captured, with its expected calls."""
-    from agentmetrics.errors import CaptureError
 
     recorder = _recorder(item)
     stated = [marker.kwargs["expected_tool_calls"] for marker in markers
@@ -499,7 +494,6 @@ class _Collector:
     def _compare(self, session: pytest.Session) -> None:
         from agentmetrics.io._compare import compare
         from agentmetrics.io._sides import read_side, side_from_evaluations
-        from agentmetrics.errors import AgentMetricsError
 
         path = self.config.getoption(BASELINE_OPTION)
         gate = self.config.getoption(GATE_OPTION)
@@ -553,9 +547,9 @@ def session_results(evaluations: list[dict[str, Any]]) -> list[tuple[str, Any]]:
     in test order. Their metrics are the saved form of each configuration."""
     import numpy as np
 
+    from agentmetrics.cases._tool_call_batch import ToolCallBatch
     from agentmetrics.model._metric_result import MetricResult
     from agentmetrics.results._results import EvaluationResult
-    from agentmetrics.cases._tool_call_batch import ToolCallBatch
     from agentmetrics.runs._provenance import MetricSpec
     from agentmetrics.runs._saved_metric import saved_metric
 

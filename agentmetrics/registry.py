@@ -27,7 +27,7 @@ from agentmetrics._base._discovery import (
     normalize_distribution,
     scan,
 )
-from agentmetrics.metric._metric import METRIC_NAME_PATTERN, Metric, declared_name
+from agentmetrics._base._version import __version__
 from agentmetrics.errors import (
     DuplicateMetricError,
     InvalidMetricError,
@@ -36,6 +36,7 @@ from agentmetrics.errors import (
     MetricNameError,
     MetricNotFoundError,
 )
+from agentmetrics.metric._metric import METRIC_NAME_PATTERN, Metric, declared_name
 
 __all__ = [
     "DISABLE_AUTOLOAD_ENV",
@@ -196,7 +197,6 @@ class _Registry:
             if self._specs is None:
                 found = scan()
                 if not any(_is_builtin(spec) for spec in found):
-                    from agentmetrics._base._version import __version__
 
                     found += [
                         EntryPointSpec(name, target, OWN_DISTRIBUTION, __version__)

@@ -13,9 +13,16 @@ from typing import Any
 
 import attrs
 
-from agentmetrics.metric._metric import Metric
-from agentmetrics.model._model import AgentTestCase, describe
-from agentmetrics.errors import InvalidCaseError
+from agentmetrics.errors import (
+    AgentMetricsError,
+    InvalidCaseError,
+    InvalidMetricError,
+    InvalidParameterError,
+    MissingFieldError,
+)
+from agentmetrics.metric._metric import METRIC_NAME_PATTERN, Metric
+from agentmetrics.model._model import CASE_FIELDS, AgentTestCase, ToolCall, describe
+from agentmetrics.registry import resolve_metric
 
 __all__ = [
     "AgentAssertions",
@@ -150,7 +157,6 @@ class AgentAssertions:
         """The case passes ``metric`` (an instance, a class or a registry name),
         with ``threshold`` and ``params`` overriding its configuration."""
         __tracebackhide__ = True
-        from agentmetrics.registry import resolve_metric
 
         resolved = resolve_metric(metric, threshold, **params)
         score = resolved.evaluate(self.case)
@@ -182,7 +188,6 @@ def _generated_cases(seed: int, count: int) -> list[AgentTestCase]:
     """Seeded cases covering empty lists, repeats, unicode names and arguments."""
     import random
 
-    from agentmetrics.model._model import ToolCall
 
     rng = random.Random(seed)
 
@@ -250,7 +255,6 @@ class _Subject:
 
     def scores(self) -> list[Any]:
         """Each case's EvalScore, or the AgentMetricsError it raised."""
-        from agentmetrics.errors import AgentMetricsError, InvalidMetricError
 
         if self._scores is None:
             scores: list[Any] = []
@@ -271,8 +275,6 @@ def _check_is_a_metric(s: _Subject) -> None:
 
 
 def _check_metadata(s: _Subject) -> None:
-    from agentmetrics.metric._metric import METRIC_NAME_PATTERN
-    from agentmetrics.model._model import CASE_FIELDS
 
     _check_is_a_metric(s)
     cls = s.metric_cls
@@ -332,7 +334,6 @@ def _check_scores(s: _Subject) -> None:
 
 
 def _check_required_fields(s: _Subject) -> None:
-    from agentmetrics.errors import MissingFieldError
 
     metric, last = s.metric, s.cases[-1]
     for field in s.metric_cls.required_fields:
@@ -350,7 +351,6 @@ def _check_required_fields(s: _Subject) -> None:
 
 def _check_batch_equals_scalar(s: _Subject) -> None:
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
-    from agentmetrics.errors import AgentMetricsError, InvalidMetricError
 
     metric, fields = s.metric, s.metric_cls.required_fields
     batch_cases = s.cases + [AgentTestCase(**{fields[0]: None})] if fields else s.cases
@@ -454,7 +454,6 @@ def metric_checks(
     one built metric and its scores, so running them all costs what one
     :func:`check_metric` call does.
     """
-    from agentmetrics.errors import InvalidParameterError
 
     unknown = sorted(set(only or ()) - set(CHECK_NAMES))
     if unknown:

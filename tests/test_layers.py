@@ -209,3 +209,97 @@ def test_every_subpackage_is_in_the_architecture_page():
     subpackages = sorted(path.parent.name for path in PACKAGE.glob("*/__init__.py"))
     missing = [name for name in subpackages if f"`{name}/`" not in page]
     assert subpackages and not missing, f"docs/architecture.md does not place {missing}"
+
+
+# --------------------------------------------------------------------------- imports inside functions, names
+
+
+#: Imports inside functions that go up the layers, declared (docs/architecture.md):
+#: a result saves itself as a run and writes its own report.
+UPWARD_CONVENIENCES = {("agentmetrics.results._results", "agentmetrics.runs"),
+                       ("agentmetrics.results._results", "agentmetrics.report")}
+
+#: The entry points whose start-up an import inside a function may keep light: what
+#: each loads of agentmetrics must not grow (numpy stays out of `import agentmetrics`,
+#: the CLI's parser and `describe`, the pytest plugin).
+ENTRY_POINTS = {
+    "import": "import agentmetrics",
+    "pytest plugin": "import agentmetrics.pytest_plugin",
+    "testing": "import agentmetrics.testing",
+    "capture": "import agentmetrics.capture",
+    "cli parser": "from agentmetrics.cli import build_parser; build_parser()",
+    "cli describe": "from agentmetrics.cli import main; main(['describe', 'tool_selection_accuracy'])",
+    "get_metric": "import agentmetrics as am; am.get_metric('tool_selection_accuracy')",
+}
+
+
+def _loaded(code: str) -> set[str]:
+    import json
+    import subprocess
+    import sys
+
+    script = ("import contextlib, io, json, sys\nwith contextlib.redirect_stdout(io.StringIO()):\n"
+              f"    {code}\nprint(json.dumps(sorted(m for m in sys.modules if m.startswith('agentmetrics'))))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    return set(json.loads(out.splitlines()[-1]))
+
+
+def function_imports() -> list[tuple[str, str]]:
+    """(module, imported agentmetrics module) for every import inside a function."""
+    modules = _module_names()
+    found = []
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        skipped = _type_only(tree)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for function in ast.walk(tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                if id(node) in skipped:
+                    continue
+                if isinstance(node, ast.Import):
+                    targets = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    base = node.module or ""
+                    if node.level:
+                        anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                        base = ".".join(anchor + ([base] if base else []))
+                    subs = [f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in modules]
+                    targets = subs or [base]
+                else:
+                    continue
+                found += [(name, target) for target in targets if target.startswith("agentmetrics")]
+    return sorted(set(found))
+
+
+def test_an_import_inside_a_function_is_declared_or_keeps_an_entry_point_light():
+    closures = {label: _loaded(code) for label, code in ENTRY_POINTS.items()}
+    undue = []
+    for module, target in function_imports():
+        if any(module == source and target.startswith(prefix) for source, prefix in UPWARD_CONVENIENCES):
+            continue
+        if any(module in closure and target not in closure for closure in closures.values()):
+            continue  # hoisting it would load more at an entry point's start
+        undue.append(f"{module} imports {target} inside a function")
+    assert not undue, ("imports inside functions that neither are declared upward conveniences nor keep an "
+                       "entry point light; move them to the top of the module:\n" + "\n".join(undue))
+
+
+def test_no_module_takes_an_underscore_name_from_another_folder():
+    modules = _module_names()
+
+    def folder(name: str) -> str:
+        parts = name.split(".")
+        return parts[1] if len(parts) > 2 or (len(parts) == 2 and (PACKAGE / parts[1]).is_dir()) else name
+
+    taken = []
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("agentmetrics"):
+                for alias in node.names:
+                    private = alias.name.startswith("_") and not alias.name.endswith("__")
+                    if private and f"{node.module}.{alias.name}" not in modules \
+                            and folder(name) != folder(node.module):
+                        taken.append(f"{name} takes {alias.name} from {node.module}")
+    assert not taken, "name it without an underscore in its module's __all__:\n" + "\n".join(taken)

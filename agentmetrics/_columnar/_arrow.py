@@ -27,8 +27,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from agentmetrics.model._model import UnreadableCase
 from agentmetrics.errors import InvalidCaseError
+from agentmetrics.model._model import UnreadableCase
 
 __all__ = ["check_unique_columns", "holds_call_objects", "records_from_arrow"]
 

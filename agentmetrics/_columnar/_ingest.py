@@ -19,27 +19,27 @@ from __future__ import annotations
 
 import gc
 from array import array
-from contextlib import contextmanager
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from itertools import chain, islice, repeat
 from operator import is_not, itemgetter, methodcaller
 from typing import Any, overload
 
 import attrs
 
+from agentmetrics._base._types import ErrorsMode
 from agentmetrics._columnar._records import case_from_record
+from agentmetrics.errors import InvalidCaseError
 from agentmetrics.model._model import (
     AgentTestCase,
     UnreadableCase,
-    call_for_name,
-    describe,
-    to_tool_call,
     call_columns,
+    call_for_name,
     calls_from_mappings,
     cases_from_fields,
+    describe,
+    to_tool_call,
 )
-from agentmetrics._base._types import ErrorsMode
-from agentmetrics.errors import InvalidCaseError
 
 __all__ = ["BadName", "Ingested", "LazyCases", "Reader", "Side", "Vocabulary", "cases_from_records",
            "ingest", "paused_gc"]

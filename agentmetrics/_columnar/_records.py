@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmetrics.model._model import CASE_FIELDS, AgentTestCase
 from agentmetrics.errors import InvalidCaseError
+from agentmetrics.model._model import CASE_FIELDS, AgentTestCase
 
 __all__ = ["LINE_KEYS", "case_from_record", "check_input_format"]
 

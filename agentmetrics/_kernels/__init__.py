@@ -9,6 +9,7 @@
   subsequence; ``_blocks``: blocks on threads; ``_tuning``: the sizes.
 """
 
+from agentmetrics._base._lis import longest_increasing_run
 from agentmetrics._kernels._counting import (
     multiset_overlap,
     ordered_matches,
@@ -16,7 +17,6 @@ from agentmetrics._kernels._counting import (
     set_counts,
 )
 from agentmetrics._kernels._lis import lis_lengths
-from agentmetrics._base._lis import longest_increasing_run
 from agentmetrics._kernels._sequence import sequence_lcs
 from agentmetrics._kernels._sorted import IdArray, IntArray, SetCounts, case_index, unique_keys
 from agentmetrics._kernels._tuning import THREADS_ENV, thread_count

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._kernels import _tuning
 from agentmetrics._base._lis import longest_increasing_run
+from agentmetrics._kernels import _tuning
 
 __all__ = ["lis_lengths"]
 

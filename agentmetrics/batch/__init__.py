@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics.cases._tool_call_batch import ToolCallBatch
-from agentmetrics._kernels import IntArray, multiset_overlap, sequence_lcs, set_counts
-from agentmetrics.model._metric_result import MetricResult, batch_errors, case_values, passes
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
+from agentmetrics._kernels import IntArray, multiset_overlap, sequence_lcs, set_counts
+from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import InvalidCaseError
+from agentmetrics.model._metric_result import MetricResult, batch_errors, case_values, passes
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.metric._metric import Metric

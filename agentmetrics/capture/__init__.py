@@ -21,6 +21,7 @@ import types
 from collections.abc import Iterable
 from typing import Any, Literal
 
+from agentmetrics._base._optional import require
 from agentmetrics.capture import _hooks
 from agentmetrics.capture._records import Turn, Usage
 from agentmetrics.capture._run import Capture, Run, capture
@@ -42,7 +43,6 @@ def span_processor() -> Any:
     ``TracerProvider`` that is not the global one
     (``provider.add_span_processor(agentmetrics.capture.span_processor())``).
     Needs ``opentelemetry-sdk``."""
-    from agentmetrics._base._optional import require
 
     require("opentelemetry.sdk.trace", "otel")
     from agentmetrics.capture._otel import processor

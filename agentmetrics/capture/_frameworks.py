@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentmetrics.model._model import ToolCall
 from agentmetrics.capture._records import ModelEvent, ToolEvent, Usage
 from agentmetrics.capture._state import Recorder, next_seq
 from agentmetrics.errors import AgentMetricsError
+from agentmetrics.formats import tool_calls_from
+from agentmetrics.model._model import ToolCall
 
 __all__ = ["model_event", "record", "said", "tool_event", "usage_of"]
 
@@ -52,7 +53,6 @@ def model_event(source: str, payload: Any, format: str, *, model: Any = None,
     False when the result does not hold the response's messages; ``text`` gives
     the response's text, taken only when it has no calls (a text-protocol agent
     writes its calls there: read if no wire response is beside it)."""
-    from agentmetrics.formats import tool_calls_from
 
     seq = next_seq()
     calls: tuple[ToolCall, ...] = ()

@@ -9,11 +9,11 @@ from contextvars import Token
 from types import TracebackType
 from typing import Any, Literal
 
-from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase, describe
 from agentmetrics.capture import _hooks
 from agentmetrics.capture._records import Turn, Usage
 from agentmetrics.capture._state import ACTIVE, PROCESS, Recorder
 from agentmetrics.errors import CaptureError, InvalidParameterError
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase, describe
 
 __all__ = ["Capture", "Run", "capture"]
 

@@ -19,6 +19,8 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from agentmetrics._base._optional import require
+from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics._columnar import (
     BadName,
     Ingested,
@@ -29,10 +31,8 @@ from agentmetrics._columnar import (
     ingest,
     records_from_arrow,
 )
-from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase, describe, is_not_given
-from agentmetrics._base._optional import require
-from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import InvalidCaseError
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase, describe, is_not_given
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

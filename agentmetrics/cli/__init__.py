@@ -17,6 +17,8 @@ import os
 import sys
 from collections.abc import Sequence
 
+from agentmetrics._base._version import __version__
+from agentmetrics.cli import _compare, _demo, _evaluate, _registry, _report, _runs
 from agentmetrics.cli._common import DEFAULT_METRIC, INTERRUPTED, parse_metric_spec
 from agentmetrics.errors import AgentMetricsError
 
@@ -29,12 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="agentmetrics",
         description="Score how LLM agents use tools.",
     )
-    from agentmetrics._base._version import __version__
 
     parser.add_argument("--version", action="version", version=f"agentmetrics {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    from agentmetrics.cli import _compare, _demo, _evaluate, _registry, _report, _runs
 
     _demo.add_parser(commands)
     _evaluate.add_parser(commands)

@@ -8,7 +8,6 @@ import math
 from collections.abc import Callable
 from typing import IO, Any, TypeVar
 
-from agentmetrics.metric._metric import Metric
 from agentmetrics._secrets import (
     MASK,
     credential_name,
@@ -18,7 +17,8 @@ from agentmetrics._secrets import (
     shown_items,
 )
 from agentmetrics.errors import AgentMetricsError, InvalidMetricError, InvalidParameterError
-from agentmetrics.registry import OWN_DISTRIBUTION, get_metric
+from agentmetrics.metric._metric import Metric
+from agentmetrics.registry import OWN_DISTRIBUTION, get_metric, get_metric_class
 
 __all__ = ["DEFAULT_METRIC", "DEFAULT_WIDTH", "INTERRUPTED", "build_metric", "non_negative",
            "output_width", "parse_metric_spec", "positive", "print_table", "rate", "seconds", "to_json",
@@ -194,7 +194,6 @@ def to_json(value: Any, indent: int | None = None) -> str:
 
 def _declared_secrets(name: str) -> tuple[str, ...]:
     """The ``secret_params`` of the metric registered as ``name`` (none if unknown)."""
-    from agentmetrics.registry import get_metric_class
 
     try:
         return tuple(get_metric_class(name.strip()).secret_params)

@@ -6,8 +6,11 @@ import argparse
 import math
 from typing import IO, Any
 
-from agentmetrics.cli._common import DEFAULT_METRIC, build_metric, rate, to_json
+from agentmetrics._base._lines import LineError, SourceError, lines, parse_json_line
+from agentmetrics.cli._common import DEFAULT_METRIC, build_metric, positive, rate, to_json
 from agentmetrics.errors import InvalidParameterError
+from agentmetrics.formats import FORMATS
+from agentmetrics.io._dataset import read_cases
 
 __all__ = ["add_parser"]
 
@@ -16,7 +19,6 @@ def _kind(path: str) -> str:
     """``"run"`` for a saved run (``agentmetrics evaluate --save``), ``"results"``
     for saved scores (rows of ``agentmetrics evaluate``, its ``--format json``
     document, a pytest report), ``"cases"`` otherwise."""
-    from agentmetrics._base._lines import LineError, SourceError, lines, parse_json_line
     from agentmetrics.runs._format import is_saved_run
 
     if is_saved_run(path):
@@ -52,7 +54,6 @@ def _side(path: str, kind: str, args: argparse.Namespace, on: str | None) -> Any
         return side_from_result(load_result(path), on, path)
     if kind == "results":
         return read_side(path, on)
-    from agentmetrics.io._dataset import read_cases
     from agentmetrics.engine._evaluate import score_cases
 
     metrics = [build_metric(spec) for spec in args.metric or [DEFAULT_METRIC]]
@@ -209,8 +210,6 @@ def _level(text: str) -> float:
 
 
 def add_parser(commands: Any) -> None:
-    from agentmetrics.cli._common import positive
-    from agentmetrics.formats import FORMATS
 
     parser = commands.add_parser(
         "compare",

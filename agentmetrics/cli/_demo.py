@@ -15,8 +15,8 @@ import shutil
 import sys
 from typing import IO, Any
 
-from agentmetrics.io._dataset import example_cases
 from agentmetrics.cli._common import DEFAULT_METRIC, build_metric, output_width, print_table, wrap
+from agentmetrics.io._dataset import example_cases
 
 __all__ = ["add_parser"]
 

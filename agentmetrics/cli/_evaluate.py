@@ -6,13 +6,14 @@ import argparse
 import gc
 import os
 import sys
-from fractions import Fraction
 from collections.abc import Callable
+from fractions import Fraction
 from typing import IO, Any, NamedTuple
 
+from agentmetrics._base._optional import require
+from agentmetrics._base._prefetch import prefetched
+from agentmetrics._base._progress import Progress
 from agentmetrics._columnar import check_unique_columns
-from agentmetrics.io._dataset import example_cases, numbered_cases
-from agentmetrics.engine._streaming import CHUNK_CASES, RunningSummary
 from agentmetrics.cli._common import (
     DEFAULT_METRIC,
     INTERRUPTED,
@@ -25,6 +26,7 @@ from agentmetrics.cli._common import (
     seconds,
     to_json,
 )
+from agentmetrics.engine._streaming import CHUNK_CASES, RunningSummary, chunked, score_chunks
 from agentmetrics.errors import (
     AgentMetricsError,
     CaseEvaluationError,
@@ -33,6 +35,8 @@ from agentmetrics.errors import (
     InvalidMetricError,
     InvalidParameterError,
 )
+from agentmetrics.formats import FORMATS
+from agentmetrics.io._dataset import example_cases, numbered_cases
 
 __all__ = ["EXAMPLE_CASES", "add_parser"]
 
@@ -252,7 +256,6 @@ def _parquet_chunks(path: str, chunk_size: int) -> Any:
     read through Arrow: ``tool_calls``, ``expected_tool_calls`` (list<string>)
     and an optional ``id`` column. A row that cannot be read is kept as an
     unreadable row; the metrics report it (or stop at it) as for a JSONL line."""
-    from agentmetrics._base._optional import require
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
 
     pa = require("pyarrow", "arrow")
@@ -334,8 +337,6 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
                 f"Fix: add --save run.jsonl (or .parquet), or leave {given[0]} out.")
     metrics = [build_metric(spec) for spec in args.metric or [DEFAULT_METRIC]]
 
-    from agentmetrics._base._prefetch import prefetched
-    from agentmetrics.engine._streaming import chunked
 
     # What score_chunks reads: lists of cases, or ToolCallBatches from Arrow,
     # which parses with the GIL released, so the next chunk is read on a
@@ -368,8 +369,6 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
             chunks = chunked(lines.track(numbered_cases(args.file, **options)),
                              args.chunk_size)
 
-    from agentmetrics._base._progress import Progress
-    from agentmetrics.engine._streaming import score_chunks
 
     rows = _Rows(out, args.format, counts=args.counts,
                  where=lines.label if lines is not None else None)
@@ -535,7 +534,6 @@ def add_parser(commands: Any) -> None:
         help="how to print the rows: an aligned table (default), JSON, CSV or JSON lines "
         "(with json, csv and jsonl the summary goes to stderr); summary: no rows, the summary alone",
     )
-    from agentmetrics.formats import FORMATS
 
     evaluate.add_argument(
         "--input-format",

@@ -10,6 +10,8 @@ from typing import IO, Any
 
 from agentmetrics.cli._common import DEFAULT_METRIC, build_metric, non_negative, positive
 from agentmetrics.errors import InvalidParameterError
+from agentmetrics.formats import FORMATS
+from agentmetrics.io._dataset import read_cases
 
 __all__ = ["add_parser"]
 
@@ -26,7 +28,6 @@ def _result(path: str, args: argparse.Namespace) -> Any:
         from agentmetrics.runs import load_result
 
         return load_result(path)
-    from agentmetrics.io._dataset import read_cases
     from agentmetrics.engine._evaluate import score_cases
 
     metrics = [build_metric(spec) for spec in args.metric or [DEFAULT_METRIC]]
@@ -98,7 +99,6 @@ def _report(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def add_parser(commands: Any) -> None:
-    from agentmetrics.formats import FORMATS
 
     parser = commands.add_parser(
         "report",

@@ -6,17 +6,20 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agentmetrics.results._aggregate import Aggregate, merge_run
-from agentmetrics._base._types import check_errors_mode
-from agentmetrics.metric._metric import Metric, metric_labels
-from agentmetrics.model._model import describe
-from agentmetrics.results._table import Table
-from agentmetrics._base._types import ErrorsMode
+from agentmetrics import partition
+from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.dask._common import module, require_dask
 from agentmetrics.dask._metrics import load, ship
 from agentmetrics.dask._pieces import PARTITION_ROWS, JsonlPiece, ParquetPiece, pieces
 from agentmetrics.dask._tasks import Job, task
+from agentmetrics.engine._evaluate import evaluation_settings, metric_of
 from agentmetrics.errors import InvalidParameterError
+from agentmetrics.metric._metric import Metric, metric_labels
+from agentmetrics.model._model import describe
+from agentmetrics.partition import column_map
+from agentmetrics.results._aggregate import Aggregate, merge_run
+from agentmetrics.results._results import EvaluationResult
+from agentmetrics.results._table import Table
 
 __all__ = ["DaskEvaluation", "evaluate"]
 
@@ -113,7 +116,6 @@ class DaskEvaluation:
         provenance (``source`` with ``line`` or ``row`` for files), the ``keep``
         columns, then per metric ``<label>``, ``<label>_passed``,
         ``<label>_reason`` and ``<label>_error``."""
-        from agentmetrics import partition
 
         dd = module("dask.dataframe")
         metrics = [load(shipped) for shipped in self._job.metrics]
@@ -123,7 +125,6 @@ class DaskEvaluation:
     def _empty_rows(self, metrics: list[Metric]) -> Any:
         import pyarrow as pa
 
-        from agentmetrics import partition
 
         job = self._job
         if self._pieces and isinstance(self._pieces[0], JsonlPiece):
@@ -164,7 +165,6 @@ class DaskEvaluation:
     def compute(self) -> Any:
         """Every per-case result collected into one EvaluationResult (in data
         order): for data that fits in the client's memory."""
-        from agentmetrics.results._results import EvaluationResult
 
         parts = module("dask").compute(*self._delayed("result"))
         return EvaluationResult.concat(list(parts))
@@ -220,9 +220,7 @@ def evaluate(
     Nothing is computed until a result is asked for.
     """
     require_dask()
-    from agentmetrics.engine._evaluate import metric_of
 
-    from agentmetrics.engine._evaluate import evaluation_settings
 
     check_errors_mode(errors)
     evaluation_settings(errors, concurrency, timeout, retries, max_rate, None)  # checked on the client
@@ -252,7 +250,6 @@ def evaluate(
     if cluster is not None and not isinstance(cluster, str):
         raise InvalidParameterError(
             f"cluster: expected a metadata key or column name, got {describe(cluster)}.")
-    from agentmetrics.partition import column_map
 
     column_map(columns)  # checked here, on the client
     options = {"concurrency": concurrency, "timeout": timeout, "retries": retries,

@@ -8,10 +8,11 @@ from typing import Any
 
 import attrs
 
-from agentmetrics.metric._metric import Metric
 from agentmetrics._secrets import scrub, shown_items
 from agentmetrics.dask._common import module, where
 from agentmetrics.errors import MetricLoadError
+from agentmetrics.metric._metric import Metric
+from agentmetrics.registry import get_metric_class, resolve_metric
 
 __all__ = ["Shipped", "load", "ship"]
 
@@ -41,7 +42,6 @@ class Shipped:
 def _declared_secrets(name: str | None) -> tuple[str, ...]:
     if name is None:
         return ()
-    from agentmetrics.registry import get_metric_class
 
     try:
         return tuple(get_metric_class(name).secret_params)
@@ -73,7 +73,6 @@ def load(shipped: Shipped) -> Metric:
 
 
 def _load_now(shipped: Shipped) -> Metric:
-    from agentmetrics.registry import resolve_metric
 
     try:
         if shipped.name is not None:

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agentmetrics.model._model import describe
+from agentmetrics import partition
 from agentmetrics.dask._common import module, require_dask
 from agentmetrics.errors import InvalidParameterError
+from agentmetrics.model._model import describe
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.dask._tasks import Job
@@ -51,7 +52,6 @@ def pieces(data: Any, job: Job, storage_options: Mapping[str, Any] | None,
     require_dask()
     db, dd = module("dask.bag"), module("dask.dataframe")
 
-    from agentmetrics import partition
 
     if isinstance(data, dd.DataFrame):
         names = partition.column_map(dict(job.columns))

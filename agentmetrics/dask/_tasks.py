@@ -9,13 +9,17 @@ from typing import Any
 
 import attrs
 
-from agentmetrics.results._aggregate import Aggregate
-from agentmetrics.metric._metric import Metric
+from agentmetrics import partition
 from agentmetrics._base._types import ErrorsMode
+from agentmetrics._kernels import THREADS_ENV
 from agentmetrics.dask._common import where
 from agentmetrics.dask._metrics import Shipped, load
 from agentmetrics.dask._pieces import JsonlPiece, ParquetPiece, open_file
 from agentmetrics.errors import CaseEvaluationError, InvalidCaseError, InvalidParameterError
+from agentmetrics.io._dataset import read_numbered
+from agentmetrics.metric._metric import Metric
+from agentmetrics.results._aggregate import Aggregate
+from agentmetrics.results._summary import case_labels
 
 __all__ = ["Job", "task"]
 
@@ -45,7 +49,6 @@ class Job:
 
 def _read_piece(piece: Any, job: Job) -> tuple[Any, Any, dict[str, Any]]:
     """Score a piece: (result, ids, kept columns)."""
-    from agentmetrics import partition
 
     metrics = [load(shipped) for shipped in job.metrics]
     columns = dict(job.columns)
@@ -82,8 +85,6 @@ def _read_piece(piece: Any, job: Job) -> tuple[Any, Any, dict[str, Any]]:
 def _score_jsonl(piece: JsonlPiece, job: Job, metrics: list[Metric]) -> tuple[Any, Any, dict[str, Any]]:
     import pyarrow as pa
 
-    from agentmetrics import partition
-    from agentmetrics.io._dataset import read_numbered
 
     options = {"input_format": job.input_format, "hosted_tools": job.hosted_tools}
     with open_file(piece.path, piece.storage_options) as handle:
@@ -98,8 +99,6 @@ def _score_jsonl(piece: JsonlPiece, job: Job, metrics: list[Metric]) -> tuple[An
 
 def task(piece: Any, job: Job, index: int, mode: str, target: Any = None) -> Any:
     """One partition: score it, then give what ``mode`` asks for."""
-    from agentmetrics import partition
-    from agentmetrics._kernels import THREADS_ENV
 
     if where().startswith("worker") and THREADS_ENV not in os.environ:
         # As Dask's nanny does for BLAS: one kernel thread per task thread.
@@ -139,7 +138,6 @@ def task(piece: Any, job: Job, index: int, mode: str, target: Any = None) -> Any
 def _cluster_labels(result: Any, kept: dict[str, Any], key: str) -> list[Any]:
     """One cluster label per case: the metadata key of cases, the column of a table;
     a case without one is an error."""
-    from agentmetrics.results._summary import case_labels
 
     instead = "evaluate with another cluster key"
     if result.batch.cases is not None:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-from functools import partial
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
 from agentmetrics._base._types import check_errors_mode
 from agentmetrics.datasets._common import (
     build,
@@ -21,6 +20,7 @@ from agentmetrics.datasets._common import (
     read_calls,
 )
 from agentmetrics.expectations import Expectation
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
 
 __all__ = ["adk_cases", "adk_expectation"]
 

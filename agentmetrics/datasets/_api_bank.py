@@ -9,11 +9,11 @@ from typing import Any
 
 import attrs
 
-from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
 from agentmetrics._base._types import check_errors_mode
 from agentmetrics.datasets._common import build, entries, exact_call, fail
 from agentmetrics.errors import InvalidParameterError
 from agentmetrics.expectations import Expectation
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
 
 __all__ = ["api_bank_cases"]
 

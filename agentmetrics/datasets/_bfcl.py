@@ -9,9 +9,7 @@ from typing import Any
 
 import attrs
 
-from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
-from agentmetrics._base._types import ErrorsMode
-from agentmetrics._base._types import check_errors_mode
+from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.datasets._common import Source, build, entries, entry_id, exact_call, fail
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations import (
@@ -26,6 +24,7 @@ from agentmetrics.expectations import (
     OneOf,
     Text,
 )
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
 
 __all__ = ["bfcl_calls", "bfcl_category", "bfcl_cases", "bfcl_expectation", "bfcl_multi_turn_cases",
            "parse_bfcl_call"]

@@ -14,10 +14,10 @@ import attrs
 
 from agentmetrics._base._lines import MAX_DEPTH, LineError, parse_json_line
 from agentmetrics._base._lines import check_depth as nested
-from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
 from agentmetrics._base._types import ErrorsMode
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations import Call, Equals
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
 
 __all__ = ["MAX_DEPTH", "Case", "Entry", "Source", "build", "check_depth", "entries", "entry_id",
            "exact_call", "fail", "items_of", "load_json", "read_calls", "record_hint"]

@@ -4,14 +4,14 @@ cases with expectations. The reference is read with :mod:`ast`, never run."""
 from __future__ import annotations
 
 import ast
-from functools import partial
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
-from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
 from agentmetrics._base._types import check_errors_mode
 from agentmetrics.datasets._common import Source, build, entries, fail
 from agentmetrics.expectations import AnyValue, Call, Equals, Expectation, Matcher
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
 
 __all__ = ["nexusraven_calls", "nexusraven_cases"]
 

@@ -6,11 +6,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from agentmetrics.model._model import AgentTestCase, UnreadableCase
 from agentmetrics._base._types import check_errors_mode
 from agentmetrics.datasets._common import Source, build, entries, entry_id, fail, read_calls
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations import AnyOrder, AnyValue, Call, Equals, Expectation, Matcher, OneOf
+from agentmetrics.model._model import AgentTestCase, UnreadableCase
 
 __all__ = ["seal_tools_cases"]
 

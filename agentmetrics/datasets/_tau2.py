@@ -9,13 +9,13 @@ from typing import Any
 
 import attrs
 
-from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
 from agentmetrics._base._types import check_errors_mode
 from agentmetrics.datasets._common import Entry, build, entries, entry_id, fail, load_json
 from agentmetrics.errors import InvalidCaseError
+from agentmetrics.expectations import AnyOrder, Call, Equals, Expectation, MayOmit
 from agentmetrics.formats import cases_from_tau2
 from agentmetrics.formats._tau2 import load_tau2
-from agentmetrics.expectations import AnyOrder, Call, Equals, Expectation, MayOmit
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
 
 __all__ = ["tau2_cases", "tau2_expectation", "with_tau2_expectations"]
 

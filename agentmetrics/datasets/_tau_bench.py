@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import ast
 import os
-from functools import partial
 from collections.abc import Iterable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
 from agentmetrics._base._types import check_errors_mode
 from agentmetrics.datasets._common import Entry, build, check_depth, exact_call, fail
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations import Expectation
+from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase
 
 __all__ = ["tau_bench_cases", "tau_bench_tasks"]
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-from functools import partial
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
-from agentmetrics.model._model import AgentTestCase, UnreadableCase
 from agentmetrics._base._types import check_errors_mode
 from agentmetrics.datasets._common import (
     Source,
@@ -19,6 +18,7 @@ from agentmetrics.datasets._common import (
     read_calls,
 )
 from agentmetrics.expectations import AnyOrder, Expectation
+from agentmetrics.model._model import AgentTestCase, UnreadableCase
 
 __all__ = ["xlam_cases"]
 

@@ -47,10 +47,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agentmetrics.model._canonical import Unencodable, encode, encode_fields
-from agentmetrics.model._model import AgentTestCase
 from agentmetrics._secrets import strip_credentials
 from agentmetrics.errors import CacheError
+from agentmetrics.metric._metric import Metric
+from agentmetrics.model._canonical import Unencodable, encode, encode_fields
+from agentmetrics.model._model import AgentTestCase
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.metric._metric import Metric
@@ -327,7 +328,6 @@ class ScoreCache:
 
 def _metric_stand_in(value: Any) -> Any:
     """A metric given as a parameter (a wrapper's inner metric), as its identity."""
-    from agentmetrics.metric._metric import Metric
 
     if isinstance(value, Metric):
         return _identity_parts(value)

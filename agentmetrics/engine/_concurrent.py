@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from agentmetrics._base._types import ErrorsMode
 from agentmetrics.engine._cache import (
     CacheReadError,
     CacheStats,
@@ -47,7 +48,14 @@ from agentmetrics.engine._cache import (
     metric_name,
     uncacheable_reason,
 )
-from agentmetrics.model._model import AgentTestCase, EvalScore
+from agentmetrics.errors import (
+    CacheWarning,
+    CaseEvaluationError,
+    MetricServiceError,
+    MissingFieldError,
+    TransientMetricError,
+)
+from agentmetrics.metric._metric import Metric as Base
 from agentmetrics.model._metric_result import (
     CASE_ERRORS,
     MetricResult,
@@ -56,19 +64,12 @@ from agentmetrics.model._metric_result import (
     describe_error,
     metric_failure,
 )
-from agentmetrics._base._types import ErrorsMode
-from agentmetrics.errors import (
-    CacheWarning,
-    CaseEvaluationError,
-    MetricServiceError,
-    MissingFieldError,
-    TransientMetricError,
-)
+from agentmetrics.model._model import AgentTestCase, EvalScore
 
 if TYPE_CHECKING:  # pragma: no cover
+    from agentmetrics._base._progress import Progress
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
     from agentmetrics.metric._metric import Metric
-    from agentmetrics._base._progress import Progress
 
 __all__ = ["DEFAULT_CONCURRENCY", "MetricRun", "RunSettings", "needs_runner", "score_concurrently"]
 
@@ -376,7 +377,6 @@ async def score_concurrently(
 
 def needs_runner(metric: Metric, settings: RunSettings) -> bool:
     """Whether ``metric`` is scored here rather than by its own evaluate_batch."""
-    from agentmetrics.metric._metric import Metric as Base
 
     own = type(metric).evaluate_batch
     if getattr(own, "__wrapped__", own) is not Base.evaluate_batch:

@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sized
-from typing import Any
-
 import asyncio
 import os
 import sys
 import warnings
+from collections.abc import Iterable, Mapping, Sized
+from typing import Any
 
 import numpy as np
 
 from agentmetrics._base._aio import run_sync
+from agentmetrics._base._progress import AUTO_PROGRESS_MIN_CASES, Progress
+from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics._columnar import check_unique_columns
 from agentmetrics.cases._tool_call_batch import ToolCallBatch
+from agentmetrics.engine._cache import ScoreCache
 from agentmetrics.engine._concurrent import MetricRun, RunSettings, needs_runner, score_concurrently
-from agentmetrics.metric._metric import Metric, metric_labels
-from agentmetrics.model._model import AgentTestCase, UnreadableCase, describe
-from agentmetrics._base._progress import AUTO_PROGRESS_MIN_CASES, Progress
-from agentmetrics.model._metric_result import MetricResult, check_result, metric_failure, note_metric_bug
-from agentmetrics.results._results import EvaluationResult
-from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
     CaseEvaluationError,
     EmptyEvaluationWarning,
@@ -29,6 +25,11 @@ from agentmetrics.errors import (
     InvalidCaseError,
     InvalidParameterError,
 )
+from agentmetrics.metric._metric import Metric, metric_labels
+from agentmetrics.model._metric_result import MetricResult, check_result, metric_failure, note_metric_bug
+from agentmetrics.model._model import AgentTestCase, UnreadableCase, describe
+from agentmetrics.registry import resolve_metric, source_of
+from agentmetrics.results._results import EvaluationResult
 
 __all__ = ["SLICE_CASES", "aevaluate", "evaluate", "evaluation_settings", "metric_of", "score_cases"]
 
@@ -41,7 +42,6 @@ MetricSpec = Metric | str | type[Metric] | tuple[str, Mapping[str, Any]]
 
 
 def metric_of(spec: object) -> Metric:
-    from agentmetrics.registry import resolve_metric
 
     if (
         isinstance(spec, tuple)
@@ -156,7 +156,6 @@ def evaluation_settings(errors: ErrorsMode, concurrency: int | None, timeout: fl
             f"retries: expected a whole number of retries, 0 or more, got {describe(retries)}.")
     store = None
     if cache is not None:
-        from agentmetrics.engine._cache import ScoreCache
 
         if isinstance(cache, ScoreCache):
             store = cache
@@ -218,7 +217,6 @@ class _Evaluation:
 
     def result(self) -> EvaluationResult:
         """The result: in an interrupted run, the cases not scored are error rows."""
-        from agentmetrics.registry import source_of
 
         results = {label: self.results[label] if label in self.results
                    else self.runs[label].result() for label in self.labels}

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agentmetrics.metric._metric import Metric, metric_labels
 from agentmetrics._base._types import ErrorsMode
 from agentmetrics.errors import CaseEvaluationError, EvaluationInterrupted
+from agentmetrics.metric._metric import Metric, metric_labels
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics.results._aggregate import MetricMoments
     from agentmetrics.model._metric_result import MetricResult
+    from agentmetrics.results._aggregate import MetricMoments
     from agentmetrics.results._results import EvaluationResult
 
 __all__ = ["CHUNK_CASES", "RunningSummary", "chunked", "score_chunks", "score_stream"]

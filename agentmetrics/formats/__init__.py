@@ -26,7 +26,6 @@ from typing import Any, Protocol
 
 import attrs
 
-from agentmetrics.model._model import ToolCall, describe
 from agentmetrics._secrets import mask_tokens
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats._anthropic import read_anthropic
@@ -44,6 +43,7 @@ from agentmetrics.formats._openai_responses import read_openai_responses
 from agentmetrics.formats._otel import NOT_CAPTURED, read_otel
 from agentmetrics.formats._payload import render, to_tree
 from agentmetrics.formats._tau2 import cases_from_tau2
+from agentmetrics.model._model import ToolCall, describe
 
 __all__ = [
     "FORMATS",

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from agentmetrics.formats._census import mark_views
-from agentmetrics.formats._ledger import Ledger, Streamed, arguments_in, refuse, text as _text
+from agentmetrics.formats._ledger import Ledger, Streamed, arguments_in, refuse
+from agentmetrics.formats._ledger import text as _text
 from agentmetrics.formats._payload import Path
 
 __all__ = ["STREAM_EVENTS", "read_anthropic"]

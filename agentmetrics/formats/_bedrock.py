@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from agentmetrics.formats._ledger import Ledger, Streamed, arguments_in, refuse, text
 from agentmetrics.formats._payload import Path
 

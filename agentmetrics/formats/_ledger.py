@@ -15,10 +15,10 @@ from typing import Any
 
 import attrs
 
-from agentmetrics.model._model import ToolCall
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats._keys import norm, says_tools
 from agentmetrics.formats._payload import Path, render
+from agentmetrics.model._model import ToolCall
 
 __all__ = ["MISSING_CALLS", "Ledger", "Streamed", "arguments_in", "as_dict", "as_list",
            "parse_arguments",

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from agentmetrics.model._model import describe
 from agentmetrics.errors import InvalidCaseError
+from agentmetrics.model._model import describe
 
 __all__ = ["MAX_DEPTH", "Path", "render", "to_tree"]
 

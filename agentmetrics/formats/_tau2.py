@@ -16,11 +16,11 @@ from collections.abc import Mapping
 from pathlib import Path as FilePath
 from typing import Any
 
-from agentmetrics.model._model import AgentTestCase, describe
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.formats._census import check, scan
 from agentmetrics.formats._ledger import Ledger, as_list, refuse
 from agentmetrics.formats._payload import Path
+from agentmetrics.model._model import AgentTestCase, describe
 
 __all__ = ["cases_from_tau2", "load_tau2"]
 

@@ -31,12 +31,12 @@ from typing import Any
 import attrs
 import numpy as np
 
+from agentmetrics._base._lines import BOMS, decode_line, parse_json_lines
 from agentmetrics._base._optional import require
+from agentmetrics._base._types import ErrorsMode
+from agentmetrics._columnar import Reader, paused_gc
 from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.io._dataset import case_of_line, case_of_parsed_line
-from agentmetrics._columnar import Reader, paused_gc
-from agentmetrics._base._lines import BOMS, decode_line, parse_json_lines
-from agentmetrics._base._types import ErrorsMode
 
 __all__ = ["Chunk", "name_list_chunks", "readable_as_arrow"]
 

@@ -12,12 +12,19 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics.results._table import Table
+from agentmetrics._base._optional import require
 from agentmetrics.errors import InvalidParameterError
+from agentmetrics.io._sides import Side, read_side, registered_range, side_from_result
+from agentmetrics.report._comparison import comparison_html
+from agentmetrics.report._page import write_page
+from agentmetrics.results._results import EvaluationResult
+from agentmetrics.results._table import Table
+from agentmetrics.stats._intervals import check_ci
+from agentmetrics.stats._tests import mcnemar_exact, paired_difference
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics.results._results import EvaluationResult
     from agentmetrics.io._sides import Scores, Side
+    from agentmetrics.results._results import EvaluationResult
     from agentmetrics.stats import Difference
 
 __all__ = ["Comparison", "MetricComparison", "PairedCase", "compare"]
@@ -248,7 +255,6 @@ class Comparison:
         """One row per case and metric: key, both values, change, pass flags,
         reasons (an error message where a side could not score the case), and
         ``status``: improved, regressed, unchanged, unscored, or only in one side."""
-        from agentmetrics._base._optional import require
 
         pd = require("pandas", "pandas")
         records = []
@@ -359,8 +365,6 @@ class Comparison:
         what did not pair, and each side's provenance where known. Written to
         ``path`` (returned as a Path), or returned as a string without one.
         ``limit``: the most regressions (and improvements) listed."""
-        from agentmetrics.report._comparison import comparison_html
-        from agentmetrics.report._page import write_page
 
         text = comparison_html(self, title=title, limit=limit)
         return text if path is None else write_page(path, text)
@@ -368,7 +372,6 @@ class Comparison:
     def plot(self, ax: Any = None) -> Any:
         """Each metric's mean difference (candidate minus baseline) with its
         interval, against a line at 0 (needs matplotlib). Returns the Axes."""
-        from agentmetrics._base._optional import require
 
         require("matplotlib", "plot")
         import matplotlib.pyplot as plt
@@ -450,8 +453,6 @@ def _value_range(sources: tuple[Any, Any], label: str, before: npt.NDArray[np.fl
     range the scores do not keep to all the same (one side scored by a class
     whose range has changed since) gives way to [0, 1], and to no clipping
     when they leave that too."""
-    from agentmetrics.results._results import EvaluationResult
-    from agentmetrics.io._sides import Side, registered_range
 
     declared = []
     for source in sources:
@@ -473,8 +474,6 @@ def _value_range(sources: tuple[Any, Any], label: str, before: npt.NDArray[np.fl
 
 
 def _side(value: Any, on: str | None, name: str) -> Side:
-    from agentmetrics.results._results import EvaluationResult
-    from agentmetrics.io._sides import Side, read_side, side_from_result
 
     if isinstance(value, Side):
         return value
@@ -522,9 +521,6 @@ def compare(
     results the range is that of the metric class the registry has under the
     label's name, or [0, 1].
     """
-    from agentmetrics.results._results import EvaluationResult
-    from agentmetrics.stats._intervals import check_ci
-    from agentmetrics.stats._tests import mcnemar_exact, paired_difference
 
     ci = check_ci(ci)
     if method not in ("t", "permutation"):

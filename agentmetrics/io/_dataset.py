@@ -6,11 +6,11 @@ import os
 from collections.abc import Iterator
 from typing import IO, Any
 
-
-from agentmetrics._columnar import LINE_KEYS, case_from_record, check_input_format
-from agentmetrics.model._model import AgentTestCase, UnreadableCase
+from agentmetrics._base._lines import LineError, SourceError, lines, parse_json_line
 from agentmetrics._base._types import ErrorsMode
+from agentmetrics._columnar import LINE_KEYS, case_from_record, check_input_format
 from agentmetrics.errors import InvalidCaseError
+from agentmetrics.model._model import AgentTestCase, UnreadableCase
 
 __all__ = [
     "LINE_KEYS", "case_from_record", "case_of_line", "case_of_parsed_line", "example_cases",
@@ -63,8 +63,6 @@ def numbered_cases(
 def read_numbered(
     source: Any, label: str, errors: ErrorsMode, options: dict[str, Any]
 ) -> Iterator[tuple[int, AgentTestCase | UnreadableCase]]:
-    # Deferred: keeps `import agentmetrics` light.
-    from agentmetrics._base._lines import SourceError, lines
 
     try:
         for line in lines(source):
@@ -123,7 +121,6 @@ def _case_at(number: int, line: Any, parsed: Any, label: str, errors: ErrorsMode
 
 def _parse(line: Any) -> Any:
     """The JSON value of a line not parsed yet; InvalidCaseError saying why not."""
-    from agentmetrics._base._lines import LineError, parse_json_line
 
     if line.text is None:  # bytes that could not be decoded
         raise InvalidCaseError(line.error or "unreadable line")

@@ -12,8 +12,13 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from agentmetrics._base._lines import LineError, SourceError, lines, parse_json_line
+from agentmetrics.errors import AgentMetricsError, InvalidCaseError, InvalidParameterError
 from agentmetrics.model._metric_result import out_of_range
-from agentmetrics.errors import InvalidCaseError, InvalidParameterError
+from agentmetrics.registry import get_metric_class
+from agentmetrics.results._summary import case_labels
+from agentmetrics.runs._format import is_saved_run
+from agentmetrics.runs._load import load_result
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.results._results import EvaluationResult
@@ -70,7 +75,6 @@ def _check_unique(keys: Sequence[Any], where: Callable[[int], str], side: str,
 def side_from_result(result: EvaluationResult, on: str | None, name: str) -> Side:
     """Each metric of ``result``, its cases keyed by ``on``: ``"id"`` (the case
     id), another metadata key, or ``None`` (the position)."""
-    from agentmetrics.results._summary import case_labels
 
     batch = result.batch
     if on is None:
@@ -115,12 +119,9 @@ def read_side(path: str | os.PathLike[str], on: str | None) -> Side:
     """Saved scores: a saved run (``EvaluationResult.save``, ``agentmetrics
     evaluate --save``), the rows of ``agentmetrics evaluate --format jsonl`` (or
     ``json``), or a pytest ``--agentmetrics-report``."""
-    from agentmetrics._base._lines import LineError, SourceError, lines, parse_json_line
-    from agentmetrics.runs._format import is_saved_run
 
     name = os.fspath(path)
     if is_saved_run(name):
-        from agentmetrics.runs._load import load_result
 
         return side_from_result(load_result(name), on, name)
     texts: list[tuple[int, str]] = []
@@ -242,8 +243,6 @@ def registered_range(label: str) -> tuple[float, float]:
     """The ``value_range`` of the metric class the registry has under the name
     of ``label`` (``name(params)``), or [0, 1]: what scores saved without
     their metric can take."""
-    from agentmetrics.errors import AgentMetricsError
-    from agentmetrics.registry import get_metric_class
 
     try:
         declared = get_metric_class(label.split("(", 1)[0]).value_range
@@ -284,8 +283,6 @@ def _direction(recorded: set[bool], label: str, side: str) -> bool:
 
 def _higher_is_better(label: str, side: str) -> bool:
     """Which way is better for a metric known by its label: its class says."""
-    from agentmetrics.errors import AgentMetricsError
-    from agentmetrics.registry import get_metric_class
 
     name = label.split("(", 1)[0]
     try:

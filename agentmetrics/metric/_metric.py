@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import attrs
 
-from agentmetrics.model._model import CASE_FIELDS, AgentTestCase, EvalScore, describe
+from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics._secrets import (
     MASK,
     scrub,
@@ -24,7 +24,6 @@ from agentmetrics._secrets import (
     url_credentials,
     value_texts,
 )
-from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
     InvalidCaseError,
     InvalidMetricError,
@@ -32,10 +31,11 @@ from agentmetrics.errors import (
     MissingFieldError,
     metric_bug,
 )
+from agentmetrics.model._model import CASE_FIELDS, AgentTestCase, EvalScore, describe
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics.model._metric_result import MetricResult
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
+    from agentmetrics.model._metric_result import MetricResult
 
 __all__ = [
     "METRIC_NAME_PATTERN",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from agentmetrics.metrics._per_turn import PerTurn, per_turn
 from agentmetrics.metrics._tool_selection import ToolSelectionAccuracy
+from agentmetrics.registry import find_by_class_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.metric._metric import Metric
@@ -29,7 +30,6 @@ def __getattr__(attribute: str) -> type[Metric]:
     # Only CapWords names can be metric classes; anything else (tools probing
     # for pytest_plugins, __path__, ...) must not trigger an entry-point scan.
     if attribute[:1].isupper():
-        from agentmetrics.registry import find_by_class_name
 
         found = find_by_class_name(attribute)
         if found is not None:

@@ -5,17 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agentmetrics.metric._metric import Metric
-from agentmetrics.model._model import AgentTestCase, ToolCall
+from agentmetrics.batch import require_cases
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.expectations import Alignment, Call, Either, Expectation, Repeat, Step, align
 from agentmetrics.expectations._align import value_of
 from agentmetrics.expectations._steps import AnyOrder, InOrder, OptionalStep
+from agentmetrics.metric._metric import Metric
+from agentmetrics.model._metric_result import case_values
+from agentmetrics.model._model import AgentTestCase, ToolCall
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics.model._metric_result import MetricResult
-    from agentmetrics.cases._tool_call_batch import ToolCallBatch
     from agentmetrics._base._types import ErrorsMode
+    from agentmetrics.cases._tool_call_batch import ToolCallBatch
+    from agentmetrics.model._metric_result import MetricResult
 
 __all__ = ["ExpectationMatch"]
 
@@ -91,8 +93,6 @@ class ExpectationMatch(Metric):
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: ErrorsMode = "raise") -> MetricResult:
         """Case by case in one tight loop of values (the alignment without its
         bookkeeping), each reason made by ``evaluate`` when asked for."""
-        from agentmetrics.model._metric_result import case_values
-        from agentmetrics.batch import require_cases
 
         require_cases(self, batch, "reads each case's expectation")
         return case_values(self, batch, errors, self._value)

@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agentmetrics.metric._metric import Metric
-from agentmetrics.model._model import AgentTestCase, EvalScore
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import AgentMetricsError, InvalidCaseError, InvalidParameterError
+from agentmetrics.metric._metric import Metric
+from agentmetrics.model._model import AgentTestCase, EvalScore
+from agentmetrics.registry import resolve_metric
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics.model._metric_result import MetricResult
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
+    from agentmetrics.model._metric_result import MetricResult
 
 __all__ = ["AGGREGATES", "PerTurn", "per_turn"]
 
@@ -42,7 +43,6 @@ class PerTurn(Metric):
 
     def __init__(self, threshold: float | None = None, metric: Any = "tool_selection_accuracy",
                  aggregate: str = "mean", params: dict[str, Any] | None = None) -> None:
-        from agentmetrics.registry import resolve_metric
 
         if isinstance(metric, PerTurn):
             raise InvalidParameterError("per_turn: the metric to wrap is itself per_turn; expected one level.")
@@ -108,8 +108,8 @@ class PerTurn(Metric):
         assert batch.cases is not None
         import numpy as np
 
-        from agentmetrics.model._metric_result import MetricResult, batch_errors, passes
         from agentmetrics.cases._tool_call_batch import ToolCallBatch
+        from agentmetrics.model._metric_result import MetricResult, batch_errors, passes
 
         failed = batch_errors(self, batch, errors)
         rows = [row for row in range(len(batch)) if row not in failed]

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from itertools import filterfalse
 from operator import attrgetter
-from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from agentmetrics._base._lis import longest_increasing_run
+from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.metric._metric import Metric, validate_flag
 from agentmetrics.model._model import AgentTestCase
-from agentmetrics._base._types import ErrorsMode
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
@@ -60,7 +60,6 @@ class ToolSelectionAccuracy(Metric):
         """Vectorized evaluate: the same values (bit for bit), passed flags and
         reasons as :meth:`evaluate` on each case, computed with numpy."""
         from agentmetrics import _kernels
-        from agentmetrics._base._types import check_errors_mode
         from agentmetrics.batch import batch_errors, ratio_values
 
         failed = batch_errors(self, batch, check_errors_mode(errors))

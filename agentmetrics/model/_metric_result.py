@@ -17,9 +17,8 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics.model._model import AgentTestCase, EvalScore
-from agentmetrics._secrets import scrub_reason
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
+from agentmetrics._secrets import scrub_reason
 from agentmetrics.errors import (
     CaseEvaluationError,
     InvalidCaseError,
@@ -29,10 +28,11 @@ from agentmetrics.errors import (
     UserFunctionError,
     metric_bug,
 )
+from agentmetrics.model._model import AgentTestCase, EvalScore
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics.metric._metric import Metric
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
+    from agentmetrics.metric._metric import Metric
 
 __all__ = [
     "CASE_ERRORS", "MetricResult", "Reasons", "StoredReasons", "batch_errors", "case_values",

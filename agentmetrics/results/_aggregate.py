@@ -27,8 +27,10 @@ import numpy as np
 import numpy.typing as npt
 
 from agentmetrics._base._exact import ExactSum, exact_squares, exact_variance
-from agentmetrics.results._table import Table
+from agentmetrics._kernels import unique_keys
 from agentmetrics.errors import InvalidParameterError
+from agentmetrics.results._summary import clustered_table, moments_table
+from agentmetrics.results._table import Table
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
@@ -211,7 +213,6 @@ class ToolCounts:
 
     @classmethod
     def from_batch(cls, batch: ToolCallBatch) -> ToolCounts:
-        from agentmetrics._kernels import unique_keys
 
         width = max(len(batch.vocabulary), 1)
         usable = batch.called_given & batch.expected_given
@@ -389,7 +390,6 @@ class Aggregate:
         as ``summary(cluster=...)`` gives them (to rounding: the sums per
         cluster are not exact), from the cluster labels the aggregate was built
         with."""
-        from agentmetrics.results._summary import clustered_table, moments_table
 
         if not clustered:
             return moments_table(list(self.metrics.values()), ci)

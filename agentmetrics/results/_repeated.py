@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics.results._table import Table
 from agentmetrics.errors import InvalidParameterError
+from agentmetrics.results._summary import case_labels
+from agentmetrics.results._table import Table
+from agentmetrics.stats._intervals import mean_interval
 from agentmetrics.stats._trials import pass_k_values
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,7 +78,6 @@ class Trials:
     @classmethod
     def from_result(cls, result: EvaluationResult, by: str | Sequence[Any],
                     metric: str) -> Trials:
-        from agentmetrics.results._summary import case_labels
 
         scores = result[metric]
         labels = case_labels(result.batch, by, "by")
@@ -138,7 +139,6 @@ class Trials:
         20, 50, 100, ... and :attr:`max_k`): pass@k and pass^k averaged over
         tasks, each with a t interval over tasks, clipped to [0, 1] as both
         are chances (``ci=None``: without)."""
-        from agentmetrics.stats._intervals import mean_interval
 
         shown = self._ks(ks)
         at, hat = pass_k_values(self.trials, self.passes, shown)

@@ -14,16 +14,19 @@ import numpy.typing as npt
 
 from agentmetrics._base._optional import require
 from agentmetrics.cases._tool_call_batch import ToolCallBatch
-from agentmetrics.model._metric_result import MetricResult
-from agentmetrics.results._table import Table
 from agentmetrics.errors import (
     InvalidParameterError,
 )
+from agentmetrics.model._metric_result import MetricResult
+from agentmetrics.results._aggregate import MetricMoments, ToolCounts
+from agentmetrics.results._repeated import Trials
+from agentmetrics.results._summary import summary_table
+from agentmetrics.results._table import Table
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics.results._repeated import Trials
     from pathlib import Path
 
+    from agentmetrics.results._repeated import Trials
     from agentmetrics.runs._history import RunStore
     from agentmetrics.runs._provenance import Provenance
 
@@ -135,8 +138,6 @@ class EvaluationResult:
         standard errors, or whole clusters resampled). ``ci=None`` leaves the
         intervals out.
         """
-        from agentmetrics.results._aggregate import MetricMoments
-        from agentmetrics.results._summary import summary_table
 
         moments = [MetricMoments.from_result(label, scores)
                    for label, scores in self.results.items()]
@@ -148,7 +149,6 @@ class EvaluationResult:
         or one task label per case), with pass@k and pass^k for ``metric``
         (needed when there are several). A case that could not be scored
         counts as a failed trial."""
-        from agentmetrics.results._repeated import Trials
 
         if metric is None:
             if len(self.results) != 1:
@@ -179,7 +179,6 @@ class EvaluationResult:
         """Per tool name, over the cases with both call lists: in how many cases
         it was expected, called, missed (expected, not called) and unexpected
         (called, not expected), with precision and recall. Sorted by misses."""
-        from agentmetrics.results._aggregate import ToolCounts
 
         return ToolCounts.from_batch(self.batch).table()
 

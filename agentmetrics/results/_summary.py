@@ -14,12 +14,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from agentmetrics.results._table import Table
 from agentmetrics.errors import InvalidParameterError
+from agentmetrics.model._model import AgentTestCase
+from agentmetrics.results._table import Table
+from agentmetrics.stats._distributions import t_ppf
+from agentmetrics.stats._intervals import check_ci, clip_to, mean_interval, proportion_interval
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics.results._aggregate import ClusterSums, MetricMoments
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
+    from agentmetrics.results._aggregate import ClusterSums, MetricMoments
     from agentmetrics.results._results import EvaluationResult
 
 __all__ = ["case_labels", "clip_rate", "clustered_table", "moments_table", "summary_table"]
@@ -44,7 +47,6 @@ def case_labels(batch: ToolCallBatch, key: str | Sequence[Any] | Any, parameter:
     """One label per case: ``key`` names a metadata entry of every case (``"id"``
     is the case id), or is itself one label per case (a list, an array, a pandas
     Series). A case without a label is an error, never dropped or grouped alone."""
-    from agentmetrics.model._model import AgentTestCase
 
     n = len(batch)
     if isinstance(key, str):
@@ -102,7 +104,6 @@ def summary_table(
 ) -> Table:
     """The summary of ``result``, whose metrics' totals are ``moments``; the
     mean's intervals clipped to each metric's ``value_range``."""
-    from agentmetrics.stats._intervals import check_ci, mean_interval
 
     if method not in ("clt", "bootstrap"):
         raise InvalidParameterError(f"method: expected 'clt' or 'bootstrap', got {method!r}.")
@@ -142,7 +143,6 @@ def _row(stats: MetricMoments, se: float, mean_low: float, mean_high: float,
     """One metric's summary row. Every interval of every summary is bounded
     here: the mean's to the metric's ``value_range`` (the values it can take),
     the pass rate's to [0, 1]."""
-    from agentmetrics.stats._intervals import clip_to
 
     pass_rate = stats.passed / stats.n if stats.n else math.nan
     mean_low, mean_high = clip_to(mean_low, mean_high, stats.value_range, stats.mean)
@@ -161,8 +161,6 @@ def moments_table(moments: Sequence[MetricMoments], ci: float | None) -> Table:
     """The summary from each metric's moments: a t interval for the mean (clipped
     to the metric's ``value_range``), Wilson's for the pass rate (``ci=None``:
     no intervals)."""
-    from agentmetrics.stats._distributions import t_ppf
-    from agentmetrics.stats._intervals import check_ci, proportion_interval
 
     rows: list[tuple[Any, ...]] = []
     if ci is None:
@@ -197,7 +195,6 @@ def clustered_table(moments: Sequence[MetricMoments], clusters: Sequence[Cluster
     ``summary(cluster=...)`` computes from the scores themselves (CR1, G/(G-1),
     t with G-1 degrees of freedom; the mean over scored cases, clipped to the
     metric's ``value_range``, the pass rate over all, clipped to [0, 1])."""
-    from agentmetrics.stats._intervals import check_ci
 
     ci = check_ci(ci)
     rows: list[tuple[Any, ...]] = []
@@ -217,7 +214,6 @@ def clustered_table(moments: Sequence[MetricMoments], clusters: Sequence[Cluster
 def _cluster_bar(mean: float, count: int, group_sums: Any, group_sizes: Any,
                  ci: float) -> tuple[float, float, float]:
     """(se, low, high) of a mean over ``count`` cases in groups with these sums and sizes."""
-    from agentmetrics.stats._distributions import t_ppf
 
     present = group_sizes > 0
     groups = int(present.sum())

@@ -7,6 +7,8 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
+from agentmetrics._base._optional import require
+
 __all__ = ["Table"]
 
 
@@ -70,7 +72,6 @@ class Table:
         return list(self)
 
     def to_pandas(self) -> Any:
-        from agentmetrics._base._optional import require
 
         pd = require("pandas", "pandas")
         return pd.DataFrame(self.rows, columns=list(self.columns))

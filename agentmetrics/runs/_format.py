@@ -24,6 +24,8 @@ from typing import Any, Literal
 
 import attrs
 
+from agentmetrics._base._lines import SourceError, lines
+from agentmetrics._base._version import __version__
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 from agentmetrics.runs._provenance import (
     FLAG,
@@ -311,7 +313,6 @@ def _shape(value: Any) -> str:
 
 
 def _version() -> str:
-    from agentmetrics._base._version import __version__
 
     return __version__
 
@@ -452,7 +453,6 @@ def is_saved_run(path: str | os.PathLike[str]) -> bool:
         except Exception:  # not a readable Parquet file: not ours to say more
             return False
         return FORMAT_KEY.encode() in metadata
-    from agentmetrics._base._lines import SourceError, lines
 
     head = ""
     try:

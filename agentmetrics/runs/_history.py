@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from agentmetrics.runs._load import load_recorded
 from agentmetrics.runs._store import MetricSummary, Run, StoreFile, default_store_path
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,7 +41,6 @@ class RunStore(StoreFile):
         saved file with :func:`~agentmetrics.load_result`. An error if the run
         was recorded without a file, if the file is gone, or if it now holds
         another run (saved over since: save each run to a file of its own)."""
-        from agentmetrics.runs._load import load_recorded
 
         return load_recorded(self, ref)
 

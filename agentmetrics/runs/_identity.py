@@ -26,6 +26,7 @@ from typing import Any
 
 import attrs
 
+from agentmetrics._base._optional import require
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.runs._format import (
     FORMAT_KEY,
@@ -106,7 +107,6 @@ def read_identity(path: Path) -> tuple[Provenance, str]:
     name = os.fspath(path)
     running = new_hash()
     if looks_like_parquet(path):
-        from agentmetrics._base._optional import require
 
         pa = require("pyarrow", "arrow")
         pq = require("pyarrow.parquet", "arrow")

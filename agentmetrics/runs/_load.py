@@ -20,11 +20,13 @@ from typing import Any
 import attrs
 import numpy as np
 
-from agentmetrics._columnar import paused_gc
-from agentmetrics.model._metric_result import MetricResult, out_of_range
-from agentmetrics.results._results import EvaluationResult
+from agentmetrics._base._optional import require
+from agentmetrics._columnar import LazyCases, paused_gc
 from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import AgentMetricsError, InvalidCaseError, InvalidParameterError
+from agentmetrics.model._metric_result import MetricResult, out_of_range
+from agentmetrics.model._model import UnreadableCase
+from agentmetrics.results._results import EvaluationResult
 from agentmetrics.runs._format import (
     DECODER,
     FORMAT_KEY,
@@ -287,7 +289,6 @@ def _read_parquet(path: Path, data: bytes | None
                   ) -> tuple[Header, _Columns, Callable[[int], str]]:
     """A saved run in Parquet (read from ``data``, its bytes, when given): its
     header, its cases column by column, and where each row is."""
-    from agentmetrics._base._optional import require
 
     pa = require("pyarrow", "arrow")
     pq = require("pyarrow.parquet", "arrow")
@@ -425,8 +426,6 @@ def _batch(columns: _Columns, parquet: bool, name: str,
 def _cases(batch: ToolCallBatch, columns: _Columns, name: str) -> Any:
     """The cases, built when first read: their tool names and metadata (a row
     that was not a case is an UnreadableCase, as when it was read)."""
-    from agentmetrics._columnar import LazyCases
-    from agentmetrics.model._model import UnreadableCase
 
     assert columns.metadata is not None
     called, expected = batch.name_lists()

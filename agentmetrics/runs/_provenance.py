@@ -26,11 +26,13 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from agentmetrics._base._lines import MAX_DEPTH
+from agentmetrics._base._version import __version__
 from agentmetrics.errors import InvalidCaseError
+from agentmetrics.metric._metric import declared_name
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics.results._results import EvaluationResult
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
+    from agentmetrics.results._results import EvaluationResult
 
 __all__ = ["FLAG", "MAX_DEPTH", "OBJECT", "WHOLE", "FieldError", "MetricSpec", "Provenance",
            "deeper_than", "describe", "fields_of", "fingerprint", "flag", "json_safe",
@@ -342,8 +344,6 @@ def stamp(epoch: float) -> str:
 
 def provenance_of(result: EvaluationResult, created: float | None = None) -> Provenance:
     """The provenance of a live result: this process, its metrics, its data."""
-    from agentmetrics._base._version import __version__
-    from agentmetrics.metric._metric import declared_name
 
     specs = []
     for label, scores in result.results.items():

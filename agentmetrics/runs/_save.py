@@ -37,8 +37,10 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from agentmetrics._base._optional import require
 from agentmetrics._columnar import paused_gc
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
+from agentmetrics.model._model import AgentTestCase
 from agentmetrics.runs._format import (
     FIELDS,
     FORMAT_KEY,
@@ -86,7 +88,6 @@ class _Run:
         self.metadata: list[Any] | None = None
         cases = batch.cases
         if metadata and cases is not None and _has_metadata(cases):
-            from agentmetrics.model._model import AgentTestCase
 
             self.metadata = [encode_metadata(case.metadata, row)
                              if isinstance(case, AgentTestCase) else None
@@ -254,7 +255,6 @@ def _id_texts(ids: list[Any]) -> list[str]:
 
 
 def _write_parquet(run: _Run, batch: Any, target: str) -> None:
-    from agentmetrics._base._optional import require
 
     pa = require("pyarrow", "arrow")
     pq = require("pyarrow.parquet", "arrow")
@@ -328,7 +328,6 @@ def save_result(result: EvaluationResult, path: str | os.PathLike[str],
                                     f"exist; expected the path of a file in a folder that does. "
                                     f"Fix: create the folder first.")
     if form == "parquet":
-        from agentmetrics._base._optional import require
 
         require("pyarrow", "arrow")  # before any work: say what to install at once
     with paused_gc():  # many short-lived strings, no cycles: nothing to collect

@@ -7,9 +7,9 @@ from __future__ import annotations
 import abc
 from typing import Any, cast
 
+from agentmetrics.errors import InvalidMetricError
 from agentmetrics.metric._metric import METRIC_NAME_PATTERN, Metric
 from agentmetrics.model._model import AgentTestCase
-from agentmetrics.errors import InvalidMetricError
 from agentmetrics.runs._provenance import MetricSpec
 
 __all__ = ["SavedMetric", "saved_metric"]

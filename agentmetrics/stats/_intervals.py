@@ -33,8 +33,8 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics.errors import InvalidParameterError
 from agentmetrics._base._exact import ExactSum, mean_and_variance
+from agentmetrics.errors import InvalidParameterError
 from agentmetrics.stats._distributions import norm_ppf, t_ppf
 
 __all__ = [

@@ -28,9 +28,9 @@ from agentmetrics.stats._distributions import binom_test_two_sided, t_ppf, t_sf
 from agentmetrics.stats._intervals import (
     Bounds,
     _check_bounds,
-    check_ci,
     _check_within,
     _values,
+    check_ci,
     clip_to,
     difference_bounds,
 )

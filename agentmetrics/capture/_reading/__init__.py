@@ -10,10 +10,10 @@ from typing import Any
 
 import attrs
 
-from agentmetrics.model._model import ToolCall
 from agentmetrics.capture._reading._exchange import read_exchange
 from agentmetrics.capture._reading._merge import merge_events, pair_outputs
 from agentmetrics.capture._records import Exchange, ModelEvent, ToolEvent, Turn
+from agentmetrics.model._model import ToolCall
 
 __all__ = ["case_line", "read_turns"]
 

@@ -10,7 +10,6 @@ from typing import Any
 
 import attrs
 
-from agentmetrics.model._model import ToolCall
 from agentmetrics.capture._answer import answer_text
 from agentmetrics.capture._reading._bodies import json_value, reader_payload, received, stream_ended
 from agentmetrics.capture._reading._requests import (
@@ -23,6 +22,9 @@ from agentmetrics.capture._reading._usage import read_model, read_usage
 from agentmetrics.capture._records import Exchange, Turn, Usage
 from agentmetrics.capture._text import calls_in_text, results_in_text, taught, tools_in_prompt
 from agentmetrics.errors import AgentMetricsError
+from agentmetrics.formats import tool_calls_from
+from agentmetrics.formats._payload import to_tree
+from agentmetrics.model._model import ToolCall
 
 __all__ = ["Read", "read_exchange", "text_calls"]
 
@@ -66,8 +68,6 @@ def _request(exchange: Exchange) -> Any:
 
 def read_exchange(exchange: Exchange) -> Read | None:
     """The exchange as a turn (None: a failed request, not a model response)."""
-    from agentmetrics.formats import tool_calls_from
-    from agentmetrics.formats._payload import to_tree
 
     if exchange._read is not None:
         return exchange._read  # type: ignore[no-any-return]

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 import attrs
 
-from agentmetrics.model._model import ToolCall
 from agentmetrics.capture._reading._exchange import Read, text_calls
 from agentmetrics.capture._records import ModelEvent, ToolEvent, Turn, Usage
+from agentmetrics.model._model import ToolCall
 
 __all__ = ["merge_events", "pair_outputs"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 from agentmetrics.stats._distributions._common import EPS, NAN, stirlerr
-from agentmetrics.stats._distributions._normal import norm_cdf, norm_ppf
 from agentmetrics.stats._distributions._incomplete import beta_pair
+from agentmetrics.stats._distributions._normal import norm_cdf, norm_ppf
 
 __all__ = ["t_cdf", "t_ppf", "t_sf"]
 
