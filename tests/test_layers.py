@@ -35,6 +35,21 @@ def _type_only(tree: ast.AST) -> set[int]:
     return skipped
 
 
+def import_targets(node: ast.AST, package: str, modules: dict[str, Path]) -> list[str]:
+    """The modules an import statement names (``from package import submodule``
+    names the submodule); [] for any other node."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    base = node.module or ""
+    if node.level:
+        anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+        base = ".".join(anchor + ([base] if base else []))
+    submodules = [f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in modules]
+    return submodules if len(submodules) == len(node.names) else [base]
+
+
 def import_graph() -> dict[str, set[str]]:
     modules = _module_names()
 
@@ -51,18 +66,7 @@ def import_graph() -> dict[str, set[str]]:
         for node in ast.walk(tree):
             if id(node) in skipped:
                 continue
-            targets: list[str] = []
-            if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join(anchor + ([base] if base else []))
-                submodules = [f"{base}.{alias.name}" for alias in node.names
-                              if f"{base}.{alias.name}" in modules]
-                targets = submodules if len(submodules) == len(node.names) else [base]
-            for target in targets:
+            for target in import_targets(node, package, modules):
                 if target.split(".")[0] != "agentmetrics":
                     continue
                 resolved = known(target)
@@ -258,18 +262,8 @@ def function_imports() -> list[tuple[str, str]]:
             for node in ast.walk(function):
                 if id(node) in skipped:
                     continue
-                if isinstance(node, ast.Import):
-                    targets = [alias.name for alias in node.names]
-                elif isinstance(node, ast.ImportFrom):
-                    base = node.module or ""
-                    if node.level:
-                        anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                        base = ".".join(anchor + ([base] if base else []))
-                    subs = [f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in modules]
-                    targets = subs or [base]
-                else:
-                    continue
-                found += [(name, target) for target in targets if target.startswith("agentmetrics")]
+                found += [(name, target) for target in import_targets(node, package, modules)
+                          if target.startswith("agentmetrics")]
     return sorted(set(found))
 
 
