@@ -9,6 +9,7 @@ from typing import Any
 
 from agentmetrics.capture._records import ModelEvent, ToolEvent, Usage
 from agentmetrics.capture._state import Recorder, next_seq
+from agentmetrics.capture._text import message_text
 from agentmetrics.errors import AgentMetricsError
 from agentmetrics.formats import tool_calls_from
 from agentmetrics.model._model import ToolCall
@@ -33,15 +34,8 @@ def usage_of(input_tokens: Any, output_tokens: Any, total: Any = None) -> Usage:
 
 
 def said(content: Any) -> str | None:
-    """The text of a message's content: a string, or its text blocks joined."""
-    if isinstance(content, str):
-        return content or None
-    if isinstance(content, list):
-        texts = [block.get("text") if isinstance(block, dict) else getattr(block, "text", None)
-                 for block in content]
-        joined = "".join(text for text in texts if isinstance(text, str))
-        return joined or None
-    return None
+    """The text of a message's content (a string, or its text blocks joined), or None."""
+    return message_text(content) or None
 
 
 def model_event(source: str, payload: Any, format: str, *, model: Any = None,

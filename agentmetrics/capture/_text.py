@@ -84,7 +84,7 @@ from typing import Any
 
 from agentmetrics.model._model import ToolCall
 
-__all__ = ["calls_in_text", "results_in_text", "taught", "tools_in_prompt"]
+__all__ = ["calls_in_text", "message_text", "results_in_text", "taught", "tools_in_prompt"]
 
 Result = tuple[str | None, str | None, Any]
 
@@ -329,7 +329,7 @@ def taught(messages: Sequence[Any]) -> bool:
     that reads one says how in its prompt; a model that writes ``Action:`` lines
     unasked is answering, not asking for a tool."""
     return any(isinstance(message, Mapping) and any(
-        marker in _text(message.get("content")) for marker in _TAUGHT) for message in messages)
+        marker in message_text(message.get("content")) for marker in _TAUGHT) for message in messages)
 
 
 def tools_in_prompt(messages: Sequence[Any]) -> dict[str, list[str]]:
@@ -339,7 +339,7 @@ def tools_in_prompt(messages: Sequence[Any]) -> dict[str, list[str]]:
     for message in messages:
         if not isinstance(message, Mapping) or message.get("role") != "system":
             continue
-        for line in _text(message.get("content")).splitlines():
+        for line in message_text(message.get("content")).splitlines():
             stripped = line.strip()
             if not (stripped.startswith("def ") and stripped.endswith(":")):
                 continue
@@ -357,7 +357,7 @@ def tools_in_prompt(messages: Sequence[Any]) -> dict[str, list[str]]:
 # --------------------------------------------------------------------------- results
 
 
-def _text(content: Any) -> str:
+def message_text(content: Any) -> str:
     """A message's text: a string, or the text blocks of a content list joined."""
     if isinstance(content, str):
         return content
@@ -400,7 +400,7 @@ def results_in_text(messages: Sequence[Any]) -> list[Result]:
         if not isinstance(message, Mapping):
             continue
         role = message.get("role")
-        text = _text(message.get("content"))
+        text = message_text(message.get("content"))
         if role == "assistant":
             listed = _smolagents_calls(text)
             if listed is not None:

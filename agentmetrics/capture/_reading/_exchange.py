@@ -68,7 +68,6 @@ def _request(exchange: Exchange) -> Any:
 
 def read_exchange(exchange: Exchange) -> Read | None:
     """The exchange as a turn (None: a failed request, not a model response)."""
-
     if exchange._read is not None:
         return exchange._read  # type: ignore[no-any-return]
     state = exchange.state
@@ -76,6 +75,7 @@ def read_exchange(exchange: Exchange) -> Read | None:
         return None
     request = _request(exchange)
     request_format = "anthropic" if exchange.format == "bedrock_invoke" else exchange.format
+    messages = read_messages(request_format, request)
     user_turn, user_input = read_user_input(request_format, request)
     results = read_results(request_format, request)
     latency = None if exchange.ended is None else exchange.ended - exchange.started
@@ -107,7 +107,6 @@ def read_exchange(exchange: Exchange) -> Read | None:
                     f"end inside the capture (iterate it fully, or call .get_final_message() "
                     f"or the SDK's equivalent).")
             calls = tuple(tool_calls_from(tree, format=format))
-            messages = read_messages(request_format, request)
             if not calls and not declares_tools(request) and taught(messages):
                 protocol, calls = text_calls(answer_text(format, tree), tools_in_prompt(messages))
             usage = read_usage(tree)
@@ -120,7 +119,7 @@ def read_exchange(exchange: Exchange) -> Read | None:
                 latency=latency, streamed=exchange.streamed, source=exchange.source,
                 user_turn=user_turn, user_input=user_input if user_turn else None, error=error,
                 protocol=protocol)
-    read = Read(turn, results + results_in_text(read_messages(request_format, request)), exchange.seq)
+    read = Read(turn, results + results_in_text(messages), exchange.seq)
     if state != "open":
         exchange._read = read
     return read

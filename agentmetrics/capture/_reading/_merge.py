@@ -82,10 +82,9 @@ def merge_events(reads: list[Read], models: Sequence[ModelEvent]) -> None:
             continue
         # A response this source already reported can be reported again (two spans of
         # one call: a framework's and its client instrumentation's): fresh ones first.
-        agreeing = [position for position in fresh
-                    if _agree(event.calls, _api_calls(reads[position].turn))] or [
-            position for position in window
-            if _agree(event.calls, _api_calls(reads[position].turn))]
+        agree = [position for position in window
+                 if _agree(event.calls, _api_calls(reads[position].turn))]
+        agreeing = [position for position in agree if position in fresh] or agree
         if agreeing:
             same = [position for position in agreeing
                     if _same_ids(event.calls, _api_calls(reads[position].turn))]
