@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -225,3 +226,12 @@ def test_record_mode_gives_one_case_per_entry_whatever_the_entries(data):
             where = f"task {k}" if which == "tau_bench" else f"entry {k}"
             assert case.line == k and case.message.startswith(f"{name}: {where}"), case.message
             assert "expected" in case.message or "nested" in case.message, case.message
+
+
+def test_a_path_holding_a_nul_is_refused_as_a_case_error():
+    # Found by test_xlam_fuzz: open() raises ValueError, not OSError, for such a path.
+    from agentmetrics.datasets import nexusraven_cases, seal_tools_cases, xlam_cases
+
+    for loader in (xlam_cases, seal_tools_cases, nexusraven_cases):
+        with pytest.raises(InvalidCaseError, match="NUL"):
+            loader("\x00")

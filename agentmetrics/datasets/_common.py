@@ -88,6 +88,10 @@ def load_json(path: str | os.PathLike[str], loader: str) -> Any:
 
 
 def _read_text(file: Path, loader: str) -> str:
+    if "\x00" in str(file):  # open() raises ValueError, not OSError, for such a path
+        raise InvalidCaseError(f"{loader}: cannot read {str(file)!r}: a path holds no NUL "
+                               f"character. Fix: pass the path of the file, or the entries "
+                               f"themselves as a list.")
     try:
         return file.read_text(encoding="utf-8-sig")
     except OSError as error:
