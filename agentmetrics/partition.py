@@ -29,7 +29,6 @@ tool_selection_accuracy  4  0.750       2
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -37,60 +36,18 @@ import attrs
 
 from agentmetrics._base._optional import require
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
-from agentmetrics._columnar import check_unique_columns
-from agentmetrics.cases._tool_call_batch import ToolCallBatch, holds_mappings, refuse_row
+from agentmetrics._columnar._frames import refuse_row
+from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.engine._evaluate import metric_of, score_cases
-from agentmetrics.errors import InvalidCaseError, InvalidParameterError
-from agentmetrics.io._dataset import case_from_record
+from agentmetrics.errors import InvalidParameterError
+from agentmetrics.io._input import column_map, read_partition
 from agentmetrics.metric._metric import Metric, metric_labels
-from agentmetrics.model._model import AgentTestCase, UnreadableCase, describe
 from agentmetrics.results._aggregate import Aggregate, ToolCounts
 from agentmetrics.results._aggregate import merge as _merge_aggregates
 from agentmetrics.results._results import EvaluationResult
 
 __all__ = ["AGGREGATE_DDL", "Aggregate", "RowScorer", "SparkScorer", "aggregate", "merge",
            "rows_schema", "score", "score_rows", "spark_schema"]
-
-_CALL_FIELDS = ("tool_calls", "expected_tool_calls")
-
-
-def column_map(columns: Mapping[str, str] | None) -> dict[str, str | None]:
-    names: dict[str, str | None] = {"tool_calls": "tool_calls",
-                                    "expected_tool_calls": "expected_tool_calls", "id": None}
-    for key, value in (columns or {}).items():
-        if key not in names:
-            raise InvalidParameterError(
-                f"columns: expected keys among {sorted(names)}, got {key!r}. Fix: "
-                f"columns={{'tool_calls': 'calls', 'expected_tool_calls': 'gold', 'id': 'trace'}}.")
-        if not isinstance(value, str):
-            raise InvalidParameterError(
-                f"columns[{key!r}]: expected a column name, got {describe(value)}.")
-        names[key] = value
-    return names
-
-
-def refuse_text_calls(dtypes: Mapping[str, Any], columns: Mapping[str, str | None],
-                      where: str) -> None:
-    """Refuse call columns held as text: that is how Dask's
-    ``dataframe.convert-string`` leaves lists (``"['a', 'b']"``), and reading
-    the text back could not tell a list from a name."""
-    for field in _CALL_FIELDS:
-        name = columns[field]
-        dtype = dtypes.get(name) if name is not None else None
-        if dtype is not None and _is_text_dtype(dtype):
-            raise InvalidCaseError(
-                f"{where}: column {name!r} ({field}) holds text ({dtype}); expected lists of "
-                f"tool names. Dask's 'dataframe.convert-string' option turns object columns "
-                f"of lists into their text. Fix: build the frame inside "
-                f"dask.config.set({{'dataframe.convert-string': False}}), keep the lists as "
-                f"Arrow lists (dtype pd.ArrowDtype(pa.list_(pa.string()))), or read them "
-                f"from Parquet (dd.read_parquet keeps list columns).")
-
-
-def _is_text_dtype(dtype: Any) -> bool:
-    text = str(dtype)
-    return text in ("string", "str") or text.startswith(("string[", "large_string["))
-
 
 def evaluate_partition(
     data: Any,
@@ -106,7 +63,7 @@ def evaluate_partition(
 
     check_errors_mode(errors)
     names = column_map(columns)
-    batch, ids, kept, first = _batch(data, names, tuple(keep))
+    batch, ids, kept, first = read_partition(data, names, tuple(keep))
     if errors == "raise" and batch.invalid:
         row = min(batch.invalid)
         message = batch.invalid[row]
@@ -119,156 +76,6 @@ def evaluate_partition(
         raise refuse_row(row + first, batch.case_id(row), message, local=row)
     result = score_cases(batch, list(metrics), errors=errors, progress=False, **options)
     return result, ids, kept
-
-
-def _batch(data: Any, names: dict[str, str | None],
-           keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any], int | None]:
-    """The batch (unreadable rows kept as invalid rows), the ids, the kept
-    columns and the global position of the first row, when the data says it
-    (a pandas index numbered from the partition's offset, as Dask's is)."""
-    pa = require("pyarrow", "arrow")
-    module = type(data).__module__
-    if module.startswith("pandas") and type(data).__name__ == "DataFrame":
-        return _from_pandas(data, names, keep)
-    if module.startswith("pyarrow") and type(data).__name__ in ("Table", "RecordBatch"):
-        table = data if isinstance(data, pa.Table) else pa.Table.from_batches([data])
-        return (*_from_arrow(table, names, keep), None)
-    if isinstance(data, Mapping):  # Ray's "numpy" batches: column name -> array
-        pd = require("pandas", "pandas")
-        frame = pd.DataFrame({key: list(value) if getattr(value, "ndim", 1) > 1 else value
-                              for key, value in data.items()})
-        return _from_pandas(frame, names, keep)
-    if isinstance(data, (list, tuple)):
-        return (*_from_items(data, keep), None)
-    raise InvalidParameterError(
-        f"data: expected a pandas DataFrame, an Arrow Table or RecordBatch, a dict of columns "
-        f"or a list of cases, got {describe(data)}.")
-
-
-def _require_columns(present: Sequence[str], names: dict[str, str | None],
-                     keep: tuple[str, ...]) -> None:
-    wanted = [names["tool_calls"], names["expected_tool_calls"], names["id"], *keep]
-    check_unique_columns(present, [*wanted, "id" if names["id"] is None else None], "data")
-    missing = [name for name in wanted if name is not None and name not in present]
-    if missing:
-        raise InvalidCaseError(
-            f"data: no column {missing[0]!r}; the partition has {list(present)}. Fix: pass "
-            f"columns={{'tool_calls': ..., 'expected_tool_calls': ..., 'id': ...}} naming "
-            f"your columns.")
-
-
-def _from_pandas(frame: Any, names: dict[str, str | None], keep: tuple[str, ...]
-                 ) -> tuple[ToolCallBatch, Any, dict[str, Any], int | None]:
-    pa = require("pyarrow", "arrow")
-    pd = require("pandas", "pandas")
-    present = [str(c) for c in frame.columns]
-    if not len(frame) and not present:  # an empty frame that lost its columns
-        return (*_from_arrow(pa.table({}), names, keep), 0)
-    _require_columns(present, names, keep)
-    refuse_text_calls({str(c): frame[c].dtype for c in frame.columns}, names, "data")
-    called, expected = frame[names["tool_calls"]], frame[names["expected_tool_calls"]]
-    id_name = names["id"] if names["id"] is not None else ("id" if "id" in present else None)
-    id_values: tuple[Any, ...] | None = None
-    if id_name is not None:
-        ids = _arrow_column(frame[id_name])
-    elif frame.index.name is not None:  # an index the user named (set_index("trace_id"))
-        ids = _arrow_column(frame.index.to_series())
-    else:  # a partition's positions (dask numbers them from its offset) are no ids
-        ids = pa.nulls(len(frame), pa.string())
-    if id_name is not None or frame.index.name is not None:
-        id_values = tuple(ids.to_pylist())
-    index = frame.index
-    # Dask numbers a partition's rows from its offset: a range from elsewhere
-    # than 0 is where the rows are in the whole; from 0 it may be a batch's own.
-    first = (int(index.start) if isinstance(index, pd.RangeIndex) and index.step == 1
-             and index.name is None and index.start != 0 else None)
-    if _is_arrow_column(called) and _is_arrow_column(expected):
-        batch = ToolCallBatch.from_arrow(tool_calls=pa.array(called.array),
-                                         expected_tool_calls=pa.array(expected.array),
-                                         ids=id_values, errors="record")
-    elif holds_mappings(called) or holds_mappings(expected):
-        # Call objects in object columns: read as records, arguments included.
-        batch = ToolCallBatch.from_object_columns(called.tolist(), expected.tolist(), id_values)
-    else:
-        batch = ToolCallBatch.from_columns(tool_calls=called.tolist(),
-                                           expected_tool_calls=expected.tolist(),
-                                           ids=id_values, errors="record")
-    return batch, ids, {name: _arrow_column(frame[name]) for name in keep}, first
-
-
-def _is_arrow_column(series: Any) -> bool:
-    """An Arrow-backed list column (Ray's pandas batches, ``dtype_backend="pyarrow"``),
-    or one with no value at all."""
-    pyarrow_dtype = getattr(series.dtype, "pyarrow_dtype", None)
-    if pyarrow_dtype is None:
-        return False
-    import pyarrow as pa
-
-    return bool(pa.types.is_list(pyarrow_dtype) or pa.types.is_large_list(pyarrow_dtype)
-                or pa.types.is_null(pyarrow_dtype))
-
-
-def _arrow_column(series: Any) -> Any:
-    pa = require("pyarrow", "arrow")
-    array = series.array
-    if hasattr(array, "_pa_array"):  # ArrowExtensionArray / ArrowStringArray
-        return pa.array(array)
-    return pa.Array.from_pandas(series)
-
-
-def _from_arrow(table: Any, names: dict[str, str | None],
-                keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any]]:
-    pa = require("pyarrow", "arrow")
-    if not table.num_rows and not table.num_columns:  # an empty batch with no schema
-        table = pa.table({name: pa.array([], pa.list_(pa.string()))
-                          for name in (names["tool_calls"], names["expected_tool_calls"])})
-    _require_columns(table.column_names, names, keep)
-    id_name = names["id"] if names["id"] is not None else (
-        "id" if "id" in table.column_names else None)
-    ids = (table.column(id_name).combine_chunks() if id_name is not None
-           else pa.nulls(table.num_rows, pa.string()))
-    batch = ToolCallBatch.from_arrow(
-        tool_calls=table.column(names["tool_calls"]),
-        expected_tool_calls=table.column(names["expected_tool_calls"]),
-        ids=None if id_name is None else ids, errors="record")
-    return batch, ids, {name: table.column(name).combine_chunks() for name in keep}
-
-
-def _from_items(items: Sequence[Any],
-                keep: tuple[str, ...]) -> tuple[ToolCallBatch, Any, dict[str, Any]]:
-    cases: list[Any] = []
-    for position, item in enumerate(items):
-        if isinstance(item, Mapping) and not isinstance(item, AgentTestCase):
-            try:
-                cases.append(case_from_record(dict(item)))
-            except InvalidCaseError as error:
-                identity = item.get("id") if isinstance(item, Mapping) else None
-                cases.append(UnreadableCase("<items>", position, f"item {position}: {error}",
-                                            id=identity))
-        else:
-            cases.append(item)
-    batch = ToolCallBatch.from_cases(cases, errors="record")
-    ids = text_column([_case_value(case, "id") for case in cases])
-    kept = {key: text_column([_case_value(case, key) for case in cases]) for key in keep}
-    return batch, ids, kept
-
-
-def _case_value(case: Any, key: str) -> Any:
-    if isinstance(case, AgentTestCase):
-        return case.metadata.get(key)
-    if isinstance(case, UnreadableCase) and key == "id":
-        return case.id
-    return None
-
-
-def text_column(values: Iterable[Any]) -> Any:
-    """An Arrow string column: strings as they are, None as null, anything
-    else (a number, a list) as its JSON text, so that every partition has the
-    same column type."""
-    pa = require("pyarrow", "arrow")
-    return pa.array([value if value is None or isinstance(value, str)
-                     else json.dumps(value, default=str, ensure_ascii=False)
-                     for value in values], pa.string())
 
 
 def rows_table(result: EvaluationResult, ids: Any, kept: Mapping[str, Any], *,

@@ -212,7 +212,9 @@ def test_files_with_a_byte_order_mark_or_gzip_go_to_the_line_reader(tmp_path, st
 
 def test_metrics_that_need_case_objects_keep_the_line_reader(capsys, tmp_path, monkeypatch):
     called = []
-    monkeypatch.setattr(_arrow_lines, "name_list_chunks",
+    from agentmetrics.io import _input
+
+    monkeypatch.setattr(_input, "name_list_chunks",
                         lambda *a, **k: called.append(1) or iter(()))
     path = tmp_path / "cases.jsonl"
     path.write_text('{"tool_calls": ["A"], "expected_tool_calls": ["A"]}\n')

@@ -381,18 +381,18 @@ CELL = st.one_of(st.none(), st.lists(call(), max_size=4), st.lists(call(), max_s
 
 
 def column_batch(called, expected, fast):
-    from agentmetrics.cases import _tool_call_batch
+    from agentmetrics.cases import _encode
 
     if fast:
         return am.ToolCallBatch.from_columns(tool_calls=called, expected_tool_calls=expected,
                                              errors="record")
-    saved = _tool_call_batch._plain_names
-    _tool_call_batch._plain_names = lambda items: None  # row by row, the reference
+    saved = _encode._plain_names
+    _encode._plain_names = lambda items: None  # row by row, the reference
     try:
         return am.ToolCallBatch.from_columns(tool_calls=called, expected_tool_calls=expected,
                                              errors="record")
     finally:
-        _tool_call_batch._plain_names = saved
+        _encode._plain_names = saved
 
 
 @settings(max_examples=EXAMPLES, deadline=None)

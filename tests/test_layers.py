@@ -124,8 +124,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("kernels and batch", ("_kernels", "_kernels.*", "batch", "batch.*", "stats", "stats.*")),
     ("metrics", ("metrics", "metrics.*", "functional")),
     ("results", ("results", "results.*", "runs", "runs.*", "report", "report.*")),
+    ("input", ("io", "io.*")),
     ("evaluate", ("engine", "engine.*")),
-    ("readers", ("io", "io.*", "partition", "capture", "capture.*", "datasets", "datasets.*")),
+    ("readers", ("partition", "capture", "capture.*", "datasets", "datasets.*")),
     ("cli and integrations", ("cli", "cli.*", "pytest_plugin", "dask", "dask.*", "testing", "", "__main__")),
 ]
 

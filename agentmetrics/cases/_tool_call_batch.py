@@ -8,11 +8,9 @@ the same batch.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from collections.abc import Set as AbstractSet
 from itertools import chain, pairwise, repeat
-from operator import attrgetter, is_not, itemgetter
+from operator import attrgetter, is_not
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -22,23 +20,23 @@ import numpy.typing as npt
 from agentmetrics._base._optional import require
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics._columnar import (
-    BadName,
     Ingested,
-    Vocabulary,
     check_input_format,
-    check_unique_columns,
     holds_call_objects,
     ingest,
     records_from_arrow,
 )
+from agentmetrics._columnar._frames import frame_columns, object_records, refuse_row
+from agentmetrics._columnar._names import as_chunked, encode_arrow_names, offsets_from_lengths
+from agentmetrics.cases._encode import NameEncoder
 from agentmetrics.errors import InvalidCaseError
-from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase, describe, is_not_given
+from agentmetrics.model._model import AgentTestCase, UnreadableCase, describe
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["ToolCallBatch", "holds_mappings", "refuse_row"]
+__all__ = ["ToolCallBatch"]
 
 IntArray = npt.NDArray[np.int64]
 IdArray = npt.NDArray[np.int32]
@@ -48,139 +46,6 @@ BoolArray = npt.NDArray[np.bool_]
 _NAME = attrgetter("name")
 _METADATA = attrgetter("metadata")
 
-
-
-def _is_missing(value: object) -> bool:
-    """``None``, ``pd.NA`` and float NaN (pandas' empty cell) mean "not given"."""
-    return is_not_given(value) or (isinstance(value, float) and math.isnan(value))
-
-
-def _row_names(row: object, field: str) -> list[str]:
-    """The names in one row given as names, ToolCalls or mappings (the slow path)."""
-    if isinstance(row, np.ndarray) and row.ndim == 0:
-        row = row.item()  # a DataFrame cell holding a 0-d array
-        if _is_missing(row):
-            raise InvalidCaseError(f"{field}: a 0-d array holding {row!r}; pass None instead.")
-    if isinstance(row, (str, bytes, Mapping)) or not isinstance(row, (Iterable, np.ndarray)):
-        raise InvalidCaseError(
-            f"{field}: expected a list of tool names, got {describe(row)}. "
-            f"Fix: wrap a single name in a list, e.g. ['GetOrder']."
-        )
-    if isinstance(row, AbstractSet):
-        raise InvalidCaseError(
-            f"{field}: expected a list of tool names in call order, got a "
-            f"{type(row).__name__}, which has no order. Fix: pass a list."
-        )
-    names = []
-    for position, item in enumerate(row):
-        if isinstance(item, ToolCall):
-            names.append(item.name)
-        elif isinstance(item, str) and item:
-            names.append(str.__str__(item))  # str subclasses: their plain value
-        elif isinstance(item, Mapping) and isinstance(item.get("name"), str) and item["name"]:
-            names.append(str.__str__(item["name"]))
-        else:
-            raise InvalidCaseError(
-                f"{field}[{position}]: expected a non-empty tool name, a ToolCall or a "
-                f"mapping with 'name', got {describe(item)}."
-            )
-    return names
-
-
-_GET_NAME = itemgetter("name")
-
-
-def _plain_names(items: list[Any]) -> list[Any] | None:
-    """The names of a side's items, read at C speed where every item is a name
-    or a plain ``{"name": ...}`` dict (the encoder then checks each name);
-    None sends the caller to the row-by-row path, which says what is wrong."""
-    kinds = set(map(type, items))
-    if kinds <= {str}:
-        return items
-    try:
-        if kinds == {dict}:
-            return list(map(_GET_NAME, items))
-        if kinds <= {str, dict, ToolCall}:
-            return [item if type(item) is str else item.name if type(item) is ToolCall
-                    else item["name"] for item in items]
-    except KeyError:
-        return None
-    return None
-
-
-class _Encoder:
-    """Builds one shared vocabulary while encoding the rows of both sides."""
-
-    def __init__(self) -> None:
-        self.index = Vocabulary()
-
-    def encode(
-        self, rows: Sequence[Any], field: str, errors: ErrorsMode, invalid: dict[int, str]
-    ) -> tuple[IdArray, IntArray, BoolArray]:
-        n = len(rows)
-        kinds = set(map(type, rows))
-        if kinds <= {list, tuple, np.ndarray, type(None)}:  # the common cases, at C speed
-            if np.ndarray in kinds and any(row.ndim != 1 for row in rows
-                                           if type(row) is np.ndarray):
-                return self._encode_slowly(rows, field, errors, invalid)
-            given = np.ones(n, dtype=bool)
-            present = rows
-            if type(None) in kinds:
-                given = np.fromiter((row is not None for row in rows), dtype=bool, count=n)
-                present = [() if row is None else row for row in rows]
-            lengths = np.fromiter(map(len, present), dtype=np.int64, count=n)
-            items = list(chain.from_iterable(present))
-            names = _plain_names(items)
-            encoded = None if names is None else self.encode_names(names, lengths, given)
-            if encoded is not None:
-                return encoded
-            # The slow path gets the rows as given: a None row stays "not given".
-        # Arrays, NaN cells, ToolCalls, mappings or bad rows: row by row.
-        return self._encode_slowly(rows, field, errors, invalid)
-
-    def encode_names(
-        self, names: Iterable[Any], lengths: IntArray, given: BoolArray
-    ) -> tuple[IdArray, IntArray, BoolArray] | None:
-        """Encode the names of all rows, in order; None if one is not a
-        non-empty str (or not hashable), which sends the caller to the slow path."""
-        try:
-            ids = np.fromiter(
-                map(self.index.__getitem__, names), dtype=np.int32, count=int(lengths.sum())
-            )
-        except (BadName, TypeError):
-            return None
-        return ids, _offsets_from_lengths(lengths), given
-
-    def _encode_slowly(
-        self, rows: Sequence[Any], field: str, errors: ErrorsMode, invalid: dict[int, str]
-    ) -> tuple[IdArray, IntArray, BoolArray]:
-        # Rows holding ToolCalls, mappings or bad items: normalise row by row.
-        n = len(rows)
-        lengths = np.zeros(n, dtype=np.int64)
-        given = np.ones(n, dtype=bool)
-        ids: list[int] = []
-        index = self.index
-        for row_number, row in enumerate(rows):
-            if _is_missing(row):
-                given[row_number] = False
-                continue
-            try:
-                names = _row_names(row, field)
-            except InvalidCaseError as error:
-                if errors == "raise":
-                    raise InvalidCaseError(f"row {row_number}: {error}") from None
-                given[row_number] = False
-                invalid.setdefault(row_number, str(error))
-                continue
-            ids.extend(index.setdefault(name, len(index)) for name in names)
-            lengths[row_number] = len(names)
-        return np.asarray(ids, dtype=np.int32), _offsets_from_lengths(lengths), given
-
-
-def _offsets_from_lengths(lengths: IntArray) -> IntArray:
-    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    return offsets
 
 
 @attrs.frozen(slots=True, eq=False, repr=False)
@@ -327,7 +192,7 @@ class ToolCallBatch:
             n = len(side.lengths)
             sides.append((np.frombuffer(side.ids, dtype=np.int32).copy() if side.ids else
                           np.zeros(0, dtype=np.int32),
-                          _offsets_from_lengths(np.fromiter(side.lengths, dtype=np.int64, count=n)),
+                          offsets_from_lengths(np.fromiter(side.lengths, dtype=np.int64, count=n)),
                           np.fromiter(side.given, dtype=bool, count=n)))
         has_ids = any(map(is_not, read.case_ids, repeat(None)))  # stops at the first id
         return cls._assemble(read.vocabulary, sides[0], sides[1],
@@ -341,7 +206,7 @@ class ToolCallBatch:
     ) -> ToolCallBatch:
         # Every step maps a C-level getter over a chunk of cases: no Python
         # bytecode runs per case or per call, which is most of the speed-up.
-        encoder = _Encoder()
+        encoder = NameEncoder()
         sides: list[tuple[IdArray, IntArray, BoolArray]] = []
         for field in ("tool_calls", "expected_tool_calls"):
             rows: list[Any] = list(map(attrgetter(field), cases))
@@ -402,7 +267,7 @@ class ToolCallBatch:
         invalid: dict[int, str],
         case_ids: tuple[Any, ...] | None,
     ) -> ToolCallBatch:
-        encoder = _Encoder()
+        encoder = NameEncoder()
         called_ids, called_offsets, called_given = encoder.encode(
             called, "tool_calls", errors, invalid
         )
@@ -433,45 +298,21 @@ class ToolCallBatch:
         it is not a plain 0..n-1 range. Arrow-backed list columns take the
         Arrow path.
         """
-        pd = require("pandas", "pandas")
-        if not isinstance(frame, pd.DataFrame):
-            raise InvalidCaseError(f"from_pandas: expected a pandas DataFrame, got {describe(frame)}.")
-        check_unique_columns(frame.columns, (tool_calls, expected_tool_calls, id), "from_pandas")
-        missing = [c for c in (tool_calls, expected_tool_calls, id) if c and c not in frame.columns]
-        if missing:
-            raise InvalidCaseError(
-                f"from_pandas: no column {missing[0]!r}; the DataFrame has "
-                f"{list(frame.columns)}. Fix: pass tool_calls=... and "
-                f"expected_tool_calls=... naming your columns."
-            )
-        if id is not None:
-            case_ids: tuple[Any, ...] | None = tuple(frame[id].tolist())
-        elif isinstance(frame.index, pd.RangeIndex) and frame.index.start == 0 and frame.index.step == 1:
-            case_ids = None
-        else:
-            case_ids = tuple(frame.index.tolist())
-        called, expected = frame[tool_calls], frame[expected_tool_calls]
-        if holds_mappings(called) or holds_mappings(expected):
-            batch = cls.from_object_columns(called.tolist(), expected.tolist(), case_ids)
+        read = frame_columns(frame, tool_calls=tool_calls,
+                             expected_tool_calls=expected_tool_calls, id=id)
+        if read.kind == "objects":
+            batch = cls.from_object_columns(read.called, read.expected, read.ids)
             if errors == "raise" and batch.invalid:
                 row = min(batch.invalid)
                 raise refuse_row(row, batch.case_id(row),
                                  batch.invalid[row].removeprefix(f"record {row}: "))
             return batch
-        if _is_arrow_list(called) and _is_arrow_list(expected):
-            pa = require("pyarrow", "arrow")
-            batch = cls.from_arrow(
-                tool_calls=pa.array(called.array),
-                expected_tool_calls=pa.array(expected.array),
-                errors=errors,
-            )
-            return attrs.evolve(batch, case_ids=case_ids)
-        return cls.from_columns(
-            tool_calls=called.tolist(),
-            expected_tool_calls=expected.tolist(),
-            ids=case_ids,
-            errors=errors,
-        )
+        if read.kind == "arrow":
+            batch = cls.from_arrow(tool_calls=read.called, expected_tool_calls=read.expected,
+                                   errors=errors)
+            return attrs.evolve(batch, case_ids=read.ids)
+        return cls.from_columns(tool_calls=read.called, expected_tool_calls=read.expected,
+                                ids=read.ids, errors=errors)
 
     @classmethod
     def from_object_columns(cls, called: Sequence[Any], expected: Sequence[Any],
@@ -479,13 +320,7 @@ class ToolCallBatch:
         """Two columns of call lists holding call objects (a DataFrame's object
         columns), read as records, arguments included; unreadable rows kept
         as invalid rows."""
-        records: list[dict[str, Any]] = [
-            {"tool_calls": _cell(a), "expected_tool_calls": _cell(b)}
-            for a, b in zip(called, expected)]
-        if ids is not None:
-            for record, identity in zip(records, ids):
-                record["id"] = identity
-        batch = cls.from_records(records, errors="record")
+        batch = cls.from_records(object_records(called, expected, ids), errors="record")
         return batch if ids is not None else attrs.evolve(batch, case_ids=None)
 
     @classmethod
@@ -509,7 +344,7 @@ class ToolCallBatch:
         require("pyarrow", "arrow")
         if ids is not None and not isinstance(ids, (list, tuple)):
             ids = ids.to_pylist()  # type: ignore[union-attr]
-        given = [_chunked(tool_calls, "tool_calls"), _chunked(expected_tool_calls, "expected_tool_calls")]
+        given = [as_chunked(tool_calls, "tool_calls"), as_chunked(expected_tool_calls, "expected_tool_calls")]
         if any(holds_call_objects(column) for column in given):
             if len(given[0]) != len(given[1]):
                 raise InvalidCaseError(
@@ -526,57 +361,16 @@ class ToolCallBatch:
                 raise refuse_row(row, None if ids is None else ids[row],
                                  message.removeprefix(f"row {row}: "))
             return batch
-        columns = [_arrow_list(column, field) for column, field in
-                   zip(given, ("tool_calls", "expected_tool_calls"))]
-        if len(columns[0]) != len(columns[1]):
-            raise InvalidCaseError(
-                f"from_arrow: tool_calls has {len(columns[0])} rows but "
-                f"expected_tool_calls has {len(columns[1])}; they must be parallel."
-            )
-        n = len(columns[0])
-        import pyarrow.compute as pc
-
-        flat = [_without_null_entries(pc.list_flatten(column)) for column in columns]
-        dictionary, codes = _arrow_codes(flat)
-        vocabulary = tuple(dictionary.to_pylist())
-        side_ids = [
-            np.concatenate(
-                [
-                    (part.fill_null(0) if part.null_count else part).to_numpy(zero_copy_only=False)
-                    for part in parts
-                ]
-                or [np.zeros(0, dtype=np.int32)]
-            ).astype(np.int32, copy=False)
-            for parts in codes
-        ]
-        sides = []
-        invalid: dict[int, str] = {}
-        for side, (column, field) in enumerate(zip(columns, ("tool_calls", "expected_tool_calls"))):
-            lengths = pc.list_value_length(column).fill_null(0).to_numpy(zero_copy_only=False)
-            offsets = _offsets_from_lengths(lengths.astype(np.int64))
-            given = pc.is_valid(column).to_numpy(zero_copy_only=False).astype(bool)
-            ids_side = side_ids[side]
-            # A null name encodes as a null index: find the rows that hold one.
-            if flat[side].null_count:
-                validity = pc.is_valid(flat[side]).to_numpy(zero_copy_only=False).astype(bool)
-            else:
-                validity = np.ones(len(ids_side), dtype=bool)
-            bad_positions = np.flatnonzero(~validity)
-            if "" in vocabulary:
-                bad_positions = np.union1d(bad_positions, np.flatnonzero(ids_side == vocabulary.index("")))
-            for position in bad_positions:
-                row = int(np.searchsorted(offsets, position, side="right") - 1)
-                message = f"{field}[{int(position - offsets[row])}]: " + (
-                    _NULL_NAME if not validity[position] else _EMPTY_NAME)
-                invalid.setdefault(row, message)
-            sides.append((np.ascontiguousarray(ids_side), offsets, given))
+        encoded = encode_arrow_names(given[0], given[1])
+        n, invalid = len(encoded), encoded.invalid
         case_ids = None if ids is None else tuple(ids)
         if case_ids is not None and len(case_ids) != n:
             raise InvalidCaseError(f"from_arrow: ids has {len(case_ids)} rows, the columns {n}.")
         if errors == "raise" and invalid:
             row = min(invalid)
             raise refuse_row(row, None if case_ids is None else case_ids[row], invalid[row])
-        return cls._assemble(vocabulary, sides[0], sides[1], case_ids, invalid=invalid)
+        return cls._assemble(encoded.vocabulary, encoded.sides[0], encoded.sides[1], case_ids,
+                             invalid=invalid)
 
     # -- reading ---------------------------------------------------------------
 
@@ -686,151 +480,6 @@ class ToolCallBatch:
                    expected_ids=sides[1][0], expected_offsets=sides[1][1],
                    called_given=sides[0][2], expected_given=sides[1][2], case_ids=case_ids,
                    cases=cases, invalid=invalid)
-
-
-def holds_mappings(series: Any) -> bool:
-    """Whether a DataFrame's object column holds call objects (mappings) in its lists."""
-    if getattr(series.dtype, "pyarrow_dtype", None) is not None:
-        return False
-    for cell in series.tolist():
-        if isinstance(cell, np.ndarray) and cell.ndim != 1:
-            continue  # not a list of calls: the column's reading says what it is
-        if isinstance(cell, (list, tuple, np.ndarray)) and any(
-                isinstance(item, Mapping) for item in cell):
-            return True
-    return False
-
-
-def _cell(value: Any) -> Any:
-    """A DataFrame cell as a record's value: arrays as lists, a missing cell as None."""
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, float) and value != value:
-        return None
-    return value
-
-
-def _is_arrow_list(series: Any) -> bool:
-    dtype = series.dtype
-    pyarrow_dtype = getattr(dtype, "pyarrow_dtype", None)
-    if pyarrow_dtype is None:
-        return False
-    import pyarrow as pa
-
-    return bool(pa.types.is_list(pyarrow_dtype) or pa.types.is_large_list(pyarrow_dtype))
-
-
-#: What the records' reading says of a null and of an empty name (one wording for both readers).
-_NULL_NAME = "expected a ToolCall, a tool name (str) or a mapping with 'name'; got NoneType None."
-_EMPTY_NAME = ("ToolCall.name: expected a non-empty str, got ''. Fix: give every tool call the "
-               "name of the tool that was called.")
-
-
-def refuse_row(row: int, case_id: Any, message: str, where: str = "row",
-               local: int | None = None) -> InvalidCaseError:
-    """The error for a row that cannot be read, with ``errors="raise"``: the
-    row, the case's id when it has one, what is wrong, and the way to keep
-    going. Every tabular reader (Arrow, pandas, a partition) words it so.
-    ``local`` is the row's position in its batch when ``row`` counts the whole."""
-    notes = ([] if local is None else [f"row {local} of this batch"]) + (
-        [] if case_id is None else [f"id {case_id!r}"])
-    named = f"{where} {row}" + (f" ({', '.join(notes)})" if notes else "")
-    return InvalidCaseError(
-        f"{named}: {message} To score the other rows and keep this one as an error row, "
-        f"pass errors=\"record\".")
-
-
-def _chunked(column: Any, field: str) -> Any:
-    import pyarrow as pa
-
-    if isinstance(column, pa.Array):
-        column = pa.chunked_array([column])
-    if not isinstance(column, pa.ChunkedArray):
-        raise InvalidCaseError(
-            f"from_arrow: {field} must be a pyarrow Array or ChunkedArray, got {describe(column)}."
-        )
-    if pa.types.is_null(column.type):  # a column with no value at all: nothing given
-        return column.cast(pa.list_(pa.string()))
-    if ((pa.types.is_list(column.type) or pa.types.is_large_list(column.type))
-            and pa.types.is_null(column.type.value_type)):  # lists that hold no name
-        return column.cast(pa.list_(pa.string()))
-    return column
-
-
-def _arrow_list(column: Any, field: str) -> Any:
-    import pyarrow as pa
-
-    if not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
-        raise InvalidCaseError(
-            f"from_arrow: {field} must be list<string>, got {column.type}. Fix: cast it, "
-            f"e.g. column.cast(pa.list_(pa.string()))."
-        )
-    value_type = column.type.value_type
-    if pa.types.is_dictionary(value_type) and _is_arrow_string(value_type.value_type):
-        return column  # already encoded: the fast path keeps the codes
-    if not _is_arrow_string(value_type):
-        raise InvalidCaseError(f"from_arrow: {field} must be list<string>, got {column.type}.")
-    return column.cast(pa.list_(pa.string())) if column.type != pa.list_(pa.string()) else column
-
-
-def _without_null_entries(values: Any) -> Any:
-    """Dictionary-encoded names whose dictionary holds a null, as plain strings.
-
-    A valid index can point at a null dictionary entry: the name is then null,
-    but the array's own null count says nothing of it."""
-    import pyarrow as pa
-
-    if pa.types.is_dictionary(values.type) and any(
-            chunk.dictionary.null_count for chunk in values.chunks):
-        return values.cast(pa.string())
-    return values
-
-
-def _is_arrow_string(arrow_type: Any) -> bool:
-    import pyarrow as pa
-
-    return bool(pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type))
-
-
-def _arrow_codes(flat: list[Any]) -> tuple[Any, list[Any]]:
-    """Dictionary-encode the flattened names of both sides with one dictionary.
-
-    Returns the dictionary (a string array) and each side's code arrays.
-    Columns that are already ``list<dictionary<string>>`` (as Parquet files
-    often store them) keep their codes: only their dictionaries are unified,
-    and no name is hashed.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    chunks = [chunk for values in flat for chunk in values.chunks]
-    if flat and all(pa.types.is_dictionary(values.type) for values in flat):
-        encoded = pa.chunked_array(chunks, type=flat[0].type).unify_dictionaries()
-        dictionary = encoded.chunk(0).dictionary if encoded.num_chunks else pa.array([], pa.string())
-        if dictionary.null_count or len(pc.unique(dictionary)) != len(dictionary):
-            # Repeated or null dictionary entries would give one name two codes.
-            flat = [values.cast(pa.string()) for values in flat]
-            return _arrow_codes(flat)
-    else:
-        flat = [
-            values.cast(pa.string()) if pa.types.is_dictionary(values.type) else values
-            for values in flat
-        ]
-        chunks = [chunk for values in flat for chunk in values.chunks]
-        # One hash table across both sides, without copying the strings into
-        # one array: Arrow encodes chunk by chunk with a shared memo table.
-        encoded = pa.chunked_array(chunks, type=pa.string()).dictionary_encode()
-        dictionaries = [chunk.dictionary for chunk in encoded.chunks]
-        if any(not d.equals(dictionaries[-1]) for d in dictionaries):
-            encoded = encoded.unify_dictionaries()
-        dictionary = encoded.chunk(0).dictionary if encoded.num_chunks else pa.array([], pa.string())
-    codes = []
-    first = 0
-    for values in flat:
-        side = encoded.chunks[first : first + values.num_chunks]
-        first += values.num_chunks
-        codes.append([chunk.indices for chunk in side])
-    return dictionary, codes
 
 
 # Pickles and reprs name the public path, not this private module.

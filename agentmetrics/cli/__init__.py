@@ -18,8 +18,8 @@ import sys
 from collections.abc import Sequence
 
 from agentmetrics._base._version import __version__
-from agentmetrics.cli import _compare, _demo, _evaluate, _registry, _report, _runs
 from agentmetrics.cli._common import DEFAULT_METRIC, INTERRUPTED, parse_metric_spec
+from agentmetrics.cli._parsers import add_commands
 from agentmetrics.errors import AgentMetricsError
 
 __all__ = ["BROKEN_PIPE", "DEFAULT_METRIC", "INTERRUPTED", "build_parser", "main",
@@ -36,12 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
 
-    _demo.add_parser(commands)
-    _evaluate.add_parser(commands)
-    _compare.add_parser(commands)
-    _report.add_parser(commands)
-    _runs.add_parser(commands)
-    _registry.add_parsers(commands)
+    add_commands(commands)
     return parser
 
 

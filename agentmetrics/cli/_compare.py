@@ -7,20 +7,24 @@ import math
 from typing import IO, Any
 
 from agentmetrics._base._lines import LineError, SourceError, lines, parse_json_line
-from agentmetrics.cli._common import DEFAULT_METRIC, build_metric, positive, rate, to_json
+from agentmetrics.cli._common import DEFAULT_METRIC, build_metric, to_json
+from agentmetrics.engine._evaluate import score_cases
 from agentmetrics.errors import InvalidParameterError
-from agentmetrics.formats import FORMATS
-from agentmetrics.io._dataset import read_cases
+from agentmetrics.io._compare import compare
+from agentmetrics.io._input import read_cases
+from agentmetrics.io._sides import read_side, side_from_result
+from agentmetrics.report._comparison import empty_cause
+from agentmetrics.runs._format import is_saved_run
+from agentmetrics.runs._history import RunStore
+from agentmetrics.runs._load import load_result
 
-__all__ = ["add_parser"]
+__all__ = ["run_compare"]
 
 
 def _kind(path: str) -> str:
     """``"run"`` for a saved run (``agentmetrics evaluate --save``), ``"results"``
     for saved scores (rows of ``agentmetrics evaluate``, its ``--format json``
     document, a pytest report), ``"cases"`` otherwise."""
-    from agentmetrics.runs._format import is_saved_run
-
     if is_saved_run(path):
         return "run"
     try:
@@ -46,25 +50,17 @@ def _kind(path: str) -> str:
 def _side(path: str, kind: str, args: argparse.Namespace, on: str | None) -> Any:
     """The scores of one file, named by it: saved results as they are, or a
     cases file scored with --metric."""
-    from agentmetrics.io._sides import read_side, side_from_result
-
     if kind == "run":
-        from agentmetrics.runs._load import load_result
-
         return side_from_result(load_result(path), on, path)
     if kind == "results":
         return read_side(path, on)
-    from agentmetrics.engine._evaluate import score_cases
-
     metrics = [build_metric(spec) for spec in args.metric or [DEFAULT_METRIC]]
     cases = list(read_cases(path, errors=args.errors, input_format=args.input_format))
     return side_from_result(score_cases(cases, metrics, errors=args.errors, progress=False), on,
                             path)
 
 
-def _compare(args: argparse.Namespace, out: IO[str]) -> int:
-    from agentmetrics.io._compare import compare
-
+def run_compare(args: argparse.Namespace, out: IO[str]) -> int:
     on = None if args.on == "position" else args.on
     args.runs = [path for path in (args.baseline, args.candidate) if path is not None]
     if args.against is not None:
@@ -98,10 +94,6 @@ def _compare(args: argparse.Namespace, out: IO[str]) -> int:
 
 def _against(args: argparse.Namespace, out: IO[str], on: str | None) -> int:
     """``--against REF``: the stored run REF of the history is the baseline."""
-    from agentmetrics.io._compare import compare
-    from agentmetrics.io._sides import side_from_result
-    from agentmetrics.runs._history import RunStore
-
     store = RunStore(args.history)
     run = store.get(args.against)
     baseline = side_from_result(store.load(run.id), on, f"run {run.id}"
@@ -128,8 +120,6 @@ def _finish(comparison: Any, args: argparse.Namespace, out: IO[str]) -> int:
     report = out if args.format == "table" else sys.stderr
     unpaired = [m.metric for m in comparison if not m.paired]
     if unpaired or not len(comparison.metrics):
-        from agentmetrics.report._comparison import empty_cause
-
         what = (f"no case paired on {', '.join(unpaired)}" if unpaired
                 else "the two runs share no metric")
         report.write(f"\nwarning: {what}, so the comparison says nothing about "
@@ -200,73 +190,3 @@ def _document(comparison: Any) -> dict[str, Any]:
         "metrics_only_in_candidate": list(comparison.metrics_only_in_candidate),
         "regressions": comparison.regressions().to_dicts(),
     }
-
-
-def _level(text: str) -> float:
-    value = rate(text)
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a level between 0 and 1, got {text!r}")
-    return value
-
-
-def add_parser(commands: Any) -> None:
-
-    parser = commands.add_parser(
-        "compare",
-        help="compare a candidate run against a baseline, case by case",
-        description=(
-            "Compare CANDIDATE against BASELINE on the cases both have: per metric the mean "
-            "difference with its interval and p-value, the exact McNemar test of pass/fail "
-            "flips, and the cases that got worse with both reasons. Each file is either "
-            "test cases (scored here with --metric), a saved run (`agentmetrics evaluate "
-            "--save`), or saved results (the rows of `agentmetrics evaluate --format jsonl`, "
-            "its --format json, or a pytest --agentmetrics-report)."),
-    )
-    parser.add_argument("baseline", nargs="?", metavar="BASELINE",
-                        help="the run to compare against (with --against: the new run)")
-    parser.add_argument("candidate", nargs="?", metavar="CANDIDATE", help="the new run")
-    parser.add_argument(
-        "--against", default=None, metavar="RUN",
-        help="the baseline is a run of the history: 'last', 'last~N' (N runs before it) or "
-        "a run id (see `agentmetrics runs list`)")
-    parser.add_argument("--history", default=None, metavar="FILE",
-                        help="with --against: the run history (default: $AGENTMETRICS_HISTORY, "
-                        "else .agentmetrics/runs.sqlite)")
-    parser.add_argument("--html", default=None, metavar="PATH",
-                        help="also write the comparison as a self-contained HTML page")
-    parser.add_argument(
-        "--metric", action="append", metavar="NAME[:key=value,...]",
-        help=f"for cases files: a metric to compute, repeatable (default: {DEFAULT_METRIC}); "
-        f"for saved results: a metric to compare, as the results name it (default: all)")
-    parser.add_argument(
-        "--on", default="id", metavar="KEY",
-        help="what pairs cases: 'id' (default), another metadata key (cases files), or "
-        "'position'")
-    parser.add_argument("--method", choices=("t", "permutation"), default="t",
-                        help="the test of the mean difference: paired t (default) or a "
-                        "sign-flip permutation test")
-    parser.add_argument("--ci", type=_level, default=0.95, metavar="LEVEL",
-                        help="confidence level of the intervals (default 0.95)")
-    parser.add_argument("--resamples", type=positive, default=10_000, metavar="N",
-                        help="random sign flips of the permutation test (default 10000)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the permutation test")
-    parser.add_argument(
-        "--fail-on-regression", action="store_true",
-        help="exit 1 when the candidate is significantly worse on a metric: the interval of "
-        "the score difference lies below 0 (in the metric's better direction), or "
-        "significantly more cases went from pass to fail than from fail to pass; and when no "
-        "case pairs at all (there is nothing to compare)")
-    parser.add_argument(
-        "--allow-empty", action="store_true",
-        help="with --fail-on-regression: a comparison where no case pairs passes the gate "
-        "(default: it fails, exit 1)")
-    parser.add_argument("--show", type=positive, default=10, metavar="N",
-                        help="regressions shown with their reasons (default 10)")
-    parser.add_argument("--format", choices=("table", "json"), default="table",
-                        help="a report to read (default) or one JSON document")
-    parser.add_argument("--errors", choices=("raise", "record"), default="raise",
-                        help="cases files: a line that cannot be scored stops the run "
-                        "(raise) or is reported as an error row (record)")
-    parser.add_argument("--input-format", choices=tuple(FORMATS), default=None,
-                        metavar="NAME", help="cases files: the format of 'response' payloads")
-    parser.set_defaults(run=_compare)

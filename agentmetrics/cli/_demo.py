@@ -13,12 +13,13 @@ import os
 import shlex
 import shutil
 import sys
-from typing import IO, Any
+from typing import IO
 
 from agentmetrics.cli._common import DEFAULT_METRIC, build_metric, output_width, print_table, wrap
+from agentmetrics.engine._evaluate import evaluate
 from agentmetrics.io._dataset import example_cases
 
-__all__ = ["add_parser"]
+__all__ = ["run_demo"]
 
 _SAMPLE = 8  # rows shown: the first PASS and FAIL rows of each kind, in file order
 
@@ -39,9 +40,7 @@ def _sample(rows: list[tuple[str, float, bool, str]]) -> list[int]:
     return sorted(picked)
 
 
-def _demo(args: argparse.Namespace, out: IO[str]) -> int:
-    from agentmetrics.engine._evaluate import evaluate
-
+def run_demo(args: argparse.Namespace, out: IO[str]) -> int:
     width = output_width(out)
     cases = example_cases()
     metric = build_metric(DEFAULT_METRIC)
@@ -136,10 +135,3 @@ def _command() -> str:
             os.path.realpath(sys.executable)):
         return "agentmetrics"  # this environment's script is first on the PATH
     return f"{_shown(sys.executable)} -m agentmetrics"
-
-
-def add_parser(commands: Any) -> None:
-    demo = commands.add_parser(
-        "demo", help="score the bundled tau2-bench airline runs and explain the result"
-    )
-    demo.set_defaults(run=_demo)

@@ -4,29 +4,22 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import sys
 from collections.abc import Callable
 from fractions import Fraction
 from typing import IO, Any, NamedTuple
 
-from agentmetrics._base._optional import require
-from agentmetrics._base._prefetch import prefetched
 from agentmetrics._base._progress import Progress
-from agentmetrics._columnar import check_unique_columns
 from agentmetrics.cli._common import (
     DEFAULT_METRIC,
     INTERRUPTED,
     build_metric,
-    non_negative,
     output_width,
-    positive,
     print_table,
-    rate,
-    seconds,
     to_json,
 )
-from agentmetrics.engine._streaming import CHUNK_CASES, RunningSummary, chunked, score_chunks
+from agentmetrics.engine._evaluate import score_cases
+from agentmetrics.engine._streaming import RunningSummary, score_chunks
 from agentmetrics.errors import (
     AgentMetricsError,
     CaseEvaluationError,
@@ -35,12 +28,13 @@ from agentmetrics.errors import (
     InvalidMetricError,
     InvalidParameterError,
 )
-from agentmetrics.formats import FORMATS
-from agentmetrics.io._dataset import example_cases, numbered_cases
+from agentmetrics.io._input import open_input
+from agentmetrics.results._results import EvaluationResult
+from agentmetrics.runs._format import form_of
+from agentmetrics.runs._history import RunStore
+from agentmetrics.stats import proportion_interval
 
-__all__ = ["EXAMPLE_CASES", "add_parser"]
-
-EXAMPLE_CASES = "tau2_airline.jsonl"
+__all__ = ["run_evaluate"]
 
 
 class Row(NamedTuple):
@@ -201,8 +195,6 @@ def _count(offsets: Any, given: Any, row: int) -> int | None:
 
 
 def _pass_interval(summary: RunningSummary) -> Any:
-    from agentmetrics.stats import proportion_interval
-
     return proportion_interval(summary.passed, summary.n)
 
 
@@ -251,81 +243,8 @@ def _print_summary(summaries: list[RunningSummary], out: IO[str]) -> None:
 
 
 
-def _parquet_chunks(path: str, chunk_size: int) -> Any:
-    """A Parquet file's cases, ``chunk_size`` rows at a time, as ToolCallBatches
-    read through Arrow: ``tool_calls``, ``expected_tool_calls`` (list<string>)
-    and an optional ``id`` column. A row that cannot be read is kept as an
-    unreadable row; the metrics report it (or stop at it) as for a JSONL line."""
-    from agentmetrics.cases._tool_call_batch import ToolCallBatch
-
-    pa = require("pyarrow", "arrow")
-    pq = require("pyarrow.parquet", "arrow")
-    try:
-        file = pq.ParquetFile(path)
-    except (OSError, pa.ArrowException) as error:
-        raise InvalidCaseError(f"{path}: not a readable Parquet file ({error}).") from None
-    names = file.schema_arrow.names
-    check_unique_columns(names, ("tool_calls", "expected_tool_calls", "id"), str(path))
-    missing = [name for name in ("tool_calls", "expected_tool_calls") if name not in names]
-    if missing:
-        raise InvalidCaseError(
-            f"{path}: no column {missing[0]!r}; the file has {names}. Fix: name the call "
-            f"columns tool_calls and expected_tool_calls (list<string>), and id if any.")
-    columns = ["tool_calls", "expected_tool_calls"] + (["id"] if "id" in names else [])
-    for chunk in file.iter_batches(batch_size=chunk_size, columns=columns):
-        table = pa.Table.from_batches([chunk])
-        yield ToolCallBatch.from_arrow(
-            tool_calls=table.column("tool_calls"),
-            expected_tool_calls=table.column("expected_tool_calls"),
-            ids=table.column("id") if "id" in names else None,
-            errors="record")  # unreadable rows become the metrics' errors, at their row
-
-
-class _Lines:
-    """The input line of each case not yet written: scoring errors name file:line."""
-
-    def __init__(self, source: str, *, rows: bool = False) -> None:
-        self.source = source
-        self.rows = rows  # a table (Parquet): cases are named by row, not by line
-        self.numbers: list[int] = []
-        self.first_row = 0  # the global row of numbers[0]
-
-    def track(self, numbered: Any) -> Any:
-        for number, case in numbered:
-            self.numbers.append(number)
-            yield case
-
-    def track_chunks(self, chunks: Any) -> Any:
-        for chunk in chunks:
-            self.numbers.extend(chunk.numbers)
-            yield chunk.batch
-
-    def done(self, rows: int) -> None:
-        del self.numbers[:rows]
-        self.first_row += rows
-
-    def _line(self, row: int) -> int | None:
-        """The 1-based input line of a row not yet written, if known."""
-        index = row - self.first_row
-        return self.numbers[index] if not self.rows and 0 <= index < len(self.numbers) else None
-
-    def label(self, row: int) -> str:
-        """A row's place in words, for tables: ``line 3`` (1-based) or ``row 2``."""
-        line = self._line(row)
-        return f"row {row}" if self.rows else (f"case {row}" if line is None else f"line {line}")
-
-    def where(self, row: int) -> str:
-        """A row's place for messages: ``file:3`` or ``file: row 2``."""
-        if self.rows:
-            return f"{self.source}: row {row}"
-        line = self._line(row)
-        return f"case {row}" if line is None else f"{self.source}:{line}"
-
-
-def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
+def run_evaluate(args: argparse.Namespace, out: IO[str]) -> int:
     if args.save is not None:
-        from agentmetrics.runs._format import form_of
-
         form_of(args.save, None)  # a name whose form is unknown: said before scoring
     else:
         given = [flag for flag, value in (("--history", args.history is not None),
@@ -338,37 +257,12 @@ def _evaluate(args: argparse.Namespace, out: IO[str]) -> int:
     metrics = [build_metric(spec) for spec in args.metric or [DEFAULT_METRIC]]
 
 
-    # What score_chunks reads: lists of cases, or ToolCallBatches from Arrow,
-    # which parses with the GIL released, so the next chunk is read on a
-    # background thread while this one is scored and written.
-    chunks: Any
-    lines: _Lines | None = None
-    if args.file is None:
-        chunks = chunked(example_cases(), args.chunk_size)
-        source = f"bundled example: {EXAMPLE_CASES} (tau2-bench airline runs)"
-    else:
-        source = "<stdin>" if args.file == "-" else args.file
-        reading = {"input_format": args.input_format, "hosted_tools": not args.no_hosted_tools}
-        options = {"errors": args.errors, **reading}
-        if args.file == "-":
-            # Bytes: encodings are detected per file, a bad byte spoils one line only.
-            stdin = None if sys.stdin is None else getattr(sys.stdin, "buffer", sys.stdin)
-            lines = _Lines(source)
-            chunks = chunked(lines.track(numbered_cases(stdin, **options)), args.chunk_size)
-        elif _is_parquet(args.file):
-            lines = _Lines(source, rows=True)
-            chunks = prefetched(_parquet_chunks(args.file, args.chunk_size))
-        elif args.reader == "auto" and _arrow_jsonl(args.file, metrics):
-            from agentmetrics.io._arrow_lines import name_list_chunks
-
-            lines = _Lines(source)
-            chunks = lines.track_chunks(prefetched(name_list_chunks(
-                args.file, args.chunk_size, errors=args.errors, options=reading)))
-        else:
-            lines = _Lines(source)
-            chunks = chunked(lines.track(numbered_cases(args.file, **options)),
-                             args.chunk_size)
-
+    # What score_chunks reads: lists of cases, or ToolCallBatches from Arrow.
+    opened = open_input(args.file, chunk_size=args.chunk_size, errors=args.errors,
+                       input_format=args.input_format, hosted_tools=not args.no_hosted_tools,
+                       names_only=all(metric.scores_from_names() for metric in metrics),
+                       reader=args.reader)
+    chunks, lines, source = opened.chunks, opened.places, opened.source
 
     rows = _Rows(out, args.format, counts=args.counts,
                  where=lines.label if lines is not None else None)
@@ -464,10 +358,6 @@ def _gate(args: argparse.Namespace, summaries: list[Any], source: str, report: I
 
 def _save(args: argparse.Namespace, parts: list[Any], metrics: list[Any], report: IO[str]) -> None:
     """``--save PATH``: the whole run written to PATH and recorded in the history."""
-    from agentmetrics.engine._evaluate import score_cases
-    from agentmetrics.results._results import EvaluationResult
-    from agentmetrics.runs._history import RunStore
-
     result = (EvaluationResult.concat(parts) if parts
               else score_cases([], metrics, progress=False))
     history = None if args.no_history else RunStore(args.history)
@@ -477,150 +367,3 @@ def _save(args: argparse.Namespace, parts: list[Any], metrics: list[Any], report
         run = history.record(result, written, label=args.label)
         note = f" (run {run.id} in {history.path})"
     report.write(f"\nSaved the run to {written}{note}\n")
-
-
-def _arrow_jsonl(path: str, metrics: list[Any]) -> bool:
-    """Whether the Arrow reader can take this file for these metrics."""
-    from agentmetrics.io._arrow_lines import readable_as_arrow
-
-    return all(metric.scores_from_names() for metric in metrics) and readable_as_arrow(path)
-
-
-def _is_parquet(path: str) -> bool:
-    """A .parquet (or .pq) file, or any file that starts and ends with Parquet's magic bytes.
-
-    Both ends, and room for a footer between them: a JSONL file whose first line happens
-    to begin with ``PAR1`` is JSONL (its line is an error row), not a broken Parquet file.
-    """
-    if path.lower().endswith((".parquet", ".pq")):
-        return True
-    try:
-        with open(path, "rb") as handle:
-            if handle.read(4) != b"PAR1":
-                return False
-            handle.seek(0, os.SEEK_END)
-            if handle.tell() < 12:
-                return False
-            handle.seek(-4, os.SEEK_END)
-            return handle.read(4) == b"PAR1"
-    except OSError:
-        return False  # the JSONL reader reports what is wrong with the path
-
-
-def add_parser(commands: Any) -> None:
-    evaluate = commands.add_parser(
-        "evaluate",
-        help="score JSONL or Parquet test cases and print a table and a summary",
-        description=(
-            "Score JSONL test cases (one object a line: tool_calls, expected_tool_calls, "
-            "optional id, input, actual_output, metadata) or a Parquet file (tool_calls, "
-            "expected_tool_calls and optional id columns). With no FILE, scores the "
-            "bundled tau2-bench airline example."
-        ),
-    )
-    evaluate.add_argument("file", nargs="?", metavar="FILE",
-                          help="a .jsonl file (gzipped or not), a .parquet file (needs pyarrow), "
-                          "or - for stdin")
-    evaluate.add_argument(
-        "--metric",
-        action="append",
-        metavar="NAME[:key=value,...]",
-        help=f"a metric to compute, repeatable (default: {DEFAULT_METRIC})",
-    )
-    evaluate.add_argument(
-        "--format",
-        choices=("table", "json", "csv", "jsonl", "summary"),
-        default="table",
-        help="how to print the rows: an aligned table (default), JSON, CSV or JSON lines "
-        "(with json, csv and jsonl the summary goes to stderr); summary: no rows, the summary alone",
-    )
-
-    evaluate.add_argument(
-        "--input-format",
-        choices=tuple(FORMATS),
-        default=None,
-        metavar="NAME",
-        help="the format of 'response' payloads on lines that do not name one in 'format' "
-        f"({', '.join(FORMATS)}); default: detect it per line",
-    )
-    evaluate.add_argument(
-        "--no-hosted-tools",
-        action="store_true",
-        help="leave out calls to tools the provider runs itself (web search, code "
-        "execution, MCP servers) when reading 'response' payloads",
-    )
-    evaluate.add_argument(
-        "--counts",
-        action="store_true",
-        help="add the number of calls read from each side (calls, expected_calls) to every "
-        "row, to audit what was read",
-    )
-    evaluate.add_argument(
-        "--errors",
-        choices=("raise", "record"),
-        default="raise",
-        help="a line or case that cannot be scored: stop with exit 2 (raise, default), or "
-        "report it as a row with its error and go on (record)",
-    )
-    evaluate.add_argument(
-        "--concurrency",
-        type=positive,
-        default=None,
-        metavar="N",
-        help="cases in flight at once for metrics that wait (an LLM judge); default 16",
-    )
-    evaluate.add_argument(
-        "--timeout", type=seconds, default=None, metavar="S",
-        help="seconds per attempt for metrics that wait; longer is a transient failure",
-    )
-    evaluate.add_argument(
-        "--retries", type=non_negative, default=0, metavar="R",
-        help="retries after a timeout or a transient failure (backoff with jitter)",
-    )
-    evaluate.add_argument(
-        "--max-rate", type=seconds, default=None, metavar="QPS",
-        help="at most QPS attempts a second per metric that waits",
-    )
-    evaluate.add_argument(
-        "--cache", default=None, metavar="PATH",
-        help="a SQLite file keeping every score of a metric that waits, reused by later runs",
-    )
-    evaluate.add_argument(
-        "--reader",
-        choices=("auto", "lines"),
-        default="auto",
-        help="how JSONL is read: auto (default) reads lines of tool-name lists through "
-        "Arrow when pyarrow is installed and every metric scores from names, and every "
-        "other line one by one; lines reads every line one by one. The rows are the same",
-    )
-    evaluate.add_argument(
-        "--chunk-size",
-        type=positive,
-        default=CHUNK_CASES,
-        metavar="N",
-        help="cases read and scored at a time; memory depends on N, not on the file size",
-    )
-    evaluate.add_argument(
-        "--fail-under",
-        type=rate,
-        default=None,
-        metavar="RATE",
-        help="exit 1 when a metric's pass rate is below RATE, or when it scored no case "
-        "(an empty file, or only error rows)",
-    )
-    evaluate.add_argument(
-        "--allow-empty", action="store_true",
-        help="with --fail-under: a run that scored no case passes the gate (default: it fails, "
-        "exit 1)")
-    evaluate.add_argument(
-        "--save", default=None, metavar="PATH",
-        help="also save the whole run to PATH (.parquet, .jsonl, .jsonl.gz, .json or .json.gz), "
-        "with its provenance, and record it in the run history (see `agentmetrics runs list`)")
-    evaluate.add_argument("--history", default=None, metavar="FILE",
-                          help="with --save: the run history to record it in (default: "
-                          "$AGENTMETRICS_HISTORY, else .agentmetrics/runs.sqlite)")
-    evaluate.add_argument("--no-history", action="store_true",
-                          help="with --save: do not record the run in a history")
-    evaluate.add_argument("--label", default=None, help="with --save: the run's name in the "
-                          "history")
-    evaluate.set_defaults(run=_evaluate)

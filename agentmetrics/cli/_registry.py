@@ -9,7 +9,7 @@ from typing import IO, Any
 from agentmetrics.cli._common import output_width, print_table
 from agentmetrics.registry import OWN_DISTRIBUTION, MetricDescription, describe_metric, describe_metrics
 
-__all__ = ["add_parsers"]
+__all__ = ["run_describe", "run_list"]
 
 
 def _description_record(described: MetricDescription) -> dict[str, Any]:
@@ -40,7 +40,7 @@ def _yes_no(value: bool | None) -> str:
     return "-" if value is None else ("yes" if value else "no")
 
 
-def _list(args: argparse.Namespace, out: IO[str]) -> int:
+def run_list(args: argparse.Namespace, out: IO[str]) -> int:
     """The metrics grouped by the distribution that provides them, one line each
     (a long description wraps under itself), to fit the output's width; ``--json``
     has every field, ``describe NAME`` one metric's parameters and fields."""
@@ -82,7 +82,7 @@ def _list(args: argparse.Namespace, out: IO[str]) -> int:
     return 0
 
 
-def _describe(args: argparse.Namespace, out: IO[str]) -> int:
+def run_describe(args: argparse.Namespace, out: IO[str]) -> int:
     described = describe_metric(args.name)
     if args.json:
         out.write(json.dumps(_description_record(described), indent=2) + "\n")
@@ -119,17 +119,3 @@ def _describe(args: argparse.Namespace, out: IO[str]) -> int:
     for key, value in rows:
         out.write(f"{key + ':':<{width + 2}}{value}\n")
     return 1 if described.error else 0
-
-
-
-def add_parsers(commands: Any) -> None:
-    listing = commands.add_parser(
-        "list", help="list the installed metrics with their metadata (imports each plugin)"
-    )
-    listing.add_argument("--json", action="store_true", help="print JSON for machines")
-    listing.set_defaults(run=_list)
-
-    describe = commands.add_parser("describe", help="show one metric's metadata")
-    describe.add_argument("name", metavar="NAME", help="registry name, class name or distribution/name")
-    describe.add_argument("--json", action="store_true", help="print JSON for machines")
-    describe.set_defaults(run=_describe)

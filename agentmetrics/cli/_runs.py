@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import IO, Any
+from typing import IO
 
-from agentmetrics.cli._common import output_width, positive, print_table, to_json
+from agentmetrics.cli._common import output_width, print_table, to_json
+from agentmetrics.runs._history import RunStore
 
-__all__ = ["add_parser"]
+__all__ = ["run_runs_list"]
 
 
 def _number(value: float, form: str) -> str:
     return "-" if math.isnan(value) else format(value, form)
 
 
-def _list(args: argparse.Namespace, out: IO[str]) -> int:
+def run_runs_list(args: argparse.Namespace, out: IO[str]) -> int:
     import attrs
 
-    from agentmetrics.runs._history import RunStore
 
     store = RunStore(args.history)
     runs = store.list(limit=args.limit)
@@ -48,25 +48,3 @@ def _list(args: argparse.Namespace, out: IO[str]) -> int:
               f"has every summary column)\n")
     print_table(rows, out, right=frozenset({0, 3, 4, 5}), width=output_width(out))
     return 0
-
-
-def add_parser(commands: Any) -> None:
-    parser = commands.add_parser(
-        "runs", help="the history of saved runs",
-        description="The runs recorded by `agentmetrics evaluate --save` and "
-        "result.save(path), in a SQLite file (see `agentmetrics runs list --help`).")
-    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
-    listing = actions.add_parser(
-        "list", help="the recorded runs, newest first",
-        description="The recorded runs, newest first: id, when it ran, label, cases, and "
-        "each metric's mean and pass rate (--format json: every column of the summary kept, "
-        "with the saved file's path). Compare against one with `agentmetrics compare "
-        "--against ID` (or last, last~N).")
-    listing.add_argument("--history", default=None, metavar="FILE",
-                         help="the run history (default: $AGENTMETRICS_HISTORY, else "
-                         ".agentmetrics/runs.sqlite)")
-    listing.add_argument("--limit", type=positive, default=None, metavar="N",
-                         help="the N newest runs only")
-    listing.add_argument("--format", choices=("table", "json"), default="table",
-                         help="an aligned table (default) or one JSON document")
-    listing.set_defaults(run=_list)

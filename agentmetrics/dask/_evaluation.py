@@ -14,9 +14,9 @@ from agentmetrics.dask._pieces import PARTITION_ROWS, JsonlPiece, ParquetPiece, 
 from agentmetrics.dask._tasks import Job, task
 from agentmetrics.engine._evaluate import evaluation_settings, metric_of
 from agentmetrics.errors import InvalidParameterError
+from agentmetrics.io._input import column_map
 from agentmetrics.metric._metric import Metric, metric_labels
 from agentmetrics.model._model import describe
-from agentmetrics.partition import column_map
 from agentmetrics.results._aggregate import Aggregate, merge_run
 from agentmetrics.results._results import EvaluationResult
 from agentmetrics.results._table import Table

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agentmetrics import partition
 from agentmetrics.dask._common import module, require_dask
 from agentmetrics.errors import InvalidParameterError
+from agentmetrics.io._input import column_map, refuse_text_calls
 from agentmetrics.model._model import describe
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,7 +54,7 @@ def pieces(data: Any, job: Job, storage_options: Mapping[str, Any] | None,
 
 
     if isinstance(data, dd.DataFrame):
-        names = partition.column_map(dict(job.columns))
+        names = column_map(dict(job.columns))
         missing = [name for name in (names["tool_calls"], names["expected_tool_calls"],
                                      names["id"], *job.keep_with_cluster)
                    if name is not None and name not in data.columns]
@@ -63,7 +63,7 @@ def pieces(data: Any, job: Job, storage_options: Mapping[str, Any] | None,
                 f"data: the dask DataFrame has no column {missing[0]!r}; it has "
                 f"{list(data.columns)}. Fix: pass columns={{'tool_calls': ..., "
                 f"'expected_tool_calls': ..., 'id': ...}} naming yours.")
-        partition.refuse_text_calls(dict(data.dtypes.items()), names, "data")
+        refuse_text_calls(dict(data.dtypes.items()), names, "data")
         return list(data.to_delayed()), data._meta
     if isinstance(data, db.Bag):
         return list(data.to_delayed()), []

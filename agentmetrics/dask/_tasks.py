@@ -17,6 +17,7 @@ from agentmetrics.dask._metrics import Shipped, load
 from agentmetrics.dask._pieces import JsonlPiece, ParquetPiece, open_file
 from agentmetrics.errors import CaseEvaluationError, InvalidCaseError, InvalidParameterError
 from agentmetrics.io._dataset import read_numbered
+from agentmetrics.io._parquet import read_parquet_piece
 from agentmetrics.metric._metric import Metric
 from agentmetrics.results._aggregate import Aggregate
 from agentmetrics.results._summary import case_labels
@@ -56,18 +57,9 @@ def _read_piece(piece: Any, job: Job) -> tuple[Any, Any, dict[str, Any]]:
         return _score_jsonl(piece, job, metrics)
     if isinstance(piece, ParquetPiece):
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
-        wanted = {columns.get("tool_calls", "tool_calls"),
-                  columns.get("expected_tool_calls", "expected_tool_calls"),
-                  *job.keep_with_cluster}
         with open_file(piece.path, piece.storage_options) as handle:
-            file = pq.ParquetFile(handle)
-            names = file.schema_arrow.names
-            id_name = columns.get("id", "id" if "id" in names else None)
-            read = [name for name in names if name in wanted or name == id_name]
-            table = (file.read(columns=read) if piece.row_groups is None
-                     else file.read_row_groups(list(piece.row_groups), columns=read))
+            table = read_parquet_piece(handle, columns, job.keep_with_cluster, piece.row_groups)
         result, ids, kept = partition.evaluate_partition(
             table, metrics, errors=job.errors, columns=columns, keep=job.keep_with_cluster,
             **dict(job.options))

@@ -14,7 +14,6 @@ import numpy as np
 from agentmetrics._base._aio import run_sync
 from agentmetrics._base._progress import AUTO_PROGRESS_MIN_CASES, Progress
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
-from agentmetrics._columnar import check_unique_columns
 from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.engine._cache import ScoreCache
 from agentmetrics.engine._concurrent import MetricRun, RunSettings, needs_runner, score_concurrently
@@ -22,12 +21,12 @@ from agentmetrics.errors import (
     CaseEvaluationError,
     EmptyEvaluationWarning,
     EvaluationInterrupted,
-    InvalidCaseError,
     InvalidParameterError,
 )
+from agentmetrics.io._input import read_batch
 from agentmetrics.metric._metric import Metric, metric_labels
 from agentmetrics.model._metric_result import MetricResult, check_result, metric_failure, note_metric_bug
-from agentmetrics.model._model import AgentTestCase, UnreadableCase, describe
+from agentmetrics.model._model import AgentTestCase, describe
 from agentmetrics.registry import resolve_metric, source_of
 from agentmetrics.results._results import EvaluationResult
 
@@ -56,43 +55,6 @@ def metric_of(spec: object) -> Metric:
         f"metrics: expected Metric instances, registry names, Metric classes or "
         f"(name, {{params}}) pairs, got {describe(spec)}."
     )
-
-
-def _to_batch(cases: Any, errors: ErrorsMode, progress: Progress) -> ToolCallBatch:
-    if isinstance(cases, ToolCallBatch):
-        return cases
-    module = type(cases).__module__
-    if module.startswith("pandas") and type(cases).__name__ == "DataFrame":
-        return ToolCallBatch.from_pandas(cases, errors=errors)
-    if module.startswith("pyarrow") and type(cases).__name__ == "Table":
-        check_unique_columns(cases.column_names, ("tool_calls", "expected_tool_calls", "id"),
-                             "cases: the Arrow table")
-        missing = [name for name in ("tool_calls", "expected_tool_calls")
-                   if name not in cases.column_names]
-        if missing:
-            raise InvalidCaseError(
-                f"cases: the Arrow table has no column {missing[0]!r}; it has "
-                f"{cases.column_names}. Fix: rename the columns, or use "
-                f"ToolCallBatch.from_arrow(tool_calls=..., expected_tool_calls=...)."
-            )
-        return ToolCallBatch.from_arrow(
-            tool_calls=cases.column("tool_calls"),
-            expected_tool_calls=cases.column("expected_tool_calls"),
-            ids=cases.column("id") if "id" in cases.column_names else None,
-            errors=errors,
-        )
-    if isinstance(cases, (AgentTestCase, str, bytes, Mapping)) or not isinstance(cases, Iterable):
-        raise InvalidParameterError(
-            f"cases: expected a list or iterable of AgentTestCase, a ToolCallBatch or a "
-            f"pandas DataFrame, got {describe(cases)}. Fix: wrap a single case in a list."
-        )
-    kept = cases if isinstance(cases, (list, tuple)) else list(cases)
-    if not set(map(type, kept)) <= {AgentTestCase, UnreadableCase}:
-        # Mappings of case fields (records), alone or among cases.
-        batch = ToolCallBatch.from_records(kept, errors=errors)
-        progress.update(len(kept))
-        return batch
-    return ToolCallBatch.from_cases(kept, errors=errors, on_progress=progress.update)
 
 
 def _failed(metric: Metric, batch: ToolCallBatch, message: str) -> MetricResult:
@@ -193,7 +155,7 @@ class _Evaluation:
         self.bar = Progress(encode_work + (size or 0) * len(self.metrics),
                             bool(enabled) and size is not None)
         try:
-            self.batch = _to_batch(cases, settings.errors, self.bar)
+            self.batch = read_batch(cases, settings.errors, self.bar.update)
             self.bar.update(max(0, encode_work - self.bar.done))
             self.results: dict[str, MetricResult] = {}
             self.runs: dict[str, MetricRun] = {}

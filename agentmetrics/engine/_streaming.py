@@ -6,12 +6,12 @@ Importing this module imports no numpy; scoring does.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
-from itertools import islice
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from agentmetrics._base._chunks import chunked
 from agentmetrics._base._types import ErrorsMode
 from agentmetrics.errors import CaseEvaluationError, EvaluationInterrupted
 from agentmetrics.metric._metric import Metric, metric_labels
@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.results._aggregate import MetricMoments
     from agentmetrics.results._results import EvaluationResult
 
-__all__ = ["CHUNK_CASES", "RunningSummary", "chunked", "score_chunks", "score_stream"]
+__all__ = ["CHUNK_CASES", "RunningSummary", "score_chunks", "score_stream"]
 
 #: Cases read and scored at a time: memory stays bounded by this, not by the file.
 CHUNK_CASES = 50_000
@@ -81,12 +81,6 @@ class RunningSummary:
         from agentmetrics.results._aggregate import MetricMoments
 
         self.moments = self.moments.merge(MetricMoments.from_result(self.label, result))
-
-
-def chunked(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    iterator = iter(items)
-    while chunk := list(islice(iterator, size)):
-        yield chunk
 
 
 def score_stream(

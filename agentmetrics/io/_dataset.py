@@ -1,4 +1,5 @@
-"""Reading test cases from JSONL, one case a line."""
+"""The JSONL line reader: test cases from JSONL, one case a line, each with the
+number of its line (the reference every faster reader of JSONL is held to)."""
 
 from __future__ import annotations
 
@@ -14,33 +15,11 @@ from agentmetrics.model._model import AgentTestCase, UnreadableCase
 
 __all__ = [
     "LINE_KEYS", "case_from_record", "case_of_line", "case_of_parsed_line", "example_cases",
-    "numbered_cases", "read_cases", "read_numbered",
+    "numbered_cases", "read_numbered",
 ]
 
 #: What JSON counts as whitespace; a line holding only these is blank and skipped.
 _JSON_WHITESPACE = " \t\r\n"
-
-
-def read_cases(
-    source: str | os.PathLike[str] | IO[str] | IO[bytes],
-    *,
-    errors: ErrorsMode = "raise",
-    input_format: str | None = None,
-    hosted_tools: bool = True,
-) -> Iterator[AgentTestCase | UnreadableCase]:
-    """Stream AgentTestCases from a JSONL file path or an open text file.
-
-    Blank lines are skipped. A malformed line raises InvalidCaseError naming
-    ``file:line`` and what was wrong; with ``errors="record"`` it yields an
-    UnreadableCase in its place instead and reading goes on (``evaluate``
-    scores it as a NaN row that carries the message). Every failure to read
-    a line is caught this way, a payload that cannot be read included.
-    ``input_format`` names the format of ``response`` payloads (one of
-    :data:`agentmetrics.formats.FORMATS`) on lines without ``format``.
-    """
-    for _, case in numbered_cases(source, errors=errors, input_format=input_format,
-                                  hosted_tools=hosted_tools):
-        yield case
 
 
 def numbered_cases(
@@ -50,7 +29,9 @@ def numbered_cases(
     input_format: str | None = None,
     hosted_tools: bool = True,
 ) -> Iterator[tuple[int, AgentTestCase | UnreadableCase]]:
-    """:func:`read_cases`, each case with the number of the line it came from."""
+    """The cases of a JSONL path or open file (text or bytes; ``None`` reads
+    nothing), each with the number of the line it came from: what
+    :func:`agentmetrics.read_cases` yields, numbered."""
     if errors not in ("raise", "record"):
         raise InvalidCaseError(f"errors must be 'raise' or 'record', got {errors!r}.")
     check_input_format(input_format)
@@ -146,5 +127,5 @@ def example_cases() -> list[AgentTestCase]:
 
     source = resources.files("agentmetrics").joinpath("examples", "tau2_airline.jsonl")
     with source.open("r", encoding="utf-8") as handle:
-        return [case for case in read_cases(handle) if isinstance(case, AgentTestCase)]
+        return [case for _, case in numbered_cases(handle) if isinstance(case, AgentTestCase)]
 

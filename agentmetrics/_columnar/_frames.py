@@ -1,0 +1,125 @@
+"""A pandas DataFrame's call columns read: which columns, which ids, and what
+their cells hold (names, Arrow lists, or call objects read as records). The
+batch is then built from what was read; the DataFrame stays here.
+
+Also the wording of a row that cannot be read, which every tabular reader
+(Arrow, pandas, a partition) shares."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import attrs
+import numpy as np
+
+from agentmetrics._base._optional import require
+from agentmetrics._columnar._arrow import check_unique_columns
+from agentmetrics.errors import InvalidCaseError
+from agentmetrics.model._model import describe
+
+__all__ = ["FrameColumns", "frame_columns", "holds_mappings", "is_arrow_list", "object_records",
+           "refuse_row"]
+
+
+@attrs.frozen(slots=True)
+class FrameColumns:
+    """A DataFrame's two call columns and its ids, and what the cells hold:
+    ``"objects"`` (call objects, read as records), ``"arrow"`` (Arrow-backed
+    lists, as Arrow arrays) or ``"lists"`` (lists of names, as Python lists)."""
+
+    kind: Literal["objects", "arrow", "lists"]
+    called: Any
+    expected: Any
+    ids: tuple[Any, ...] | None
+
+
+def frame_columns(frame: Any, *, tool_calls: str, expected_tool_calls: str,
+                  id: str | None) -> FrameColumns:
+    """The call columns ``tool_calls`` and ``expected_tool_calls`` of ``frame``
+    and its ids: the ``id`` column, else the index when it is not a plain
+    0..n-1 range. InvalidCaseError naming a column that is missing or twice."""
+    pd = require("pandas", "pandas")
+    if not isinstance(frame, pd.DataFrame):
+        raise InvalidCaseError(f"from_pandas: expected a pandas DataFrame, got {describe(frame)}.")
+    check_unique_columns(frame.columns, (tool_calls, expected_tool_calls, id), "from_pandas")
+    missing = [c for c in (tool_calls, expected_tool_calls, id) if c and c not in frame.columns]
+    if missing:
+        raise InvalidCaseError(
+            f"from_pandas: no column {missing[0]!r}; the DataFrame has "
+            f"{list(frame.columns)}. Fix: pass tool_calls=... and "
+            f"expected_tool_calls=... naming your columns."
+        )
+    if id is not None:
+        case_ids: tuple[Any, ...] | None = tuple(frame[id].tolist())
+    elif isinstance(frame.index, pd.RangeIndex) and frame.index.start == 0 and frame.index.step == 1:
+        case_ids = None
+    else:
+        case_ids = tuple(frame.index.tolist())
+    called, expected = frame[tool_calls], frame[expected_tool_calls]
+    if holds_mappings(called) or holds_mappings(expected):
+        return FrameColumns("objects", called.tolist(), expected.tolist(), case_ids)
+    if is_arrow_list(called) and is_arrow_list(expected):
+        pa = require("pyarrow", "arrow")
+        return FrameColumns("arrow", pa.array(called.array), pa.array(expected.array), case_ids)
+    return FrameColumns("lists", called.tolist(), expected.tolist(), case_ids)
+
+
+def holds_mappings(series: Any) -> bool:
+    """Whether a DataFrame's object column holds call objects (mappings) in its lists."""
+    if getattr(series.dtype, "pyarrow_dtype", None) is not None:
+        return False
+    for cell in series.tolist():
+        if isinstance(cell, np.ndarray) and cell.ndim != 1:
+            continue  # not a list of calls: the column's reading says what it is
+        if isinstance(cell, (list, tuple, np.ndarray)) and any(
+                isinstance(item, Mapping) for item in cell):
+            return True
+    return False
+
+
+def is_arrow_list(series: Any, *, or_null: bool = False) -> bool:
+    """Whether a pandas column is Arrow-backed and holds lists (``or_null``: or
+    holds no value at all, a null-typed column)."""
+    pyarrow_dtype = getattr(series.dtype, "pyarrow_dtype", None)
+    if pyarrow_dtype is None:
+        return False
+    pa = require("pyarrow", "arrow")
+    return bool(pa.types.is_list(pyarrow_dtype) or pa.types.is_large_list(pyarrow_dtype)
+                or (or_null and pa.types.is_null(pyarrow_dtype)))
+
+
+def object_records(called: Sequence[Any], expected: Sequence[Any],
+                   ids: Sequence[Any] | None) -> list[dict[str, Any]]:
+    """Two columns of call lists holding call objects (a DataFrame's object
+    columns) as the records the records' reading takes, arguments included."""
+    records: list[dict[str, Any]] = [
+        {"tool_calls": _cell(a), "expected_tool_calls": _cell(b)}
+        for a, b in zip(called, expected)]
+    if ids is not None:
+        for record, identity in zip(records, ids):
+            record["id"] = identity
+    return records
+
+
+def _cell(value: Any) -> Any:
+    """A DataFrame cell as a record's value: arrays as lists, a missing cell as None."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, float) and value != value:
+        return None
+    return value
+
+
+def refuse_row(row: int, case_id: Any, message: str, where: str = "row",
+               local: int | None = None) -> InvalidCaseError:
+    """The error for a row that cannot be read, with ``errors="raise"``: the
+    row, the case's id when it has one, what is wrong, and the way to keep
+    going. Every tabular reader (Arrow, pandas, a partition) words it so.
+    ``local`` is the row's position in its batch when ``row`` counts the whole."""
+    notes = ([] if local is None else [f"row {local} of this batch"]) + (
+        [] if case_id is None else [f"id {case_id!r}"])
+    named = f"{where} {row}" + (f" ({', '.join(notes)})" if notes else "")
+    return InvalidCaseError(
+        f"{named}: {message} To score the other rows and keep this one as an error row, "
+        f"pass errors=\"record\".")
