@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from agentmetrics._kernels import _tuning
 
-__all__ = ["Side", "in_blocks", "largest_block"]
+__all__ = ["BlockSide", "in_blocks", "largest_block"]
 
 IntArray = npt.NDArray[np.int64]
 IdArray = npt.NDArray[np.int32]
@@ -62,7 +62,7 @@ def largest_block(offsets: IntArray, block_rows: int) -> int:
     return int(np.max(np.diff(edges))) if len(edges) > 1 else 0
 
 
-class Side:
+class BlockSide:
     """One side (called or expected) of a block of rows: its calls and rows."""
 
     __slots__ = ("first", "ids", "lengths", "starts")

@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from agentmetrics._base._optional import require
 from agentmetrics.errors import InvalidParameterError
-from agentmetrics.io._sides import Side, read_side, registered_range, side_from_result
+from agentmetrics.io._sides import ComparisonSide, read_side, registered_range, side_from_result
 from agentmetrics.report._comparison import comparison_html
 from agentmetrics.report._page import write_page
 from agentmetrics.results._results import EvaluationResult
@@ -23,7 +23,7 @@ from agentmetrics.stats._intervals import check_ci
 from agentmetrics.stats._tests import mcnemar_exact, paired_difference
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics.io._sides import Scores, Side
+    from agentmetrics.io._sides import ComparisonSide, Scores
     from agentmetrics.results._results import EvaluationResult
     from agentmetrics.stats import Difference
 
@@ -152,7 +152,7 @@ class Comparison:
         "only_in_candidate",
     )
 
-    def __init__(self, baseline: Side, candidate: Side,
+    def __init__(self, baseline: ComparisonSide, candidate: ComparisonSide,
                  metrics: dict[str, MetricComparison],
                  pairs: dict[str, tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]],
                  only_in_baseline: dict[str, tuple[Any, ...]],
@@ -458,7 +458,7 @@ def _value_range(sources: tuple[Any, Any], label: str, before: npt.NDArray[np.fl
     for source in sources:
         if isinstance(source, EvaluationResult) and label in source.results:
             declared.append(type(source.results[label].metric).value_range)
-        elif isinstance(source, Side) and source.provenance is not None:
+        elif isinstance(source, ComparisonSide) and source.provenance is not None:
             # A saved run (or a result's side): the range its metric declared.
             declared.extend(spec.value_range for spec in source.provenance.metrics
                             if spec.label == label)
@@ -473,9 +473,9 @@ def _value_range(sources: tuple[Any, Any], label: str, before: npt.NDArray[np.fl
     return None
 
 
-def _side(value: Any, on: str | None, name: str) -> Side:
+def _side(value: Any, on: str | None, name: str) -> ComparisonSide:
 
-    if isinstance(value, Side):
+    if isinstance(value, ComparisonSide):
         return value
     if isinstance(value, EvaluationResult):
         return side_from_result(value, on, name)
@@ -489,8 +489,8 @@ def _side(value: Any, on: str | None, name: str) -> Side:
 
 
 def compare(
-    baseline: EvaluationResult | Side | str | os.PathLike[str],
-    candidate: EvaluationResult | Side | str | os.PathLike[str],
+    baseline: EvaluationResult | ComparisonSide | str | os.PathLike[str],
+    candidate: EvaluationResult | ComparisonSide | str | os.PathLike[str],
     *,
     on: str | None = "id",
     metrics: str | Sequence[str] | None = None,
