@@ -13,14 +13,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-import numpy.typing as npt
 
+from agentmetrics._base._arrays import IdArray, IntArray
 from agentmetrics._kernels import _tuning
 
 __all__ = ["BlockSide", "in_blocks", "largest_block"]
 
-IntArray = npt.NDArray[np.int64]
-IdArray = npt.NDArray[np.int32]
 
 _pool: tuple[ThreadPoolExecutor, int] | None = None
 _pool_lock = threading.Lock()

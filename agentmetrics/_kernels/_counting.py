@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from agentmetrics._base._arrays import IdArray, IntArray
 from agentmetrics._kernels import _sorted, _tuning
 from agentmetrics._kernels._bitsets import Bitsets, popcount
 from agentmetrics._kernels._blocks import BlockSide, in_blocks, largest_block
@@ -35,8 +36,6 @@ from agentmetrics._kernels._sorted import SetCounts
 
 __all__ = ["multiset_overlap", "ordered_matches", "selection_values", "set_counts"]
 
-IntArray = npt.NDArray[np.int64]
-IdArray = npt.NDArray[np.int32]
 U8 = npt.NDArray[np.uint8]
 Arrays = tuple[IdArray, IntArray, IdArray, IntArray]
 

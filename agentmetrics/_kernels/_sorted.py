@@ -15,13 +15,12 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from agentmetrics._base._arrays import IdArray, IntArray
 from agentmetrics._kernels import _tuning
 from agentmetrics._kernels._blocks import BlockSide, in_blocks
 from agentmetrics._kernels._lis import lis_lengths
 
 __all__ = [
-    "IdArray",
-    "IntArray",
     "SetCounts",
     "case_index",
     "multiset_overlap",
@@ -30,9 +29,6 @@ __all__ = [
     "subset",
     "unique_keys",
 ]
-
-IntArray = npt.NDArray[np.int64]
-IdArray = npt.NDArray[np.int32]
 
 
 @attrs.frozen(slots=True, eq=False)
