@@ -46,6 +46,20 @@ def test_a_file_written_over_keeps_its_permissions_and_is_never_wider_meanwhile(
     assert stat.S_IMODE(target.stat().st_mode) == 0o600 and target.read_bytes() == b"new"
 
 
+@posix_only
+def test_a_read_only_file_is_written_over_by_path_and_stays_read_only(tmp_path):
+    target = tmp_path / "run.parquet"
+    target.write_bytes(b"old")
+    target.chmod(0o444)
+    with atomic_write(target) as (out, temporary):
+        out.close()  # written by its path, as pyarrow writes a Parquet file
+        with open(temporary, "wb") as again:
+            again.write(b"new")
+        with open(temporary, "rb") as written:  # and read back, as a run's digest is
+            assert written.read() == b"new"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o444 and target.read_bytes() == b"new"
+
+
 def test_when_every_temporary_name_is_taken_it_says_so(tmp_path, monkeypatch):
     target = tmp_path / "run.jsonl"
     monkeypatch.setattr(_files.secrets, "token_hex", lambda n: "taken")

@@ -56,7 +56,9 @@ def atomic_write(target: str | os.PathLike[str]) -> Iterator[tuple[BinaryIO, str
     Close the file first to write it by its path instead (as pyarrow does)."""
     target = Path(target)
     before = _mode_of(target)
-    handle, temporary = _create_beside(target, 0o666 if before is None else before)
+    # The owner may always write and read back the new file (by its path too); no one
+    # else may do more with it than with the file it replaces.
+    handle, temporary = _create_beside(target, 0o666 if before is None else before | 0o600)
     try:
         with os.fdopen(handle, "wb") as out:
             yield out, temporary
