@@ -11,6 +11,7 @@ never run). ``from package import submodule`` is an edge to the submodule.
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection
 from pathlib import Path
 
 import agentmetrics
@@ -298,3 +299,90 @@ def test_no_module_takes_an_underscore_name_from_another_folder():
                             and folder(name) != folder(node.module):
                         taken.append(f"{name} takes {alias.name} from {node.module}")
     assert not taken, "name it without an underscore in its module's __all__:\n" + "\n".join(taken)
+
+
+# --------------------------------------------------------------------------- names
+
+
+#: Names kept importable after a rename, where the docs named them: (module, name).
+#: ``agentmetrics.runs.Run`` is the history's RunRecord (``agentmetrics.capture.Run``
+#: is a captured run).
+RENAMED = {("agentmetrics.runs", "Run")}
+
+
+def _folder(module: str) -> str:
+    """The folder a module sits in: its first package under agentmetrics, or the root."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and (PACKAGE / parts[1]).is_dir()) else ""
+
+
+def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A module's statements, with those inside its top-level ``if``, ``try`` and ``with``."""
+    found = []
+    for node in body:
+        found.append(node)
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            blocks = [node.body, getattr(node, "orelse", []), getattr(node, "finalbody", []),
+                      *(handler.body for handler in getattr(node, "handlers", []))]
+            for block in blocks:
+                found += _top_level(block)
+    return found
+
+
+def defined_names(sources: dict[str, str]) -> dict[str, set[str]]:
+    """Every public class and type alias a module defines at its top level
+    (``class X``, ``X: TypeAlias = ...``, ``type X = ...``, and ``X = ...`` with
+    a capitalised, not all-capitals name): name -> the modules defining it."""
+    defined: dict[str, set[str]] = {}
+    for module, source in sources.items():
+        for node in _top_level(ast.parse(source).body):
+            if isinstance(node, ast.ClassDef) or type(node).__name__ == "TypeAlias":
+                name = node.name if isinstance(node, ast.ClassDef) else node.name.id
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+                    continue
+                name = targets[0].id
+                if not name[:1].isupper() or name.isupper():
+                    continue
+            else:
+                continue
+            if not name.startswith("_"):
+                defined.setdefault(name, set()).add(module)
+    return defined
+
+
+def name_clashes(sources: dict[str, str], renamed: Collection[tuple[str, str]] = ()) -> list[str]:
+    """Every name that modules in different folders define, as readable lines."""
+    clashes = []
+    for name, modules in sorted(defined_names(sources).items()):
+        modules = {module for module in modules if (module, name) not in renamed}
+        if len({_folder(module) for module in modules}) > 1:
+            clashes.append(f"{name}: {', '.join(sorted(modules))}")
+    return clashes
+
+
+def _sources() -> dict[str, str]:
+    return {name: path.read_text(encoding="utf-8") for name, path in _module_names().items()}
+
+
+def test_no_two_folders_define_the_same_name():
+    clashes = name_clashes(_sources(), RENAMED)
+    assert not clashes, ("classes or type aliases of one name in different folders; name each for "
+                         "what it is (a private class, _Name, is its folder's own):\n" + "\n".join(clashes))
+
+
+def test_the_name_check_finds_a_clash():
+    sources = {"agentmetrics._kernels._blocks": "class Side:\n    pass\n",
+               "agentmetrics.io._sides": "import attrs\n@attrs.frozen\nclass Side:\n    name: str\n",
+               "agentmetrics.io._compare": "class Side: ...\nclass _Key: ...\n",
+               "agentmetrics.engine._evaluate": "MetricSpec = int | str\nLIMIT = 3\n",
+               "agentmetrics.runs._provenance": "if True:\n    class MetricSpec: ...\nclass _Key: ...\n",
+               "agentmetrics.runs": "from x import Run\nRun = Run\n",
+               "agentmetrics.capture._run": "try:\n    class Run: ...\nexcept ImportError:\n    pass\n"}
+    assert name_clashes(sources) == [
+        "MetricSpec: agentmetrics.engine._evaluate, agentmetrics.runs._provenance",
+        "Run: agentmetrics.capture._run, agentmetrics.runs",
+        "Side: agentmetrics._kernels._blocks, agentmetrics.io._compare, agentmetrics.io._sides"]
+    assert name_clashes(sources, {("agentmetrics.runs", "Run")})[1].startswith("Side")
+    assert "RunRecord" in defined_names(_sources())  # it reads the package itself

@@ -11,6 +11,7 @@ import importlib
 import inspect
 import pickle
 import pickletools
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -191,3 +192,84 @@ def test_private_all_lists_what_the_package_takes_from_the_module():
                     if not alias.name.startswith("_") and alias.name not in listed
                     and f"{node.module}.{alias.name}" not in private]
     assert not problems, "\n".join(problems)
+
+
+# --------------------------------------------------------------------------- docs/api.md
+
+API_PAGE = Path(agentmetrics.__file__).parent.parent / "docs" / "api.md"
+
+_DIRECTIVE = re.compile(r"^\.\. (auto\w+):: (\S+)\s*$")
+_MEMBERS = re.compile(r"^\s+:members:(.*)$")
+_CODE_SPAN = re.compile(r"`(agentmetrics(?:\.\w+)+)`")
+
+
+def documented_names(text: str) -> list[str]:
+    """Every dotted name an API page documents: each autodoc directive's target
+    (``.. autoclass:: agentmetrics.runs.RunStore``), each member its
+    ``:members:`` lists (``agentmetrics.runs.RunStore.record``), and each
+    ``agentmetrics.x.Y`` in a code span of its prose."""
+    names: list[str] = []
+    target = None
+    for line in text.splitlines():
+        if directive := _DIRECTIVE.match(line):
+            target = directive.group(2)
+            names.append(target)
+        elif (members := _MEMBERS.match(line)) and target is not None:
+            names += [f"{target}.{member.strip()}" for member in members.group(1).split(",")
+                      if member.strip()]
+        else:
+            names += _CODE_SPAN.findall(line)
+    return names
+
+
+def resolve(dotted: str) -> object:
+    """What ``dotted`` names: its longest importable module, then attributes.
+    Raises ImportError or AttributeError when it names nothing."""
+    parts = dotted.split(".")
+    for end in range(len(parts), 0, -1):
+        module = ".".join(parts[:end])
+        try:
+            found: object = importlib.import_module(module)
+        except ModuleNotFoundError as error:
+            if not error.name or not f"{module}.".startswith(f"{error.name}."):
+                raise  # the module is there, and failed importing another
+            continue
+        for attribute in parts[end:]:
+            found = getattr(found, attribute)
+        return found
+    raise ImportError(f"no module {parts[0]!r}")
+
+
+def unresolved(names: list[str]) -> list[str]:
+    missing = []
+    for name in names:
+        try:
+            resolve(name)
+        except (ImportError, AttributeError) as error:
+            missing.append(f"{name}: {error}")
+    return missing
+
+
+def test_every_name_the_api_page_documents_imports_from_its_documented_path():
+    names = documented_names(API_PAGE.read_text(encoding="utf-8"))
+    assert len(names) > 150 and "agentmetrics.runs.RunStore.record" in names
+    missing = unresolved(names)
+    assert not missing, ("docs/api.md documents names that do not import from the path it gives; "
+                         "fix the page or keep the name importable there:\n" + "\n".join(missing))
+
+
+def test_the_api_page_check_reports_a_made_up_name():
+    page = ("Everything is from `agentmetrics.NoSuchThing` or `agentmetrics.evaluate`.\n\n"
+            "```{eval-rst}\n.. autoclass:: agentmetrics.EvaluationResult\n"
+            "   :members: summary, no_such_method\n.. autofunction:: agentmetrics.runs.load_run\n"
+            ".. automodule:: agentmetrics.no_such_module\n   :members:\n"
+            ".. autoclass:: agentmetrics.runs.Run\n```\n")
+    names = documented_names(page)
+    assert names == ["agentmetrics.NoSuchThing", "agentmetrics.evaluate", "agentmetrics.EvaluationResult",
+                     "agentmetrics.EvaluationResult.summary", "agentmetrics.EvaluationResult.no_such_method",
+                     "agentmetrics.runs.load_run", "agentmetrics.no_such_module", "agentmetrics.runs.Run"]
+    assert [line.split(":")[0] for line in unresolved(names)] == [
+        "agentmetrics.NoSuchThing", "agentmetrics.EvaluationResult.no_such_method",
+        "agentmetrics.no_such_module"]
+    # The names the page named before they were renamed still import from there.
+    assert resolve("agentmetrics.runs.Run") is resolve("agentmetrics.runs.RunRecord")

@@ -20,7 +20,7 @@ from agentmetrics import errors
 from agentmetrics.cli import main
 from agentmetrics.runs import (
     MetricSummary,
-    Run,
+    RunRecord,
     RunStore,
     default_store_path,
     load_result,
@@ -54,7 +54,7 @@ def test_record_list_get_and_trend(tmp_path):
     second = store.record(_result(misses=1))
     third = store.record(_result(misses=0), label="fixed")
     assert (first.id, second.id, third.id) == (1, 2, 3)
-    assert isinstance(first, Run) and first.label == "baseline"
+    assert isinstance(first, RunRecord) and first.label == "baseline"
     assert first.path == str(tmp_path / "a.jsonl") and second.path is None
     assert first.cases == 6 and first.fingerprint == _result(misses=3).provenance.fingerprint
     assert first.agentmetrics_version == am.__version__

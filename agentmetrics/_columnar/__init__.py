@@ -9,7 +9,7 @@ from agentmetrics._columnar._ingest import (
     Ingested,
     LazyCases,
     Reader,
-    Side,
+    SideColumns,
     Vocabulary,
     cases_from_records,
     ingest,
@@ -17,7 +17,7 @@ from agentmetrics._columnar._ingest import (
 )
 from agentmetrics._columnar._records import LINE_KEYS, case_from_record, check_input_format
 
-__all__ = ["LINE_KEYS", "BadName", "Ingested", "LazyCases", "Reader", "Side", "Vocabulary",
+__all__ = ["LINE_KEYS", "BadName", "Ingested", "LazyCases", "Reader", "SideColumns", "Vocabulary",
            "case_from_record", "cases_from_records", "check_input_format", "check_unique_columns",
            "holds_call_objects",
            "ingest", "paused_gc", "records_from_arrow"]

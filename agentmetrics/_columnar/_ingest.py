@@ -41,7 +41,7 @@ from agentmetrics.model._model import (
     to_tool_call,
 )
 
-__all__ = ["BadName", "Ingested", "LazyCases", "Reader", "Side", "Vocabulary", "cases_from_records",
+__all__ = ["BadName", "Ingested", "LazyCases", "Reader", "SideColumns", "Vocabulary", "cases_from_records",
            "ingest", "paused_gc"]
 
 #: The keys of a record the columnar reading takes; a record with others
@@ -83,7 +83,7 @@ class Vocabulary(dict[Any, int]):
 
 
 @attrs.frozen(slots=True, eq=False)
-class Side:
+class SideColumns:
     """One side's calls over many cases: tool ids (flat, in order, from the
     shared vocabulary), calls per case, and whether each case gives the list."""
 
@@ -97,8 +97,8 @@ class Ingested:
     """What :func:`ingest` read: the sides, the case ids (None where a case has
     none), the unreadable rows (row -> message) and the cases, built lazily."""
 
-    called: Side
-    expected: Side
+    called: SideColumns
+    expected: SideColumns
     vocabulary: Vocabulary
     case_ids: list[Any]
     invalid: dict[int, str]
@@ -263,8 +263,8 @@ class _Parts:
 
     def __init__(self) -> None:
         self.vocabulary = Vocabulary()
-        self.called = Side(array("i"), [], [])
-        self.expected = Side(array("i"), [], [])
+        self.called = SideColumns(array("i"), [], [])
+        self.expected = SideColumns(array("i"), [], [])
         self.case_ids: list[Any] = []
         self.invalid: dict[int, str] = {}
         self.built: dict[int, Any] = {}  # row -> what the reference gave (case or bad record)
@@ -276,7 +276,7 @@ class _Parts:
         self.case_ids.append(case_id)
 
 
-def _add_side(side: Side, names: tuple[str, ...] | None, vocabulary: Vocabulary) -> None:
+def _add_side(side: SideColumns, names: tuple[str, ...] | None, vocabulary: Vocabulary) -> None:
     """One case's names (None: not given) at the end of ``side``."""
     if names:
         side.ids.extend(map(vocabulary.__getitem__, names))

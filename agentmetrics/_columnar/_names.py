@@ -14,16 +14,13 @@ from typing import Any
 
 import attrs
 import numpy as np
-import numpy.typing as npt
 
+from agentmetrics._base._arrays import BoolArray, IdArray, IntArray
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.model._model import describe
 
 __all__ = ["ArrowNames", "as_chunked", "encode_arrow_names", "offsets_from_lengths"]
 
-IntArray = npt.NDArray[np.int64]
-IdArray = npt.NDArray[np.int32]
-BoolArray = npt.NDArray[np.bool_]
 
 #: What the records' reading says of a null and of an empty name (one wording for both readers).
 _NULL_NAME = "expected a ToolCall, a tool name (str) or a mapping with 'name'; got NoneType None."

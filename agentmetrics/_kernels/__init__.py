@@ -18,13 +18,11 @@ from agentmetrics._kernels._counting import (
 )
 from agentmetrics._kernels._lis import lis_lengths
 from agentmetrics._kernels._sequence import sequence_lcs
-from agentmetrics._kernels._sorted import IdArray, IntArray, SetCounts, case_index, unique_keys
+from agentmetrics._kernels._sorted import SetCounts, case_index, unique_keys
 from agentmetrics._kernels._tuning import THREADS_ENV, thread_count
 
 __all__ = [
     "THREADS_ENV",
-    "IdArray",
-    "IntArray",
     "SetCounts",
     "case_index",
     "lis_lengths",

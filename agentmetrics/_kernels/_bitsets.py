@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._kernels._blocks import Side
+from agentmetrics._kernels._blocks import BlockSide
 
 __all__ = ["LEVELS", "Bitsets", "popcount"]
 
@@ -78,7 +78,7 @@ class Bitsets:
         self.masks = (np.empty(rows, np.uint64), np.empty(rows, np.uint64))
         self.other = np.empty(rows, np.uint64)
 
-    def masks_of(self, which: int, side: Side) -> U64:
+    def masks_of(self, which: int, side: BlockSide) -> U64:
         """The bitset of each row of ``side`` (ids < 64), in a reused buffer."""
         calls, rows = len(side.ids), len(side.lengths)
         levels = self.levels

@@ -13,14 +13,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-import numpy.typing as npt
 
+from agentmetrics._base._arrays import IdArray, IntArray
 from agentmetrics._kernels import _tuning
 
-__all__ = ["Side", "in_blocks", "largest_block"]
+__all__ = ["BlockSide", "in_blocks", "largest_block"]
 
-IntArray = npt.NDArray[np.int64]
-IdArray = npt.NDArray[np.int32]
 
 _pool: tuple[ThreadPoolExecutor, int] | None = None
 _pool_lock = threading.Lock()
@@ -62,7 +60,7 @@ def largest_block(offsets: IntArray, block_rows: int) -> int:
     return int(np.max(np.diff(edges))) if len(edges) > 1 else 0
 
 
-class Side:
+class BlockSide:
     """One side (called or expected) of a block of rows: its calls and rows."""
 
     __slots__ = ("first", "ids", "lengths", "starts")

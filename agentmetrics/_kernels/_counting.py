@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from agentmetrics._base._arrays import IdArray, IntArray
 from agentmetrics._kernels import _sorted, _tuning
 from agentmetrics._kernels._bitsets import Bitsets, popcount
-from agentmetrics._kernels._blocks import Side, in_blocks, largest_block
+from agentmetrics._kernels._blocks import BlockSide, in_blocks, largest_block
 from agentmetrics._kernels._lanes import (
     CALLED,
     EXPECTED,
@@ -35,8 +36,6 @@ from agentmetrics._kernels._sorted import SetCounts
 
 __all__ = ["multiset_overlap", "ordered_matches", "selection_values", "set_counts"]
 
-IntArray = npt.NDArray[np.int64]
-IdArray = npt.NDArray[np.int32]
 U8 = npt.NDArray[np.uint8]
 Arrays = tuple[IdArray, IntArray, IdArray, IntArray]
 
@@ -73,7 +72,7 @@ def _groups(widths: npt.NDArray[np.intp] | None, rows: npt.NDArray[np.intp] | No
             yield width, (chosen if rows is None else rows[chosen])
 
 
-def _block(s: _Scratch, called: Side, expected: Side, mode: str
+def _block(s: _Scratch, called: BlockSide, expected: BlockSide, mode: str
            ) -> tuple[tuple[U8, U8, U8] | None, U8 | None, npt.NDArray[np.intp]]:
     """Counts of one block: ``(called, expected, shared)`` distinct tools
     (not in overlap mode), the matched count (ordered: the LCS; overlap: calls
@@ -156,8 +155,8 @@ def _count(arrays: Arrays, vocabulary_size: int, mode: str, sink: Sink) -> npt.N
         for start in starts:
             stop = min(start + block, rows)
             counts, matched, leftover = _block(
-                scratch, Side(called_ids, called_offsets, start, stop),
-                Side(expected_ids, expected_offsets, start, stop), mode)
+                scratch, BlockSide(called_ids, called_offsets, start, stop),
+                BlockSide(expected_ids, expected_offsets, start, stop), mode)
             sink(scratch, start, stop, counts, matched)
             if len(leftover):
                 leftovers.append(leftover + start)

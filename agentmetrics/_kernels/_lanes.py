@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from agentmetrics._kernels._bitsets import popcount
-from agentmetrics._kernels._blocks import Side
+from agentmetrics._kernels._blocks import BlockSide
 
 __all__ = ["CALLED", "EXPECTED", "SideLanes", "bool_buffers", "lane_counts", "lane_lcs", "lane_overlap",
            "lane_type", "repeat_last", "width_classes"]
@@ -78,9 +78,9 @@ class SideLanes:
         self.lanes = np.empty((8, rows), dtype=self.dtype)
         self.fill = np.empty((8, rows), dtype=self.dtype)
         self.pad = np.empty((8, rows), dtype=bool)
-        self.loaded: Side | None = None
+        self.loaded: BlockSide | None = None
 
-    def load(self, side: Side) -> None:
+    def load(self, side: BlockSide) -> None:
         """Narrow the block's ids and copy out every 8-byte window of them."""
         if self.loaded is side:
             return
@@ -95,7 +95,7 @@ class SideLanes:
         self.size = calls
         self.loaded = side
 
-    def gather(self, side: Side, chosen: Any, width: int) -> tuple[Lanes, Bools]:
+    def gather(self, side: BlockSide, chosen: Any, width: int) -> tuple[Lanes, Bools]:
         """``(lanes, pad)`` of shape ``(width, rows)`` for the ``chosen`` rows
         (a slice or indices) of the loaded block; width 8 reuses the buffers."""
         starts, lengths = side.starts[chosen], self.lengths[: len(side.lengths)][chosen]
@@ -124,7 +124,7 @@ class SideLanes:
         return lanes, pad
 
 
-def repeat_last(side: Side, rows: npt.NDArray[np.intp], width: int) -> Lanes:
+def repeat_last(side: BlockSide, rows: npt.NDArray[np.intp], width: int) -> Lanes:
     """``(width, rows)`` lanes straight from the ids of non-empty rows, each
     row's last call repeated past its end instead of padding: for the LCS a
     repeated tool adds nothing, so no padding value is needed."""

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 
+from agentmetrics._base._arrays import IntArray
 from agentmetrics._base._lis import longest_increasing_run
 from agentmetrics._kernels import _tuning
 
 __all__ = ["lis_lengths"]
-
-IntArray = npt.NDArray[np.int64]
 
 
 def lis_lengths(values: IntArray, offsets: IntArray) -> IntArray:

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from agentmetrics._base._arrays import IdArray, IntArray
 from agentmetrics._kernels._bitsets import popcount
-from agentmetrics._kernels._sorted import IdArray, IntArray
 
 __all__ = ["BIT_PARALLEL_LIMIT", "sequence_lcs"]
 

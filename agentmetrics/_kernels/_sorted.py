@@ -15,13 +15,12 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from agentmetrics._base._arrays import IdArray, IntArray
 from agentmetrics._kernels import _tuning
-from agentmetrics._kernels._blocks import Side, in_blocks
+from agentmetrics._kernels._blocks import BlockSide, in_blocks
 from agentmetrics._kernels._lis import lis_lengths
 
 __all__ = [
-    "IdArray",
-    "IntArray",
     "SetCounts",
     "case_index",
     "multiset_overlap",
@@ -30,9 +29,6 @@ __all__ = [
     "subset",
     "unique_keys",
 ]
-
-IntArray = npt.NDArray[np.int64]
-IdArray = npt.NDArray[np.int32]
 
 
 @attrs.frozen(slots=True, eq=False)
@@ -83,7 +79,7 @@ def _key_dtype(width: int) -> type[np.signedinteger[Any]]:
     return np.int32 if _tuning.BLOCK_ROWS * width < 2**31 else np.int64
 
 
-def _row_keys(side: Side, width: int, dtype: type[np.signedinteger[Any]]) -> npt.NDArray[Any]:
+def _row_keys(side: BlockSide, width: int, dtype: type[np.signedinteger[Any]]) -> npt.NDArray[Any]:
     """``row * width + id`` for every call of the block, in call order."""
     base = np.arange(len(side.lengths), dtype=dtype) * dtype(width)
     keys = np.repeat(base, side.lengths)
@@ -120,8 +116,8 @@ def _blocks(
     def work(starts: Sequence[int]) -> None:
         for start in starts:
             stop = min(start + _tuning.BLOCK_ROWS, rows)
-            kernel(start, stop, Side(called_ids, called_offsets, start, stop),
-                   Side(expected_ids, expected_offsets, start, stop))
+            kernel(start, stop, BlockSide(called_ids, called_offsets, start, stop),
+                   BlockSide(expected_ids, expected_offsets, start, stop))
 
     in_blocks(rows, work, _tuning.BLOCK_ROWS)
 
@@ -135,7 +131,7 @@ def set_counts(
     width = max(vocabulary_size, 1)
     dtype = _key_dtype(width)
 
-    def block(start: int, stop: int, called: Side, expected: Side) -> None:
+    def block(start: int, stop: int, called: BlockSide, expected: BlockSide) -> None:
         called_keys = _row_keys(called, width, dtype)
         called_keys.sort(kind="stable")  # per-row runs: timsort merges them cheaply
         starts = _group_starts(called_keys)
@@ -155,7 +151,7 @@ def set_counts(
 
 
 def _first_calls(
-    side: Side, width: int, dtype: type[np.signedinteger[Any]]
+    side: BlockSide, width: int, dtype: type[np.signedinteger[Any]]
 ) -> tuple[npt.NDArray[Any], IntArray, IntArray]:
     """Each row's distinct keys (sorted), the block position of each one's
     first call, and each row's number of distinct tools."""
@@ -183,7 +179,7 @@ def ordered_matches(
     width = max(vocabulary_size, 1)
     dtype = _key_dtype(width)
 
-    def block(start: int, stop: int, called: Side, expected: Side) -> None:
+    def block(start: int, stop: int, called: BlockSide, expected: BlockSide) -> None:
         block_rows = stop - start
         called_keys, called_first, out.called[start:stop] = _first_calls(called, width, dtype)
         expected_keys, expected_first, out.expected[start:stop] = _first_calls(
@@ -234,7 +230,7 @@ def multiset_overlap(
     width = max(vocabulary_size, 1)
     dtype = _key_dtype(width)
 
-    def block(start: int, stop: int, called: Side, expected: Side) -> None:
+    def block(start: int, stop: int, called: BlockSide, expected: BlockSide) -> None:
         called_keys = _row_keys(called, width, dtype)
         expected_keys = _row_keys(expected, width, dtype)
         called_keys.sort(kind="stable")

@@ -26,7 +26,8 @@ import numpy as np
 import numpy.typing as npt
 
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
-from agentmetrics._kernels import IntArray, multiset_overlap, sequence_lcs, set_counts
+from agentmetrics._base._arrays import IntArray
+from agentmetrics._kernels import multiset_overlap, sequence_lcs, set_counts
 from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.model._metric_result import MetricResult, batch_errors, case_values, passes

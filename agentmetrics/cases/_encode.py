@@ -12,8 +12,8 @@ from operator import itemgetter
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from agentmetrics._base._arrays import BoolArray, IdArray, IntArray
 from agentmetrics._base._types import ErrorsMode
 from agentmetrics._columnar import BadName, Vocabulary
 from agentmetrics._columnar._names import offsets_from_lengths
@@ -22,9 +22,6 @@ from agentmetrics.model._model import ToolCall, describe, is_not_given
 
 __all__ = ["NameEncoder"]
 
-IntArray = npt.NDArray[np.int64]
-IdArray = npt.NDArray[np.int32]
-BoolArray = npt.NDArray[np.bool_]
 
 
 def _is_missing(value: object) -> bool:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 import numpy as np
-import numpy.typing as npt
 
+from agentmetrics._base._arrays import BoolArray, IdArray, IntArray
 from agentmetrics._base._optional import require
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics._columnar import (
@@ -37,10 +37,6 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
 __all__ = ["ToolCallBatch"]
-
-IntArray = npt.NDArray[np.int64]
-IdArray = npt.NDArray[np.int32]
-BoolArray = npt.NDArray[np.bool_]
 
 
 _NAME = attrgetter("name")

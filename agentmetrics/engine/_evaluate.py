@@ -37,7 +37,7 @@ __all__ = ["SLICE_CASES", "aevaluate", "evaluate", "evaluation_settings", "metri
 #: the progress bar.
 SLICE_CASES = 1 << 17
 
-MetricSpec = Metric | str | type[Metric] | tuple[str, Mapping[str, Any]]
+MetricLike = Metric | str | type[Metric] | tuple[str, Mapping[str, Any]]
 
 
 def metric_of(spec: object) -> Metric:
@@ -191,7 +191,7 @@ class _Evaluation:
 
 def evaluate(
     cases: Iterable[AgentTestCase] | ToolCallBatch | Any,
-    metrics: MetricSpec | Iterable[MetricSpec],
+    metrics: MetricLike | Iterable[MetricLike],
     *,
     errors: ErrorsMode = "raise",
     progress: bool | None = None,
@@ -250,7 +250,7 @@ def _warn_if_empty(result: EvaluationResult, name: str) -> None:
 
 def score_cases(
     cases: Iterable[AgentTestCase] | ToolCallBatch | Any,
-    metrics: MetricSpec | Iterable[MetricSpec],
+    metrics: MetricLike | Iterable[MetricLike],
     *,
     errors: ErrorsMode = "raise",
     progress: bool | None = None,
@@ -281,7 +281,7 @@ def score_cases(
 
 async def aevaluate(
     cases: Iterable[AgentTestCase] | ToolCallBatch | Any,
-    metrics: MetricSpec | Iterable[MetricSpec],
+    metrics: MetricLike | Iterable[MetricLike],
     *,
     errors: ErrorsMode = "raise",
     progress: bool | None = None,

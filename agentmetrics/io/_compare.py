@@ -12,9 +12,10 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from agentmetrics._base._display import case_key, signed
 from agentmetrics._base._optional import require
 from agentmetrics.errors import InvalidParameterError
-from agentmetrics.io._sides import Side, read_side, registered_range, side_from_result
+from agentmetrics.io._sides import ComparisonSide, read_side, registered_range, side_from_result
 from agentmetrics.report._comparison import comparison_html
 from agentmetrics.report._page import write_page
 from agentmetrics.results._results import EvaluationResult
@@ -23,7 +24,7 @@ from agentmetrics.stats._intervals import check_ci
 from agentmetrics.stats._tests import mcnemar_exact, paired_difference
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agentmetrics.io._sides import Scores, Side
+    from agentmetrics.io._sides import ComparisonSide, Scores
     from agentmetrics.results._results import EvaluationResult
     from agentmetrics.stats import Difference
 
@@ -152,7 +153,7 @@ class Comparison:
         "only_in_candidate",
     )
 
-    def __init__(self, baseline: Side, candidate: Side,
+    def __init__(self, baseline: ComparisonSide, candidate: ComparisonSide,
                  metrics: dict[str, MetricComparison],
                  pairs: dict[str, tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]],
                  only_in_baseline: dict[str, tuple[Any, ...]],
@@ -307,7 +308,7 @@ class Comparison:
                 f"{m.metric} ({arrow} is better): {m.paired} paired cases, {m.scored} scored "
                 f"on both sides",
                 f"  mean      {_num(m.baseline_mean)} -> {_num(m.candidate_mean)}, "
-                f"difference {_signed(d.mean)} [{_signed(d.low)}, {_signed(d.high)}] "
+                f"difference {signed(d.mean)} [{signed(d.low)}, {signed(d.high)}] "
                 f"({d.ci:.0%} CI), p = {_p(d.p_value)} ({d.method})",
                 f"  cases     {m.improved} improved, {m.regressed} regressed, "
                 f"{m.unchanged} unchanged" + (f", {m.new_errors} newly unscorable"
@@ -320,7 +321,7 @@ class Comparison:
             only_b, only_c = self.only_in_baseline[m.metric], self.only_in_candidate[m.metric]
             for side, keys in (("baseline", only_b), ("candidate", only_c)):
                 if keys:
-                    shown = ", ".join(map(_key, keys[:5])) + (
+                    shown = ", ".join(map(case_key, keys[:5])) + (
                         f" and {len(keys) - 5} more" if len(keys) > 5 else "")
                     lines.append(f"  only in the {side}: {_cases(len(keys))} ({shown}), not "
                                  f"compared")
@@ -332,7 +333,7 @@ class Comparison:
         if len(worst):
             lines += ["", f"Regressions (worst {len(worst)})"]
             for row in worst:
-                lines.append(f"  {_key(row['key'])} {row['metric']}: {_num(row['baseline'])} -> "
+                lines.append(f"  {case_key(row['key'])} {row['metric']}: {_num(row['baseline'])} -> "
                              f"{_num(row['candidate'])}")
                 lines.append(f"    baseline:  {row['baseline_reason']}")
                 lines.append(f"    candidate: {row['candidate_reason']}")
@@ -403,19 +404,8 @@ def _cases(count: int) -> str:
     return f"{count} case" if count == 1 else f"{count} cases"
 
 
-def _key(key: Any) -> str:
-    """A case's key as the report shows it; a pytest case as ``test [case i]``."""
-    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str):
-        return f"{key[0]} [case {key[1]}]"
-    return repr(key)
-
-
 def _num(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:.3f}"
-
-
-def _signed(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:+.3f}"
 
 
 def _pct(value: float) -> str:
@@ -458,7 +448,7 @@ def _value_range(sources: tuple[Any, Any], label: str, before: npt.NDArray[np.fl
     for source in sources:
         if isinstance(source, EvaluationResult) and label in source.results:
             declared.append(type(source.results[label].metric).value_range)
-        elif isinstance(source, Side) and source.provenance is not None:
+        elif isinstance(source, ComparisonSide) and source.provenance is not None:
             # A saved run (or a result's side): the range its metric declared.
             declared.extend(spec.value_range for spec in source.provenance.metrics
                             if spec.label == label)
@@ -473,9 +463,9 @@ def _value_range(sources: tuple[Any, Any], label: str, before: npt.NDArray[np.fl
     return None
 
 
-def _side(value: Any, on: str | None, name: str) -> Side:
+def _side(value: Any, on: str | None, name: str) -> ComparisonSide:
 
-    if isinstance(value, Side):
+    if isinstance(value, ComparisonSide):
         return value
     if isinstance(value, EvaluationResult):
         return side_from_result(value, on, name)
@@ -489,8 +479,8 @@ def _side(value: Any, on: str | None, name: str) -> Side:
 
 
 def compare(
-    baseline: EvaluationResult | Side | str | os.PathLike[str],
-    candidate: EvaluationResult | Side | str | os.PathLike[str],
+    baseline: EvaluationResult | ComparisonSide | str | os.PathLike[str],
+    candidate: EvaluationResult | ComparisonSide | str | os.PathLike[str],
     *,
     on: str | None = "id",
     metrics: str | Sequence[str] | None = None,

@@ -23,7 +23,7 @@ from agentmetrics.runs._load import load_result
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.results._results import EvaluationResult
 
-__all__ = ["Scores", "Side", "read_side", "registered_range", "side_from_evaluations",
+__all__ = ["ComparisonSide", "Scores", "read_side", "registered_range", "side_from_evaluations",
            "side_from_records", "side_from_result"]
 
 #: The keys of a row that ``agentmetrics evaluate`` writes.
@@ -46,7 +46,7 @@ class Scores:
 
 
 @attrs.frozen(slots=True)
-class Side:
+class ComparisonSide:
     """Every metric's scores on one side, and a name for it (a path, say)."""
 
     name: str
@@ -72,7 +72,7 @@ def _check_unique(keys: Sequence[Any], where: Callable[[int], str], side: str,
                 f"the other side. {fix}")
 
 
-def side_from_result(result: EvaluationResult, on: str | None, name: str) -> Side:
+def side_from_result(result: EvaluationResult, on: str | None, name: str) -> ComparisonSide:
     """Each metric of ``result``, its cases keyed by ``on``: ``"id"`` (the case
     id), another metadata key, or ``None`` (the position)."""
 
@@ -106,7 +106,7 @@ def side_from_result(result: EvaluationResult, on: str | None, name: str) -> Sid
                       reason=_result_reason(scores), error=scores.errors.get)
         for label, scores in result.results.items()
     }
-    return Side(name, metrics, result.provenance)
+    return ComparisonSide(name, metrics, result.provenance)
 
 
 def _result_reason(scores: Any) -> Callable[[int], str | None]:
@@ -115,7 +115,7 @@ def _result_reason(scores: Any) -> Callable[[int], str | None]:
     return reason
 
 
-def read_side(path: str | os.PathLike[str], on: str | None) -> Side:
+def read_side(path: str | os.PathLike[str], on: str | None) -> ComparisonSide:
     """Saved scores: a saved run (``EvaluationResult.save``, ``agentmetrics
     evaluate --save``), the rows of ``agentmetrics evaluate --format jsonl`` (or
     ``json``), or a pytest ``--agentmetrics-report``."""
@@ -156,7 +156,7 @@ def read_side(path: str | os.PathLike[str], on: str | None) -> Side:
 
 
 def side_from_records(records: Any, name: str, on: str | None,
-                      where_of: Callable[[Any], str]) -> Side:
+                      where_of: Callable[[Any], str]) -> ComparisonSide:
     """Rows as ``agentmetrics evaluate`` writes them: case, id, metric, value,
     passed, threshold, reason, error."""
     if on not in (None, "id"):
@@ -227,7 +227,7 @@ def side_from_records(records: Any, name: str, on: str | None,
             passed=np.array(column["passed"], dtype=bool),
             higher_is_better=_direction(set(column["direction"]), metric, name),
             reason=column["reasons"].__getitem__, error=column["errors"].__getitem__)
-    return Side(name, metrics)
+    return ComparisonSide(name, metrics)
 
 
 def _declared_range(value: Any) -> tuple[float, float] | None:
@@ -252,11 +252,11 @@ def registered_range(label: str) -> tuple[float, float]:
     return _declared_range(declared) or (0.0, 1.0)
 
 
-def _side_from_report(document: Mapping[str, Any], name: str) -> Side:
+def _side_from_report(document: Mapping[str, Any], name: str) -> ComparisonSide:
     return side_from_evaluations(document.get("evaluations"), name)
 
 
-def side_from_evaluations(evaluations: Any, name: str) -> Side:
+def side_from_evaluations(evaluations: Any, name: str) -> ComparisonSide:
     """The evaluations of the pytest plugin (a session's, or a saved report's):
     cases keyed by (test, case position in the test)."""
     if not isinstance(evaluations, list):

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, overload
 
 import attrs
 import numpy as np
-import numpy.typing as npt
 
+from agentmetrics._base._arrays import BoolArray, FloatArray
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics._secrets import scrub_reason
 from agentmetrics.errors import (
@@ -39,9 +39,6 @@ __all__ = [
     "check_result", "describe_error", "loop_evaluate", "metric_failure", "note_metric_bug",
     "out_of_range", "passes",
 ]
-
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 class Reasons(Sequence[str]):

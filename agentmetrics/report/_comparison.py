@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from agentmetrics._base._display import case_key, signed
 from agentmetrics.report._charts import intervals_svg
 from agentmetrics.report._page import esc, p_value, page, pct, section, table
 from agentmetrics.report._result import EMPTY_CAUSE, _check_limit, provenance_html
@@ -17,27 +18,21 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["comparison_html", "empty_cause"]
 
 
-def _key(key: Any) -> str:
-    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str):
-        return f"{key[0]} [case {key[1]}]"
-    return str(key)
-
-
-def _signed(value: float) -> str:
-    return "\u2013" if math.isnan(value) else f"{value:+.3f}"
+#: A missing number on the page, as every other cell shows it.
+_DASH = "\u2013"
 
 
 def _summary(comparison: Comparison) -> str:
     rows = []
     for m in comparison:
         d = m.difference
-        bar = "" if math.isnan(d.low) else (f' <span class="muted">[{_signed(d.low)}, '
-                                            f"{_signed(d.high)}]</span>")
+        bar = "" if math.isnan(d.low) else (f' <span class="muted">[{signed(d.low, _DASH)}, '
+                                            f"{signed(d.high, _DASH)}]</span>")
         verdict = m.verdict
         css = "worse" if verdict == "worse" else "better" if verdict == "better" else ""
         rows.append((
             m.metric, m.paired, m.scored, m.baseline_mean, m.candidate_mean,
-            (f"{_signed(d.mean)}{bar}", d.mean, "n"), (p_value(d.p_value), d.p_value, "n"),
+            (f"{signed(d.mean, _DASH)}{bar}", d.mean, "n"), (p_value(d.p_value), d.p_value, "n"),
             m.improved, m.regressed, m.unchanged,
             (f"{pct(m.baseline_pass_rate)} → {pct(m.candidate_pass_rate)}",
              m.candidate_pass_rate - m.baseline_pass_rate, "n"),
@@ -80,8 +75,8 @@ def _changes(comparison: Comparison, limit: int, worse: bool) -> str:
     rows = []
     for row in picked:
         rows.append((
-            _key(row["key"]), row["metric"], row["baseline"], row["candidate"],
-            (_signed(row["change"]), row["change"], "n"),
+            case_key(row["key"], str), row["metric"], row["baseline"], row["candidate"],
+            (signed(row["change"], _DASH), row["change"], "n"),
             ("pass" if row["baseline_passed"] else "fail") + " → "
             + ("pass" if row["candidate_passed"] else "fail"),
             (f'<div class="reason">{esc(row["baseline_reason"])}</div>', None, ""),
@@ -124,7 +119,7 @@ def _unpaired(comparison: Comparison) -> str:
         for side, keys in (("baseline", comparison.only_in_baseline[m.metric]),
                            ("candidate", comparison.only_in_candidate[m.metric])):
             if keys:
-                shown = ", ".join(_key(k) for k in keys[:10]) + (
+                shown = ", ".join(case_key(k, str) for k in keys[:10]) + (
                     f" and {len(keys) - 10:,} more" if len(keys) > 10 else "")
                 notes.append(f"{m.metric}: {len(keys):,} case{'s' if len(keys) != 1 else ''} "
                              f"only in the {side} ({shown}), not compared")

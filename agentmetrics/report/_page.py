@@ -7,10 +7,11 @@ from __future__ import annotations
 import html
 import math
 import os
-import secrets
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
+
+from agentmetrics._base._files import atomic_write
 
 __all__ = ["esc", "num", "p_value", "page", "pct", "section", "table", "write_page"]
 
@@ -164,33 +165,6 @@ def page(title: str, subtitle: str, sections: Sequence[str], *, headline: str = 
             f"<main>{''.join(sections)}</main><script>{_SCRIPT}</script></body></html>\n")
 
 
-def _create_beside(target: Path) -> tuple[int, Path]:
-    """A new temporary file in the folder of ``target``, open for writing,
-    with the permissions a plain write of ``target`` would leave: those of the
-    file it replaces, or for a new file 0666 less the umask (applied by the
-    system as it creates the file, so the umask is never read or changed)."""
-    folder = target.parent if str(target.parent) else Path(".")
-    try:
-        mode, keep = target.stat().st_mode & 0o777, True
-    except OSError:
-        mode, keep = 0o666, False
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    while True:
-        temporary = folder / f".{target.name}.{secrets.token_hex(8)}.tmp"
-        try:
-            handle = os.open(temporary, flags, mode)
-        except FileExistsError:
-            continue
-        if keep:
-            try:
-                os.chmod(temporary, mode)  # exactly the old file's, umask or not
-            except BaseException:
-                os.close(handle)
-                os.unlink(temporary)
-                raise
-        return handle, temporary
-
-
 def write_page(path: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` to ``path`` whole or not at all (a temporary file beside
     it, then renamed), so a reader never opens half a report. The file gets
@@ -198,16 +172,6 @@ def write_page(path: str | os.PathLike[str], text: str) -> Path:
     file (0644 under the usual 022), the old file's when it replaces one; a
     CI uploader or a web server running as another user can read it."""
     target = Path(path)
-    handle, temporary = _create_beside(target)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace",
-                       newline="\n") as out:
-            out.write(text)
-        os.replace(temporary, target)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    with atomic_write(target) as (out, _):
+        out.write(text.encode("utf-8", "backslashreplace"))
     return target

@@ -26,6 +26,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from agentmetrics._base._arrays import FloatArray
 from agentmetrics._base._exact import ExactSum, exact_squares, exact_variance
 from agentmetrics._kernels import unique_keys
 from agentmetrics.errors import InvalidParameterError
@@ -39,7 +40,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Aggregate", "ClusterSums", "MetricMoments", "ToolCounts", "merge", "merge_run"]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: The format of :meth:`Aggregate.to_json`; a reader refuses any other.
 FORMAT = "agentmetrics.aggregate/1"

@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 
 from agentmetrics._base._optional import require
 from agentmetrics.cases._tool_call_batch import ToolCallBatch
@@ -31,9 +30,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.runs._provenance import Provenance
 
 __all__ = ["EvaluationResult"]
-
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 class EvaluationResult:

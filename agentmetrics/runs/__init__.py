@@ -11,7 +11,7 @@ list``, ``agentmetrics compare --against last`` and the report's trend.
 from agentmetrics.runs._format import is_saved_run
 from agentmetrics.runs._history import (
     MetricSummary,
-    Run,
+    RunRecord,
     RunStore,
     default_store_path,
     open_store,
@@ -20,10 +20,14 @@ from agentmetrics.runs._load import load_result, load_run
 from agentmetrics.runs._provenance import MetricSpec, Provenance
 from agentmetrics.runs._saved_metric import SavedMetric
 
-__all__ = ["MetricSpec", "MetricSummary", "Provenance", "Run", "RunStore", "SavedMetric",
+__all__ = ["MetricSpec", "MetricSummary", "Provenance", "RunRecord", "RunStore", "SavedMetric",
            "default_store_path", "is_saved_run", "load_result", "load_run", "open_store"]
 
 # Pickles and reprs name the public path, not the private modules.
-for _public in (MetricSpec, MetricSummary, Provenance, Run, RunStore, SavedMetric):
+for _public in (MetricSpec, MetricSummary, Provenance, RunRecord, RunStore, SavedMetric):
     _public.__module__ = "agentmetrics.runs"
 del _public
+
+#: The name a history's run had before it was told from ``agentmetrics.capture.Run``
+#: (a captured run): still importable from here, where the API page named it.
+Run = RunRecord

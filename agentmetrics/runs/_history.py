@@ -8,12 +8,12 @@ import os
 from typing import TYPE_CHECKING
 
 from agentmetrics.runs._load import load_recorded
-from agentmetrics.runs._store import MetricSummary, Run, StoreFile, default_store_path
+from agentmetrics.runs._store import MetricSummary, RunRecord, StoreFile, default_store_path
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.results._results import EvaluationResult
 
-__all__ = ["MetricSummary", "Run", "RunStore", "default_store_path", "open_store"]
+__all__ = ["MetricSummary", "RunRecord", "RunStore", "default_store_path", "open_store"]
 
 
 class RunStore(StoreFile):
@@ -25,7 +25,7 @@ class RunStore(StoreFile):
     ``EvaluationResult.save(path)`` records each saved run in the default
     history (or the one it is given); so does :meth:`record`. A run keeps its
     provenance, the absolute path of its saved file, a label and each metric's
-    summary (a :class:`~agentmetrics.runs.Run`): :meth:`list`, :meth:`get` and
+    summary (a :class:`~agentmetrics.runs.RunRecord`): :meth:`list`, :meth:`get` and
     :meth:`trend` read them, :meth:`load` reads a run's saved file back as an
     EvaluationResult. Nothing here holds a secret: parameters are kept as the
     metric shows them (masked).

@@ -41,7 +41,7 @@ from agentmetrics.runs._format import (
 from agentmetrics.runs._identity import digest_of, new_hash, read_bytes
 from agentmetrics.runs._provenance import deeper_than
 from agentmetrics.runs._saved_metric import saved_metric
-from agentmetrics.runs._store import Run, StoreFile
+from agentmetrics.runs._store import RunRecord, StoreFile
 
 __all__ = ["load_recorded", "load_result", "load_run"]
 
@@ -547,7 +547,7 @@ def load_recorded(store: StoreFile, ref: int | str) -> EvaluationResult:
     return result
 
 
-def _check_identity(run: Run, result: EvaluationResult, digest: str | None, where: str,
+def _check_identity(run: RunRecord, result: EvaluationResult, digest: str | None, where: str,
                     listing: str) -> None:
     found = result.provenance
     recorded = run.provenance

@@ -28,7 +28,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import secrets
 from collections.abc import Iterator
 from itertools import pairwise
 from json.encoder import encode_basestring
@@ -37,6 +36,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from agentmetrics._base._files import atomic_write
 from agentmetrics._base._optional import require
 from agentmetrics._columnar import paused_gc
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
@@ -293,23 +293,6 @@ def _write_parquet(run: _Run, batch: Any, target: str) -> None:
     pq.write_table(table, target, compression="zstd", use_dictionary=text)
 
 
-def _temporary(target: Path) -> tuple[int, str]:
-    """A new file beside ``target`` to write into, made as any new file is
-    here (0666 less the umask, and the folder's default ACL if it has one)
-    without reading the umask, which only setting it tells (a process-wide
-    change another thread could see)."""
-    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-             | getattr(os, "O_CLOEXEC", 0))
-    for _ in range(100):
-        name = os.path.join(target.parent, f".{target.name}.{secrets.token_hex(6)}.tmp")
-        try:
-            return os.open(name, flags, 0o666), name
-        except FileExistsError:
-            continue
-    raise InvalidParameterError(f"{os.fspath(target)}: cannot make a temporary file beside it "
-                                f"(100 names taken). Fix: clear the folder's .*.tmp files.")
-
-
 def save_result(result: EvaluationResult, path: str | os.PathLike[str],
                 format: str | None = None, *, metadata: bool = True) -> Path:
     """Write ``result`` to ``path`` whole or not at all: into a temporary file
@@ -338,10 +321,9 @@ def _save(result: EvaluationResult, target: Path, form: str, metadata: bool) -> 
     path = target
     run = _Run(result, metadata)
     running = new_hash()
-    handle, temporary = _temporary(target)
-    try:
+    with atomic_write(target) as (raw, temporary):
         if form == "parquet":
-            os.close(handle)
+            raw.close()
             try:
                 _write_parquet(run, result.batch, temporary)
             except UnicodeEncodeError as error:
@@ -352,25 +334,10 @@ def _save(result: EvaluationResult, target: Path, form: str, metadata: bool) -> 
             with open(temporary, "rb") as written:  # pyarrow writes it: hashed as it is
                 while block := written.read(1 << 22):
                     running.update(block)
+        elif target.name.lower().endswith(".gz"):
+            with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as out:
+                _write_jsonl(run, result.batch, out, running, form == "json")  # type: ignore[arg-type]
         else:
-            document = form == "json"
-            with os.fdopen(handle, "wb") as raw:
-                if target.name.lower().endswith(".gz"):
-                    with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as out:
-                        _write_jsonl(run, result.batch, out, running,  # type: ignore[arg-type]
-                                     document)
-                else:
-                    _write_jsonl(run, result.batch, raw, running, document)
-        try:  # a file saved over keeps its permissions; a new one has those it was made with
-            os.chmod(temporary, target.stat().st_mode & 0o7777)
-        except OSError:  # no file there (yet): the permissions it was made with
-            pass
-        os.replace(temporary, target)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+            _write_jsonl(run, result.batch, raw, running, form == "json")
     remember(target, result, run.provenance.uid, digest_of(running))
     return target

@@ -1,5 +1,5 @@
 """The run history's SQLite file: its schema, transactions, and runs in and
-out as :class:`Run` records. Everything of :class:`~agentmetrics.runs.RunStore`
+out as :class:`RunRecord` records. Everything of :class:`~agentmetrics.runs.RunStore`
 but loading a run's saved file, which lives above (``_history``): saving
 records a run here without importing the reader of saved runs.
 
@@ -37,7 +37,7 @@ from agentmetrics.runs._provenance import Provenance
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.results._results import EvaluationResult
 
-__all__ = ["ENV_VAR", "MetricSummary", "Run", "StoreFile", "default_store_path"]
+__all__ = ["ENV_VAR", "MetricSummary", "RunRecord", "StoreFile", "default_store_path"]
 
 #: The environment variable naming the default run history.
 ENV_VAR = "AGENTMETRICS_HISTORY"
@@ -105,7 +105,7 @@ class MetricSummary:
 
 
 @attrs.frozen(slots=True)
-class Run:
+class RunRecord:
     """A run in the history: its ``id`` (1, 2, ... in the order recorded),
     ``created`` (the provenance's ISO 8601 UTC time), the ``label`` it was
     given, the absolute ``path`` of its saved file (None when recorded
@@ -256,11 +256,11 @@ class StoreFile:
     # -- writing -----------------------------------------------------------------
 
     def record(self, result: EvaluationResult, path: str | os.PathLike[str] | None = None, *,
-               label: str | None = None) -> Run:
+               label: str | None = None) -> RunRecord:
         """Record ``result`` as the newest run: its provenance, the absolute
         path of its saved file (``path``; None when it has none), ``label``,
         and per metric the main columns of ``result.summary()``. Returns the
-        :class:`Run` recorded.
+        :class:`RunRecord` recorded.
 
         With a ``path``, the digest of the file is recorded too: the one
         ``result.save(path)`` just made in this process, else the file is read
@@ -299,7 +299,7 @@ class StoreFile:
             if digest is not None:
                 connection.execute("INSERT INTO run_files (run, digest) VALUES (?, ?)",
                                    (run_id, digest))
-        return Run(run_id, provenance.created, label, saved, provenance.cases,
+        return RunRecord(run_id, provenance.created, label, saved, provenance.cases,
                    provenance.fingerprint, provenance.agentmetrics_version, provenance, metrics,
                    digest)
 
@@ -331,7 +331,7 @@ class StoreFile:
     # -- reading -----------------------------------------------------------------
 
     def _runs(self, connection: sqlite3.Connection, where: str, parameters: tuple[Any, ...]
-              ) -> builtins.list[Run]:
+              ) -> builtins.list[RunRecord]:
         files = connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
                                    "name = 'run_files'").fetchone() is not None
         digest = ("(SELECT digest FROM run_files WHERE run_files.run = runs.id)" if files
@@ -368,11 +368,11 @@ class StoreFile:
                 raise InvalidParameterError(
                     f"{self._where()}: run {run_id}'s provenance cannot be read ({error!r}). "
                     f"The file is damaged.") from None
-            runs.append(Run(run_id, created, label, path, cases, fingerprint, version, parsed,
+            runs.append(RunRecord(run_id, created, label, path, cases, fingerprint, version, parsed,
                             tuple(metrics[run_id]), digest))
         return runs
 
-    def list(self, limit: int | None = None) -> builtins.list[Run]:
+    def list(self, limit: int | None = None) -> builtins.list[RunRecord]:
         """The runs recorded, newest first (the ``limit`` newest, when given)."""
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                                   or limit < 0):
@@ -384,12 +384,12 @@ class StoreFile:
             return self._runs(connection, "ORDER BY id DESC LIMIT ?",
                               (-1 if limit is None else limit,))
 
-    def get(self, ref: int | str) -> Run:
+    def get(self, ref: int | str) -> RunRecord:
         """One run: by its id (``3``, or ``"3"``), ``"last"`` (the newest), or
         ``"last~N"`` (N runs before the newest)."""
         run_id, offset = self._parse_ref(ref)
         with self._connect(write=False) as connection:
-            found: builtins.list[Run] = []
+            found: builtins.list[RunRecord] = []
             count = 0
             if connection is not None:
                 if run_id is not None:
@@ -422,7 +422,7 @@ class StoreFile:
             f"run: expected a run's id (3), 'last' or 'last~N' (N runs before the last), got "
             f"{ref!r}. Fix: {self._how_to_list()} shows the ids.")
 
-    def trend(self, metric: str, last: int = 20) -> builtins.list[tuple[Run, MetricSummary]]:
+    def trend(self, metric: str, last: int = 20) -> builtins.list[tuple[RunRecord, MetricSummary]]:
         """The ``last`` newest runs that have a metric labelled ``metric``, oldest
         first, each with that metric's summary."""
         if isinstance(last, bool) or not isinstance(last, int) or last < 0:

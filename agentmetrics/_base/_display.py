@@ -1,0 +1,28 @@
+"""What a comparison's text (``Comparison.report()``, ``agentmetrics compare``)
+and its HTML page both show: a case's pairing key and a signed change. Each
+surface keeps its own marks: the text quotes a key as Python would (``'c1'``
+and ``1`` differ) and shows a missing number as ``-``; the page shows the key
+as the run page shows a case id and a missing number as an en dash, as every
+other cell of it does."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["case_key", "signed"]
+
+
+def case_key(key: Any, shown: Callable[[Any], str] = repr) -> str:
+    """A case's pairing key as a comparison shows it: a pytest case's key
+    (``(test id, case index)``) as ``test [case i]``, any other key through
+    ``shown`` (``repr`` in text, ``str`` on a page)."""
+    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str):
+        return f"{key[0]} [case {key[1]}]"
+    return shown(key)
+
+
+def signed(value: float, missing: str = "-") -> str:
+    """A change with its sign, to three decimals; NaN (nothing to compare) as ``missing``."""
+    return missing if math.isnan(value) else f"{value:+.3f}"
