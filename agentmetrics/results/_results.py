@@ -20,7 +20,7 @@ from agentmetrics.errors import (
 from agentmetrics.model._metric_result import MetricResult
 from agentmetrics.results._aggregate import MetricMoments, ToolCounts
 from agentmetrics.results._repeated import Trials
-from agentmetrics.results._summary import summary_table
+from agentmetrics.results._summary import Summary
 from agentmetrics.results._table import Table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -124,7 +124,7 @@ class EvaluationResult:
         method: str = "clt",
         resamples: int = 10_000,
         seed: int = 0,
-    ) -> Table:
+    ) -> Summary:
         """Per metric: n, the mean with its standard error and a ``ci`` interval,
         std, min, max (over scored cases), the pass rate with its interval,
         passed, errors and threshold.
@@ -141,8 +141,8 @@ class EvaluationResult:
 
         moments = [MetricMoments.from_result(label, scores)
                    for label, scores in self.results.items()]
-        return summary_table(self, moments, ci=ci, cluster=cluster, method=method,
-                             resamples=resamples, seed=seed)
+        return Summary.from_scores(self, moments, ci=ci, cluster=cluster, method=method,
+                                   resamples=resamples, seed=seed)
 
     def trials(self, by: str | Sequence[Any] = "task_id", metric: str | None = None) -> Trials:
         """Repeated trials: the cases grouped by task (``by``: a metadata key,
