@@ -136,7 +136,12 @@ class EvaluationResult:
         such as ``"task_id"``, or one label per case): the intervals then treat
         each cluster, not each case, as the independent unit (cluster-robust
         standard errors, or whole clusters resampled). ``ci=None`` leaves the
-        intervals out.
+        intervals out (the same columns, without ``se``, ``mean_low``,
+        ``mean_high``, ``pass_low`` and ``pass_high``).
+
+        A :class:`~agentmetrics.results._summary.Summary` (a Table), the one
+        summary the CLI, the HTML report, Dask and the partition merge render
+        too; its title says which intervals it shows.
         """
 
         moments = [MetricMoments.from_result(label, scores)
@@ -267,7 +272,7 @@ class EvaluationResult:
         trend: int = 20,
     ) -> Any:
         """The run as one self-contained HTML page: the summary with intervals
-        (clustered ones too when cases share a task), a histogram per metric
+        (clustered ones when cases share a task), a histogram per metric
         with its threshold, the per-tool table, the failing cases worst first
         with both call sequences side by side, error rows, pass@k and pass^k
         for repeated trials, a trend over past runs, and the provenance.
