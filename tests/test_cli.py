@@ -20,6 +20,8 @@ def run(capsys, *argv):
 
 
 CONFORMANCE = TESTS / "data" / "tool_selection_accuracy.jsonl"
+#: The summary's title line: which intervals it shows.
+TITLE = "Summary (95% CI: mean by t interval, pass rate by Wilson)\n"
 
 
 @pytest.fixture
@@ -48,9 +50,12 @@ def test_evaluate_prints_a_row_per_case_and_a_summary(capsys, cases_file):
     assert lines[3].split(None, 5) == ["line", "3", "tool_selection_accuracy", "0.00", "FAIL",
                                        "Missing expected tool: A"]
     assert f"Scored 3 cases from {cases_file}" in out
-    summary = out.split("Summary\n")[1].splitlines()
+    summary = out.split(TITLE)[1].splitlines()
+    # The summary's columns that fit in 100 (--format json has them all), under their names.
+    assert summary[0].split() == ["metric", "n", "mean", "mean_low", "mean_high", "pass_rate",
+                                  "pass_low", "pass_high", "errors"]
     assert summary[1].split() == [
-        "tool_selection_accuracy", "3", "0.556", "0.00", "1.00", "1/3", "33.3%", "6.1%-79.2%", "0", "0.8"]
+        "tool_selection_accuracy", "3", "0.556", "0.000", "1.000", "0.333", "0.061", "0.792", "0"]
     # Each label, then the configuration it stands for.
     assert summary[2] == "tool_selection_accuracy:  ToolSelectionAccuracy(threshold=0.8, order_matters=False)"
 
@@ -60,10 +65,10 @@ def test_machine_formats_carry_every_row(capsys, cases_file):
     records = [json.loads(line) for line in out.splitlines()]
     assert [(r["case"], r["id"], r["passed"]) for r in records] == [(0, "good", True), (1, "bad", False), (2, None, False)]
     assert records[1]["value"] == 2 / 3 and records[1]["reason"] == "Unexpected tool: C"
-    assert err.startswith("Summary\n")  # stdout stays pure data
+    assert err.startswith(TITLE)  # stdout stays pure data
     status, out, _ = run(capsys, "evaluate", str(cases_file), "--format", "json")
     document = json.loads(out)
-    assert len(document["results"]) == 3 and document["summary"][0]["cases"] == 3
+    assert len(document["results"]) == 3 and document["summary"][0]["n"] == 3
     assert document["summary"][0]["pass_rate"] == 1 / 3
     status, out, _ = run(capsys, "evaluate", str(cases_file), "--format", "csv")
     import csv
@@ -96,7 +101,8 @@ def test_errors_record_keeps_bad_lines_as_rows(capsys, tmp_path):
     assert records[1]["value"] is None and records[1]["error"].startswith(f"{path}:2: not valid JSON")
     assert "requires the test case field 'expected_tool_calls'" in records[2]["error"]
     assert "unknown keys ['tool_call']" in records[3]["error"]
-    assert "errors" in err and " 3 " in err.splitlines()[-2]  # summary counts the three errors
+    head, row = err.splitlines()[1:3]  # the summary counts the three errors
+    assert head.split()[-1] == "errors" and row.split()[-1] == "3"
 
 
 def test_provider_payloads_in_lines(capsys, tmp_path):
@@ -153,7 +159,7 @@ def test_evaluate_without_a_file_scores_the_bundled_example(capsys):
     status, out, _ = run(capsys, "evaluate")
     assert status == 0
     assert "Scored 50 cases from bundled example: tau2_airline.jsonl" in out
-    assert "airline-39" in out and "50" in out.split("Summary\n")[1]
+    assert "airline-39" in out and "50" in out.split(TITLE)[1]
 
 
 @pytest.mark.parametrize(
@@ -358,9 +364,9 @@ def test_summary_format_prints_the_summary_alone(capsys, cases_file):
     status, table, _ = run(capsys, "evaluate", str(cases_file))
     status, out, err = run(capsys, "evaluate", str(cases_file), "--format", "summary")
     assert status == 0 and err == ""
-    assert out.startswith(f"Scored 3 cases from {cases_file}\n\nSummary\n")
+    assert out.startswith(f"Scored 3 cases from {cases_file}\n\n{TITLE}")
     assert "Unexpected tool" not in out  # no row
-    assert out.split("Summary\n")[1] == table.split("Summary\n")[1]
+    assert out.split(TITLE)[1] == table.split(TITLE)[1]
     status, out, _ = run(capsys, "evaluate", str(cases_file), "--format", "summary",
                          "--fail-under", "0.5")
     assert status == 1 and "FAILED: tool_selection_accuracy passed 1 of 3" in out

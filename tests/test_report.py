@@ -137,20 +137,36 @@ def result():
                                          "tool_call_f1"], errors="record", progress=False)
 
 
+def _summary_tables(text: str) -> list[str]:
+    """The page's summary tables, by their class."""
+    return re.findall(r'<table class="sortable summary"[^>]*>', text)
+
+
+def _mean_cells(summary) -> list[str]:
+    return [f"{mean:.3f} [{low:.3f}, {high:.3f}]"
+            for mean, low, high in zip(summary["mean"], summary["mean_low"], summary["mean_high"])]
+
+
 def test_the_summary_numbers_are_the_summary_tables(result):
-    page = Page(result.to_html())
-    summary = result.summary()
-    assert page.column("summary-table", "metric") == list(summary["metric"])
-    for shown, mean, low, high in zip(page.column("summary-table", "mean [interval]"),
-                                      summary["mean"], summary["mean_low"],
-                                      summary["mean_high"]):
-        assert shown == f"{mean:.3f} [{low:.3f}, {high:.3f}]"
-    assert page.column("summary-table", "errors") == [str(e) for e in summary["errors"]]
-    # Cases share tasks: the clustered intervals are there too.
+    # Cases share tasks: the one summary table has the cluster-robust intervals, and says so.
+    text = result.to_html()
+    page = Page(text)
     clustered = result.summary(cluster="task_id")
-    assert [s.split("[")[1] for s in page.column("clustered-summary-table", "mean [interval]")
-            ] == [f"{lo:.3f}, {hi:.3f}]" for lo, hi in zip(clustered["mean_low"],
-                                                           clustered["mean_high"])]
+    assert len(_summary_tables(text)) == 1 and "clustered-summary-table" not in page.tables
+    assert page.column("summary-table", "metric") == list(clustered["metric"])
+    assert page.column("summary-table", "mean [mean_low, mean_high]") == _mean_cells(clustered)
+    assert page.column("summary-table", "errors") == [str(e) for e in clustered["errors"]]
+    assert f"<caption>{clustered.title}</caption>" in text
+    assert (f"The intervals are cluster-robust over {clustered.clusters} tasks (task_id)"
+            in page.all_text)
+    # Without clustering: the same one table, with the plain intervals, and no such line.
+    text = result.to_html(cluster=None)
+    page = Page(text)
+    plain = result.summary()
+    assert len(_summary_tables(text)) == 1
+    assert page.column("summary-table", "mean [mean_low, mean_high]") == _mean_cells(plain)
+    assert f"<caption>{plain.title}</caption>" in text
+    assert "cluster-robust" not in page.all_text
 
 
 def test_failing_cases_come_worst_first_with_both_sequences(result):
@@ -210,7 +226,7 @@ def test_empty_all_errors_one_metric_and_trials():
     empty = empty_result([ToolSelectionAccuracy()])
     page = Page(empty.to_html())
     assert "No cases were scored: this run has 0 cases" in page.headline
-    assert page.column("summary-table", "cases") == ["0"]
+    assert page.column("summary-table", "n") == ["0"]
 
     broken = [AgentTestCase(tool_calls=["a"], expected_tool_calls=None) for _ in range(3)]
     errors = agentmetrics.evaluate(broken, [ToolSelectionAccuracy()], errors="record",
@@ -309,7 +325,7 @@ def test_a_large_run_stays_small(tmp_path):
     assert size < 5_000_000, size
     page = Page(path.read_text(encoding="utf-8"))
     assert len(page.tables["failures-0"]) == 101
-    assert page.column("summary-table", "cases") == ["100,000", "100,000"]
+    assert page.column("summary-table", "n") == ["100,000", "100,000"]
 
 
 # -- the command ----------------------------------------------------------------------
@@ -382,7 +398,7 @@ def test_pytest_writes_one_page_for_the_session(pytester):
     assert external(page) == []
     # One part per metric, each over the tests that used it, in test order.
     assert page.column("part1-summary-table", "metric") == ["tool_selection_accuracy"]
-    assert page.column("part1-summary-table", "cases") == ["2"]
+    assert page.column("part1-summary-table", "n") == ["2"]
     assert page.column("part0-summary-table", "metric") == ["tool_call_f1"]
     failing = page.tables["part1-failures-0"][1:]
     assert len(failing) == 1 and "test_agent.py::test_refund" in failing[0][0]

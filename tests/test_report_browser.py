@@ -71,15 +71,16 @@ def test_each_report_renders_offline_and_is_not_blank(rendered, name):
 def test_the_rendered_dom_holds_the_summary_and_the_worst_cases(rendered):
     result, _, shown = rendered["several metrics and trials"]
     page = Page(shown.dom)
-    summary = result.summary()
-    assert page.column("summary-table", "mean [interval]")[0].startswith(
+    summary = result.summary(cluster="task_id")  # cases share tasks: clustered intervals
+    assert page.column("summary-table", "mean [mean_low, mean_high]")[0].startswith(
         f"{summary['mean'][0]:.3f} [")
     scores = result["tool_selection_accuracy"]
     worst = sorted((float(scores.values[r]), r) for r in range(len(result))
                    if not scores.passed[r])
     rows = page.tables["failures-0"][1:]
     assert [row[0].split()[0] for row in rows] == [str(r) for _, r in worst[:100]]
-    assert "trials-0" in page.tables and "clustered-summary-table" in page.tables
+    assert "trials-0" in page.tables and "clustered-summary-table" not in page.tables
+    assert "cluster-robust over" in page.all_text
 
 
 def test_the_rendered_comparison_puts_regressions_first(rendered):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import math
 import sys
 from collections.abc import Callable
 from fractions import Fraction
@@ -30,9 +31,9 @@ from agentmetrics.errors import (
 )
 from agentmetrics.io._input import open_input
 from agentmetrics.results._results import EvaluationResult
+from agentmetrics.results._summary import Summary
 from agentmetrics.runs._format import form_of
 from agentmetrics.runs._history import RunStore
-from agentmetrics.stats import proportion_interval
 
 __all__ = ["run_evaluate"]
 
@@ -147,7 +148,7 @@ class _Rows:
 
     def finish(self, summaries: list[RunningSummary], fail_under: float) -> None:
         if self.form == "json":
-            rows = [_summary_record(summary) for summary in summaries]
+            rows = _summary_records(summaries)
             self.out.write("\n],\n" + f'"summary": {to_json(rows, indent=2)},\n'
                            + f'"fail_under": {fail_under}}}\n')
 
@@ -194,49 +195,34 @@ def _count(offsets: Any, given: Any, row: int) -> int | None:
     return int(offsets[row + 1] - offsets[row]) if given[row] else None
 
 
-def _pass_interval(summary: RunningSummary) -> Any:
-    return proportion_interval(summary.passed, summary.n)
+#: The summary's columns the printed table shows, to stay within 100 columns;
+#: ``--format json`` holds every column of the summary.
+PRINTED_COLUMNS = ("metric", "n", "mean", "mean_low", "mean_high", "pass_rate", "pass_low",
+                   "pass_high", "errors")
+#: The level of the summary's intervals.
+CI = 0.95
 
 
-def _summary_record(summary: RunningSummary) -> dict[str, Any]:
-    finite = summary.scored > 0
-    bar = _pass_interval(summary)
-    return {
-        "metric": summary.label,
-        "config": repr(summary.metric),
-        "cases": summary.n,
-        "mean": summary.mean if finite else None,
-        "min": summary.low if finite else None,
-        "max": summary.high if finite else None,
-        "passed": summary.passed,
-        "pass_rate": summary.pass_rate if summary.n else None,
-        "pass_rate_low": bar.low if summary.n else None,
-        "pass_rate_high": bar.high if summary.n else None,
-        "errors": summary.errors,
-        "threshold": summary.metric.threshold,
-    }
+def _summary(summaries: list[RunningSummary]) -> Any:
+    """The run's :class:`~agentmetrics.results._summary.Summary`, from each metric's
+    moments: the numbers ``evaluate(...).summary()`` gives on the same cases."""
+    return Summary.from_moments([summary.moments for summary in summaries], CI)
+
+
+def _summary_records(summaries: list[RunningSummary]) -> list[dict[str, Any]]:
+    """The summary's rows for ``--format json``: every column of the summary
+    (NaN as null), then ``config``, the configuration each label stands for."""
+    return [{**{key: _finite(value) for key, value in row.items()},
+             "config": repr(summary.metric)}
+            for row, summary in zip(_summary(summaries), summaries)]
+
+
+def _finite(value: Any) -> Any:
+    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 def _print_summary(summaries: list[RunningSummary], out: IO[str]) -> None:
-    table = [["metric", "cases", "mean", "min", "max", "passed", "pass rate", "95% CI",
-              "errors", "threshold"]]
-    for summary in summaries:
-        scored = summary.scored > 0
-        bar = _pass_interval(summary)
-        table.append([
-            summary.label,
-            str(summary.n),
-            f"{summary.mean:.3f}" if scored else "-",
-            f"{summary.low:.2f}" if scored else "-",
-            f"{summary.high:.2f}" if scored else "-",
-            f"{summary.passed}/{summary.n}",
-            f"{summary.pass_rate:.1%}" if summary.n else "-",
-            f"{bar.low:.1%}-{bar.high:.1%}" if summary.n else "-",
-            str(summary.errors),
-            f"{summary.metric.threshold:g}",
-        ])
-    out.write("Summary\n")
-    print_table(table, out, right=frozenset(range(1, 10)))
+    out.write(_summary(summaries).select(*PRINTED_COLUMNS).render() + "\n")
     # Each label with the configuration it stands for: what a rerun must pass.
     print_table([[f"{summary.label}:", repr(summary.metric)] for summary in summaries], out,
                 width=output_width(out))

@@ -94,21 +94,25 @@ def _summary_rows(summary: Table) -> list[tuple[Any, ...]]:
     return rows
 
 
-_SUMMARY_COLUMNS = ("metric", "cases", "mean [interval]", "se", "std", "min", "max",
-                    "pass rate [interval]", "passed", "errors", "threshold")
+#: The summary's columns as the report shows them: the names of the summary's
+#: columns, a mean and a pass rate with their intervals in one cell each.
+_SUMMARY_COLUMNS = ("metric", "n", "mean [mean_low, mean_high]", "se", "std", "min", "max",
+                    "pass_rate [pass_low, pass_high]", "passed", "errors", "threshold")
 
 
 def _summary_section(result: EvaluationResult, ci: float, cluster: Any) -> str:
-    summary = result.summary(ci)
+    """One summary table; with ``cluster``, its intervals are the cluster-robust
+    ones, and a line says so."""
+    summary = result.summary(ci, cluster=cluster)
     body = [table(_SUMMARY_COLUMNS, _summary_rows(summary), caption=summary.title,
-                  table_id="summary-table")]
+                  table_id="summary-table", css="sortable summary")]
     if cluster is not None:
-        clustered = result.summary(ci, cluster=cluster)
         what = cluster if isinstance(cluster, str) else "the labels given"
-        body.append(f'<p class="note">Cases of one task are not independent: the intervals '
-                    f"below treat each task ({esc(what)}) as the unit.</p>")
-        body.append(table(_SUMMARY_COLUMNS, _summary_rows(clustered), caption=clustered.title,
-                          table_id="clustered-summary-table"))
+        groups = summary.clusters or 0
+        few = " (too few for an interval: it takes 2 or more)" if groups < 2 else ""
+        body.append(f'<p class="note">The intervals are cluster-robust over {groups:,} task'
+                    f'{"s" if groups != 1 else ""} ({esc(what)}){few}: cases of one task are '
+                    f"not independent, so each task, not each case, is the unit.</p>")
     body.append('<p class="muted">A case that could not be scored counts as not passed; '
                 "the mean is over the scored cases.</p>")
     return section("Summary", "".join(body), section_id="summary")

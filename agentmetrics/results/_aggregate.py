@@ -30,7 +30,7 @@ from agentmetrics._base._arrays import FloatArray
 from agentmetrics._base._exact import ExactSum, exact_squares, exact_variance
 from agentmetrics._kernels import unique_keys
 from agentmetrics.errors import InvalidParameterError
-from agentmetrics.results._summary import clustered_table, moments_table
+from agentmetrics.results._summary import Summary
 from agentmetrics.results._table import Table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -384,7 +384,7 @@ class Aggregate:
 
     # -- tables ------------------------------------------------------------------
 
-    def summary(self, ci: float | None = 0.95, *, clustered: bool = False) -> Table:
+    def summary(self, ci: float | None = 0.95, *, clustered: bool = False) -> Summary:
         """The summary table, exactly as :meth:`EvaluationResult.summary` gives it
         with ``method="clt"``; ``clustered=True``: with cluster-robust intervals,
         as ``summary(cluster=...)`` gives them (to rounding: the sums per
@@ -392,7 +392,7 @@ class Aggregate:
         with."""
 
         if not clustered:
-            return moments_table(list(self.metrics.values()), ci)
+            return Summary.from_moments(list(self.metrics.values()), ci)
         if self.clusters is None:
             raise InvalidParameterError(
                 "summary: this aggregate has no cluster labels. Fix: build it with clusters= "
@@ -400,8 +400,8 @@ class Aggregate:
         if ci is None:
             raise InvalidParameterError("clustered shapes the interval; with ci=None there is "
                                         "none. Fix: give ci=0.95, say.")
-        return clustered_table(list(self.metrics.values()),
-                               [self.clusters[label] for label in self.metrics], ci)
+        return Summary.from_clusters(list(self.metrics.values()),
+                                     [self.clusters[label] for label in self.metrics], ci)
 
     def per_tool(self) -> Table:
         """The per-tool table, exactly as :meth:`EvaluationResult.per_tool`."""

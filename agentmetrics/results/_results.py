@@ -19,7 +19,7 @@ from agentmetrics.errors import (
 from agentmetrics.model._metric_result import MetricResult
 from agentmetrics.results._aggregate import MetricMoments, ToolCounts
 from agentmetrics.results._repeated import Trials
-from agentmetrics.results._summary import summary_table
+from agentmetrics.results._summary import Summary
 from agentmetrics.results._table import Table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -120,7 +120,7 @@ class EvaluationResult:
         method: str = "clt",
         resamples: int = 10_000,
         seed: int = 0,
-    ) -> Table:
+    ) -> Summary:
         """Per metric: n, the mean with its standard error and a ``ci`` interval,
         std, min, max (over scored cases), the pass rate with its interval,
         passed, errors and threshold.
@@ -132,13 +132,18 @@ class EvaluationResult:
         such as ``"task_id"``, or one label per case): the intervals then treat
         each cluster, not each case, as the independent unit (cluster-robust
         standard errors, or whole clusters resampled). ``ci=None`` leaves the
-        intervals out.
+        intervals out (the same columns, without ``se``, ``mean_low``,
+        ``mean_high``, ``pass_low`` and ``pass_high``).
+
+        A :class:`~agentmetrics.results._summary.Summary` (a Table), the one
+        summary the CLI, the HTML report, Dask and the partition merge render
+        too; its title says which intervals it shows.
         """
 
         moments = [MetricMoments.from_result(label, scores)
                    for label, scores in self.results.items()]
-        return summary_table(self, moments, ci=ci, cluster=cluster, method=method,
-                             resamples=resamples, seed=seed)
+        return Summary.from_scores(self, moments, ci=ci, cluster=cluster, method=method,
+                                   resamples=resamples, seed=seed)
 
     def trials(self, by: str | Sequence[Any] = "task_id", metric: str | None = None) -> Trials:
         """Repeated trials: the cases grouped by task (``by``: a metadata key,
@@ -263,7 +268,7 @@ class EvaluationResult:
         trend: int = 20,
     ) -> Any:
         """The run as one self-contained HTML page: the summary with intervals
-        (clustered ones too when cases share a task), a histogram per metric
+        (clustered ones when cases share a task), a histogram per metric
         with its threshold, the per-tool table, the failing cases worst first
         with both call sequences side by side, error rows, pass@k and pass^k
         for repeated trials, a trend over past runs, and the provenance.

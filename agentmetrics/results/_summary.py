@@ -25,12 +25,83 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.results._aggregate import ClusterSums, MetricMoments
     from agentmetrics.results._results import EvaluationResult
 
-__all__ = ["case_labels", "clip_rate", "clustered_table", "moments_table", "summary_table"]
+__all__ = ["PLAIN_COLUMNS", "SUMMARY_COLUMNS", "Summary", "case_labels", "clip_rate"]
 
-_PLAIN_COLUMNS = ("metric", "n", "mean", "std", "min", "max", "pass_rate", "passed", "errors",
-                  "threshold")
-_INTERVAL_COLUMNS = ("metric", "n", "mean", "se", "mean_low", "mean_high", "std", "min", "max",
-                     "pass_rate", "pass_low", "pass_high", "passed", "errors", "threshold")
+#: The summary's columns, in order, on every surface (Python, the CLI's table
+#: and JSON, the HTML report, Dask, the partition merge).
+SUMMARY_COLUMNS = ("metric", "n", "mean", "se", "mean_low", "mean_high", "std", "min", "max",
+                   "pass_rate", "pass_low", "pass_high", "passed", "errors", "threshold")
+#: The columns of ``summary(ci=None)``: the same names, the intervals left out.
+PLAIN_COLUMNS = tuple(column for column in SUMMARY_COLUMNS
+                      if column not in ("se", "mean_low", "mean_high", "pass_low", "pass_high"))
+#: How the intervals are computed, as a title says it: the mean's, the pass rate's.
+_SAID = {"t": ("t interval", "Wilson"),
+         "cluster-robust t": ("cluster-robust t interval", "cluster-robust t interval"),
+         "bootstrap": ("bootstrap", "bootstrap"),
+         "cluster bootstrap": ("cluster bootstrap", "cluster bootstrap")}
+
+
+class Summary(Table):
+    """The summary of an evaluation: per metric, n, the mean with its standard
+    error and interval, std, min, max (over the scored cases), the pass rate
+    with its interval, passed, errors and threshold (``SUMMARY_COLUMNS``;
+    ``PLAIN_COLUMNS``, the same names without the intervals, for ``ci=None``).
+
+    The one summary every surface renders: ``EvaluationResult.summary()``, an
+    aggregate merged from partitions (:func:`agentmetrics.partition.merge`,
+    ``agentmetrics.dask``), the CLI's printed table and JSON, the HTML report
+    and the notebook. Built from a result's scores (:meth:`from_scores`), from
+    merged moments (:meth:`from_moments`) or from sums per cluster
+    (:meth:`from_clusters`).
+
+    ``ci``: the intervals' level (None: none). ``interval``: how they were
+    computed: ``"t"`` (a t interval for the mean, Wilson's for the pass rate),
+    ``"cluster-robust t"``, ``"bootstrap"`` or ``"cluster bootstrap"`` (that
+    method for both). ``clusters``: how many clusters the intervals treat as
+    the independent units (None: each case is one). The title says all three.
+    """
+
+    __slots__ = ("ci", "clusters", "interval")
+
+    def __init__(self, rows: Sequence[Sequence[Any]], *, ci: float | None,
+                 interval: str = "t", clusters: int | None = None) -> None:
+        if ci is None:
+            super().__init__(PLAIN_COLUMNS, rows, "Summary")
+        else:
+            mean_by, pass_by = _SAID[interval]
+            within = "" if clusters is None else f", {clusters} clusters"
+            super().__init__(SUMMARY_COLUMNS, rows, f"Summary ({ci:.0%} CI: mean by {mean_by}, "
+                             f"pass rate by {pass_by}{within})")
+        self.ci = ci
+        self.interval = None if ci is None else interval
+        self.clusters = clusters
+
+    @classmethod
+    def from_scores(cls, result: EvaluationResult, moments: Sequence[MetricMoments], *,
+                    ci: float | None, cluster: str | Sequence[Any] | None, method: str,
+                    resamples: int, seed: int) -> Summary:
+        """The summary of ``result``, whose metrics' totals are ``moments``
+        (what :meth:`EvaluationResult.summary` returns)."""
+        return _from_scores(result, moments, ci=ci, cluster=cluster, method=method,
+                            resamples=resamples, seed=seed)
+
+    @classmethod
+    def from_moments(cls, moments: Sequence[MetricMoments], ci: float | None) -> Summary:
+        """The summary from each metric's moments: a t interval for the mean
+        (clipped to the metric's ``value_range``), Wilson's for the pass rate
+        (``ci=None``: no intervals). Exact moments: the same numbers, bit for
+        bit, however the cases were split and merged."""
+        return _from_moments(moments, ci)
+
+    @classmethod
+    def from_clusters(cls, moments: Sequence[MetricMoments], clusters: Sequence[ClusterSums],
+                      ci: float) -> Summary:
+        """The summary with cluster-robust t intervals, from sums per cluster:
+        what ``summary(cluster=...)`` computes from the scores themselves (CR1,
+        G/(G-1), t with G-1 degrees of freedom; the mean over scored cases,
+        clipped to the metric's ``value_range``, the pass rate over all,
+        clipped to [0, 1]), to rounding: the sums per cluster are not exact."""
+        return _from_clusters(moments, clusters, ci)
 
 
 def _missing(label: object) -> bool:
@@ -92,18 +163,9 @@ def case_labels(batch: ToolCallBatch, key: str | Sequence[Any] | Any, parameter:
     return labels
 
 
-def summary_table(
-    result: EvaluationResult,
-    moments: Sequence[MetricMoments],
-    *,
-    ci: float | None,
-    cluster: str | Sequence[Any] | None,
-    method: str,
-    resamples: int,
-    seed: int,
-) -> Table:
-    """The summary of ``result``, whose metrics' totals are ``moments``; the
-    mean's intervals clipped to each metric's ``value_range``."""
+def _from_scores(result: EvaluationResult, moments: Sequence[MetricMoments], *,
+                 ci: float | None, cluster: str | Sequence[Any] | None, method: str,
+                 resamples: int, seed: int) -> Summary:
 
     if method not in ("clt", "bootstrap"):
         raise InvalidParameterError(f"method: expected 'clt' or 'bootstrap', got {method!r}.")
@@ -116,11 +178,10 @@ def summary_table(
         ci = check_ci(ci)
     if ci is None or (cluster is None and method == "clt"):
         # The one path a merged Aggregate shares: the same numbers, bit for bit.
-        return moments_table(moments, ci)
+        return _from_moments(moments, ci)
     labels = None if cluster is None else np.asarray(
         _codes(case_labels(result.batch, cluster, "cluster")))
     rows: list[tuple[Any, ...]] = []
-    groups = None
     for stats, scores in zip(moments, result.results.values()):
         scored = ~np.isnan(scores.values)
         mean_bar = mean_interval(
@@ -128,14 +189,12 @@ def summary_table(
             method=kind, resamples=resamples, seed=seed)
         pass_bar = mean_interval(scores.passed.astype(np.float64), cluster=labels, ci=ci,
                                  method=kind, resamples=resamples, seed=seed)
-        groups = pass_bar.clusters
         rows.append(_row(stats, mean_bar.se, mean_bar.low, mean_bar.high,
                          pass_bar.low, pass_bar.high))
-    described = {"clt": "cluster-robust t interval",
-                 "bootstrap": "bootstrap" if labels is None else "cluster bootstrap"}[method]
-    within = "" if labels is None else f", {groups} clusters"
-    title = f"Summary ({ci:.0%} CI: mean by {described}, pass rate by {described}{within})"
-    return Table(_INTERVAL_COLUMNS, rows, title=title)
+    interval = {"clt": "cluster-robust t",
+                "bootstrap": "bootstrap" if labels is None else "cluster bootstrap"}[method]
+    groups = None if labels is None else int(labels.max(initial=-1)) + 1
+    return Summary(rows, ci=ci, interval=interval, clusters=groups)
 
 
 def _row(stats: MetricMoments, se: float, mean_low: float, mean_high: float,
@@ -157,10 +216,7 @@ def clip_rate(bound: float) -> float:
     return bound if math.isnan(bound) else min(1.0, max(0.0, bound))
 
 
-def moments_table(moments: Sequence[MetricMoments], ci: float | None) -> Table:
-    """The summary from each metric's moments: a t interval for the mean (clipped
-    to the metric's ``value_range``), Wilson's for the pass rate (``ci=None``:
-    no intervals)."""
+def _from_moments(moments: Sequence[MetricMoments], ci: float | None) -> Summary:
 
     rows: list[tuple[Any, ...]] = []
     if ci is None:
@@ -168,7 +224,7 @@ def moments_table(moments: Sequence[MetricMoments], ci: float | None) -> Table:
             pass_rate = stats.passed / stats.n if stats.n else math.nan
             rows.append((stats.label, stats.n, stats.mean, stats.std, stats.low, stats.high,
                          pass_rate, stats.passed, stats.errors, stats.threshold))
-        return Table(_PLAIN_COLUMNS, rows, title="Summary")
+        return Summary(rows, ci=None)
     ci = check_ci(ci)
     for stats in moments:
         mean, m = stats.mean, stats.scored
@@ -180,8 +236,7 @@ def moments_table(moments: Sequence[MetricMoments], ci: float | None) -> Table:
             se = low = high = math.nan
         pass_bar = proportion_interval(stats.passed, stats.n, ci=ci)
         rows.append(_row(stats, se, low, high, pass_bar.low, pass_bar.high))
-    title = f"Summary ({ci:.0%} CI: mean by t interval, pass rate by Wilson)"
-    return Table(_INTERVAL_COLUMNS, rows, title=title)
+    return Summary(rows, ci=ci)
 
 
 def _codes(labels: list[Any]) -> list[int]:
@@ -189,12 +244,8 @@ def _codes(labels: list[Any]) -> list[int]:
     return [codes.setdefault(label, len(codes)) for label in labels]
 
 
-def clustered_table(moments: Sequence[MetricMoments], clusters: Sequence[ClusterSums],
-                    ci: float) -> Table:
-    """The summary with cluster-robust t intervals, from sums per cluster: what
-    ``summary(cluster=...)`` computes from the scores themselves (CR1, G/(G-1),
-    t with G-1 degrees of freedom; the mean over scored cases, clipped to the
-    metric's ``value_range``, the pass rate over all, clipped to [0, 1])."""
+def _from_clusters(moments: Sequence[MetricMoments], clusters: Sequence[ClusterSums],
+                   ci: float) -> Summary:
 
     ci = check_ci(ci)
     rows: list[tuple[Any, ...]] = []
@@ -206,9 +257,7 @@ def clustered_table(moments: Sequence[MetricMoments], clusters: Sequence[Cluster
                                               sums.n, ci)
         groups = int((sums.n > 0).sum())
         rows.append(_row(stats, se, low, high, pass_low, pass_high))
-    title = (f"Summary ({ci:.0%} CI: mean by cluster-robust t interval, pass rate by "
-             f"cluster-robust t interval, {groups} clusters)")
-    return Table(_INTERVAL_COLUMNS, rows, title=title)
+    return Summary(rows, ci=ci, interval="cluster-robust t", clusters=groups)
 
 
 def _cluster_bar(mean: float, count: int, group_sums: Any, group_sizes: Any,
