@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.io._input import read_cases
     from agentmetrics.model._metric_result import MetricResult
     from agentmetrics.results._results import EvaluationResult
+    from agentmetrics.results._summary import Summary
     from agentmetrics.results._table import Table
     from agentmetrics.runs import load_result
 
@@ -73,6 +74,7 @@ _LAZY = {
     "compare": "agentmetrics.io._compare",
     "read_cases": "agentmetrics.io._input",
     "MetricResult": "agentmetrics.model._metric_result",
+    "Summary": "agentmetrics.results._summary",
     "Table": "agentmetrics.results._table",
     "load_result": "agentmetrics.runs",
 }
@@ -132,6 +134,7 @@ __all__ = [
     "MissingFieldError",
     "PerTurn",
     "RegistryError",
+    "Summary",
     "Table",
     "ToolCall",
     "ToolCallBatch",

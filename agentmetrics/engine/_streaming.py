@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agentmetrics._base._chunks import chunked
 from agentmetrics._base._types import ErrorsMode
 from agentmetrics.errors import CaseEvaluationError, EvaluationInterrupted
 from agentmetrics.metric._metric import Metric, metric_labels
@@ -21,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.results._aggregate import MetricMoments
     from agentmetrics.results._results import EvaluationResult
 
-__all__ = ["CHUNK_CASES", "RunningSummary", "score_chunks", "score_stream"]
+__all__ = ["CHUNK_CASES", "RunningSummary", "score_chunks"]
 
 #: Cases read and scored at a time: memory stays bounded by this, not by the file.
 CHUNK_CASES = 50_000
@@ -83,26 +82,6 @@ class RunningSummary:
         self.moments = self.moments.merge(MetricMoments.from_result(self.label, result))
 
 
-def score_stream(
-    cases: Iterable[Any],
-    metrics: list[Metric],
-    *,
-    errors: ErrorsMode = "raise",
-    chunk_size: int = CHUNK_CASES,
-    on_chunk: Callable[[int, EvaluationResult], None] | None = None,
-    **options: Any,
-) -> list[RunningSummary]:
-    """Score ``cases`` (AgentTestCase, or UnreadableCase rows to report) with
-    ``metrics``, ``chunk_size`` at a time. ``on_chunk(offset, result)`` sees
-    each chunk's result, ``offset`` being the position of its first case.
-    ``options`` go to :func:`agentmetrics.evaluate` (concurrency, timeout,
-    retries, max_rate, cache). Interrupted (Ctrl-C), the chunk in progress is
-    still handed to ``on_chunk`` and counted, its unfinished cases as error
-    rows, before EvaluationInterrupted is raised again with the totals."""
-    return score_chunks(chunked(cases, chunk_size), metrics, errors=errors,
-                        on_chunk=on_chunk, **options)
-
-
 def score_chunks(
     chunks: Iterable[Any],
     metrics: list[Metric],
@@ -111,8 +90,14 @@ def score_chunks(
     on_chunk: Callable[[int, EvaluationResult], None] | None = None,
     **options: Any,
 ) -> list[RunningSummary]:
-    """:func:`score_stream` over chunks made by the caller: each anything
-    :func:`agentmetrics.evaluate` takes (a list of cases, a ToolCallBatch)."""
+    """Score ``chunks`` (each anything :func:`agentmetrics.evaluate` takes: a list
+    of cases, a ToolCallBatch) with ``metrics``, one after another, in constant
+    memory. ``on_chunk(offset, result)`` sees each chunk's result, ``offset``
+    being the position of its first case. ``options`` go to
+    :func:`agentmetrics.evaluate` (concurrency, timeout, retries, max_rate,
+    cache). Interrupted (Ctrl-C), the chunk in progress is still handed to
+    ``on_chunk`` and counted, its unfinished cases as error rows, before
+    EvaluationInterrupted is raised again with the totals."""
     from agentmetrics.engine._evaluate import score_cases
 
     labels = metric_labels(metrics)

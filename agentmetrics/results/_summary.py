@@ -272,3 +272,7 @@ def _cluster_bar(mean: float, count: int, group_sums: Any, group_sizes: Any,
     se = math.sqrt(groups / (groups - 1) * float(np.dot(residuals, residuals))) / count
     half = t_ppf(0.5 + ci / 2, groups - 1) * se
     return se, mean - half, mean + half
+
+
+# Pickles and reprs name the public path, not this private module.
+Summary.__module__ = "agentmetrics"
