@@ -35,11 +35,16 @@ def test_an_error_leaves_the_old_file_as_it_was_and_no_temporary(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html"]
 
 
+def _old_file(folder, name, mode):
+    target = folder / name
+    target.write_bytes(b"old")
+    target.chmod(mode)
+    return target
+
+
 @posix_only
 def test_a_file_written_over_keeps_its_permissions_and_is_never_wider_meanwhile(tmp_path):
-    target = tmp_path / "private.jsonl"
-    target.write_bytes(b"old")
-    target.chmod(0o600)
+    target = _old_file(tmp_path, "private.jsonl", 0o600)
     with atomic_write(target) as (out, temporary):
         out.write(b"new")
         assert stat.S_IMODE(os.stat(temporary).st_mode) & 0o077 == 0  # no one else reads it
@@ -48,9 +53,7 @@ def test_a_file_written_over_keeps_its_permissions_and_is_never_wider_meanwhile(
 
 @posix_only
 def test_a_read_only_file_is_written_over_by_path_and_stays_read_only(tmp_path):
-    target = tmp_path / "run.parquet"
-    target.write_bytes(b"old")
-    target.chmod(0o444)
+    target = _old_file(tmp_path, "run.parquet", 0o444)
     with atomic_write(target) as (out, temporary):
         out.close()  # written by its path, as pyarrow writes a Parquet file
         with open(temporary, "wb") as again:

@@ -6,6 +6,8 @@ engine: a handler module imports what it needs at its top."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from functools import partial
 from typing import IO, Any
 
 from agentmetrics.cli._common import DEFAULT_METRIC, non_negative, positive, rate, seconds
@@ -24,46 +26,29 @@ def add_commands(commands: Any) -> None:
 # --------------------------------------------------------------------------- handlers, imported when run
 
 
-def _run_demo(args: argparse.Namespace, out: IO[str]) -> int:
-    from agentmetrics.cli._demo import run_demo
-
-    return run_demo(args, out)
-
-
-def _run_evaluate(args: argparse.Namespace, out: IO[str]) -> int:
-    from agentmetrics.cli._evaluate import run_evaluate
-
-    return run_evaluate(args, out)
-
-
-def _run_compare(args: argparse.Namespace, out: IO[str]) -> int:
-    from agentmetrics.cli._compare import run_compare
-
-    return run_compare(args, out)
-
-
-def _run_report(args: argparse.Namespace, out: IO[str]) -> int:
-    from agentmetrics.cli._report import run_report
-
-    return run_report(args, out)
+def _run(command: str, args: argparse.Namespace, out: IO[str]) -> int:
+    """Run ``command``: its handler module is imported here, when it runs."""
+    handler: Callable[[argparse.Namespace, IO[str]], int]
+    if command == "demo":
+        from agentmetrics.cli._demo import run_demo as handler
+    elif command == "evaluate":
+        from agentmetrics.cli._evaluate import run_evaluate as handler
+    elif command == "compare":
+        from agentmetrics.cli._compare import run_compare as handler
+    elif command == "report":
+        from agentmetrics.cli._report import run_report as handler
+    elif command == "runs list":
+        from agentmetrics.cli._runs import run_runs_list as handler
+    elif command == "list":
+        from agentmetrics.cli._registry import run_list as handler
+    else:
+        from agentmetrics.cli._registry import run_describe as handler
+    return handler(args, out)
 
 
-def _run_runs_list(args: argparse.Namespace, out: IO[str]) -> int:
-    from agentmetrics.cli._runs import run_runs_list
-
-    return run_runs_list(args, out)
-
-
-def _run_list(args: argparse.Namespace, out: IO[str]) -> int:
-    from agentmetrics.cli._registry import run_list
-
-    return run_list(args, out)
-
-
-def _run_describe(args: argparse.Namespace, out: IO[str]) -> int:
-    from agentmetrics.cli._registry import run_describe
-
-    return run_describe(args, out)
+def _handler(command: str) -> Callable[[argparse.Namespace, IO[str]], int]:
+    """What ``main`` calls for ``command`` (``args.run``)."""
+    return partial(_run, command)
 
 
 # --------------------------------------------------------------------------- arguments
@@ -73,7 +58,7 @@ def _add_demo(commands: Any) -> None:
     demo = commands.add_parser(
         "demo", help="score the bundled tau2-bench airline runs and explain the result"
     )
-    demo.set_defaults(run=_run_demo)
+    demo.set_defaults(run=_handler("demo"))
 
 
 def _add_evaluate(commands: Any) -> None:
@@ -192,7 +177,7 @@ def _add_evaluate(commands: Any) -> None:
                           help="with --save: do not record the run in a history")
     evaluate.add_argument("--label", default=None, help="with --save: the run's name in the "
                           "history")
-    evaluate.set_defaults(run=_run_evaluate)
+    evaluate.set_defaults(run=_handler("evaluate"))
 
 
 def _level(text: str) -> float:
@@ -262,7 +247,7 @@ def _add_compare(commands: Any) -> None:
                         "(raise) or is reported as an error row (record)")
     parser.add_argument("--input-format", choices=tuple(FORMATS), default=None,
                         metavar="NAME", help="cases files: the format of 'response' payloads")
-    parser.set_defaults(run=_run_compare)
+    parser.set_defaults(run=_handler("compare"))
 
 
 def _add_report(commands: Any) -> None:
@@ -315,7 +300,7 @@ def _add_report(commands: Any) -> None:
                         "(record, default) or stops the run (raise)")
     parser.add_argument("--input-format", choices=tuple(FORMATS), default=None,
                         metavar="NAME", help="cases files: the format of 'response' payloads")
-    parser.set_defaults(run=_run_report)
+    parser.set_defaults(run=_handler("report"))
 
 
 def _add_runs(commands: Any) -> None:
@@ -337,7 +322,7 @@ def _add_runs(commands: Any) -> None:
                          help="the N newest runs only")
     listing.add_argument("--format", choices=("table", "json"), default="table",
                          help="an aligned table (default) or one JSON document")
-    listing.set_defaults(run=_run_runs_list)
+    listing.set_defaults(run=_handler("runs list"))
 
 
 def _add_registry(commands: Any) -> None:
@@ -345,9 +330,9 @@ def _add_registry(commands: Any) -> None:
         "list", help="list the installed metrics with their metadata (imports each plugin)"
     )
     listing.add_argument("--json", action="store_true", help="print JSON for machines")
-    listing.set_defaults(run=_run_list)
+    listing.set_defaults(run=_handler("list"))
 
     describe = commands.add_parser("describe", help="show one metric's metadata")
     describe.add_argument("name", metavar="NAME", help="registry name, class name or distribution/name")
     describe.add_argument("--json", action="store_true", help="print JSON for machines")
-    describe.set_defaults(run=_run_describe)
+    describe.set_defaults(run=_handler("describe"))
