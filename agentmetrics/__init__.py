@@ -37,7 +37,6 @@ from agentmetrics.errors import (
     TransientMetricError,
     UserFunctionError,
 )
-from agentmetrics.io._dataset import example_cases
 from agentmetrics.metric._metric import Metric
 from agentmetrics.metrics import PerTurn, ToolSelectionAccuracy, per_turn
 from agentmetrics.model._model import AgentTestCase, EvalScore, ToolCall, UnreadableCase
@@ -56,7 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
     from agentmetrics.engine._evaluate import aevaluate, evaluate
     from agentmetrics.io._compare import Comparison, compare
-    from agentmetrics.io._input import read_cases
+    from agentmetrics.io._input import example_cases, read_cases
     from agentmetrics.model._metric_result import MetricResult
     from agentmetrics.results._results import EvaluationResult
     from agentmetrics.results._summary import Summary
@@ -73,6 +72,7 @@ _LAZY = {
     "Comparison": "agentmetrics.io._compare",
     "compare": "agentmetrics.io._compare",
     "read_cases": "agentmetrics.io._input",
+    "example_cases": "agentmetrics.io._input",
     "MetricResult": "agentmetrics.model._metric_result",
     "Summary": "agentmetrics.results._summary",
     "Table": "agentmetrics.results._table",

@@ -386,3 +386,29 @@ def test_the_name_check_finds_a_clash():
         "Side: agentmetrics._kernels._blocks, agentmetrics.io._compare, agentmetrics.io._sides"]
     assert name_clashes(sources, {("agentmetrics.runs", "Run")})[1].startswith("Side")
     assert "RunRecord" in defined_names(_sources())  # it reads the package itself
+
+
+# --------------------------------------------------------------------------- one way in for input
+
+
+#: io's readers, which only io/_input chooses between.
+READERS = ("agentmetrics.io._dataset", "agentmetrics.io._arrow_lines", "agentmetrics.io._parquet")
+
+
+def readers_imported_outside(graph: dict[str, set[str]]) -> list[str]:
+    """Modules outside io/ that import one of io's readers instead of io/_input."""
+    return [f"{module} imports {target}" for module in sorted(graph)
+            if not module.startswith("agentmetrics.io.") for target in sorted(graph[module] & set(READERS))]
+
+
+def test_input_comes_in_one_way():
+    found = readers_imported_outside(import_graph())
+    assert not found, ("read input through agentmetrics.io._input (add what you need to it), not a "
+                       "reader of its own:\n" + "\n".join(found))
+    # The check can fail: a CLI module reading Parquet by itself is reported.
+    assert readers_imported_outside({"agentmetrics.cli._evaluate": {"agentmetrics.io._parquet"}}) == [
+        "agentmetrics.cli._evaluate imports agentmetrics.io._parquet"]
+    graph = import_graph()
+    for user in ("agentmetrics.engine._evaluate", "agentmetrics.cli._evaluate", "agentmetrics.partition",
+                 "agentmetrics.dask._tasks", "agentmetrics.dask._pieces"):
+        assert "agentmetrics.io._input" in graph[user], f"{user} does not read through io/_input"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrics.errors import InvalidCaseError
+from agentmetrics.formats import FORMATS, detect_format, tool_calls_from
 from agentmetrics.model._model import CASE_FIELDS, AgentTestCase
 
 __all__ = ["LINE_KEYS", "case_from_record", "check_input_format"]
@@ -50,8 +51,6 @@ def _unknown_keys_fix(record: dict[str, Any], unknown: list[str]) -> str:
     """What to do about keys a case line does not have: a provider's response
     spread over the line goes under "response"; a misspelt field is renamed;
     anything else is metadata."""
-    from agentmetrics.formats import detect_format
-
     format = detect_format({key: record[key] for key in unknown})
     if format is not None:
         what = f"an {format} response" if format[0] in "ao" else f"a {format} response"
@@ -116,8 +115,6 @@ def _case(record: object, input_format: str | None, hosted_tools: bool) -> Agent
                 "both 'tool_calls' and 'response' are given; expected one of them. Fix: keep "
                 "'response' (the provider payload) or 'tool_calls' (the calls themselves)."
             )
-        from agentmetrics.formats import tool_calls_from
-
         line_format = record.get("format")
         if line_format is not None and not isinstance(line_format, str):
             raise InvalidCaseError(
@@ -164,8 +161,6 @@ def check_input_format(input_format: str | None) -> None:
     """Refuse an ``input_format`` that names no format (None: detect per payload)."""
     if input_format is None:
         return
-    from agentmetrics.formats import FORMATS
-
     if input_format not in FORMATS:
         raise InvalidCaseError(
             f"input_format: unknown format {input_format!r}; expected one of "

@@ -17,7 +17,7 @@ from typing import IO
 
 from agentmetrics.cli._common import DEFAULT_METRIC, build_metric, output_width, print_table, wrap
 from agentmetrics.engine._evaluate import evaluate
-from agentmetrics.io._dataset import example_cases
+from agentmetrics.io._input import example_cases
 
 __all__ = ["run_demo"]
 

@@ -16,8 +16,7 @@ from agentmetrics.dask._common import where
 from agentmetrics.dask._metrics import Shipped, load
 from agentmetrics.dask._pieces import JsonlPiece, ParquetPiece, open_file
 from agentmetrics.errors import CaseEvaluationError, InvalidCaseError, InvalidParameterError
-from agentmetrics.io._dataset import read_numbered
-from agentmetrics.io._parquet import read_parquet_piece
+from agentmetrics.io._input import read_numbered, read_parquet_piece
 from agentmetrics.metric._metric import Metric
 from agentmetrics.results._aggregate import Aggregate
 from agentmetrics.results._summary import case_labels

@@ -36,12 +36,13 @@ from agentmetrics._columnar._frames import holds_mappings, is_arrow_list
 from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 from agentmetrics.io._arrow_lines import name_list_chunks, readable_as_arrow
-from agentmetrics.io._dataset import example_cases, numbered_cases
-from agentmetrics.io._parquet import is_parquet, parquet_chunks
+from agentmetrics.io._dataset import example_cases, numbered_cases, read_numbered
+from agentmetrics.io._parquet import is_parquet, parquet_chunks, read_parquet_piece
 from agentmetrics.model._model import AgentTestCase, UnreadableCase, describe
 
-__all__ = ["EXAMPLE_CASES", "InputFile", "Places", "column_map", "open_input", "read_batch",
-           "read_cases", "read_partition", "refuse_text_calls", "text_column"]
+__all__ = ["EXAMPLE_CASES", "InputFile", "Places", "column_map", "example_cases", "open_input",
+           "read_batch", "read_cases", "read_numbered", "read_parquet_piece", "read_partition",
+           "refuse_text_calls", "text_column"]
 
 #: The bundled example the CLI scores when no file is given.
 EXAMPLE_CASES = "tau2_airline.jsonl"
