@@ -78,12 +78,13 @@ def test_a_reader_bug_becomes_an_error_row_not_a_lost_file(monkeypatch):
     """The safety net under the readers: whatever escapes them is one line's error."""
     import io
 
-    from agentmetrics import UnreadableCase, formats
+    from agentmetrics import UnreadableCase
+    from agentmetrics._columnar import _records
 
     def broken(payload, format=None, *, hosted_tools=True):
         raise TypeError("unsupported operand")
 
-    monkeypatch.setattr(formats, "tool_calls_from", broken)
+    monkeypatch.setattr(_records, "tool_calls_from", broken)
     lines = io.StringIO('{"response": {}, "expected_tool_calls": []}\n'
                         '{"tool_calls": ["A"], "expected_tool_calls": ["A"]}\n')
     bad, good = read_cases(lines, errors="record")

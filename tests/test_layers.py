@@ -236,6 +236,7 @@ ENTRY_POINTS = {
     "cli parser": "from agentmetrics.cli import build_parser; build_parser()",
     "cli describe": "from agentmetrics.cli import main; main(['describe', 'tool_selection_accuracy'])",
     "get_metric": "import agentmetrics as am; am.get_metric('tool_selection_accuracy')",
+    "cli evaluate": "from agentmetrics.cli import main; main(['evaluate', '--format', 'summary'])",
 }
 
 

@@ -32,8 +32,6 @@ from agentmetrics.errors import (
 from agentmetrics.io._input import open_input
 from agentmetrics.results._results import EvaluationResult
 from agentmetrics.results._summary import Summary
-from agentmetrics.runs._format import form_of
-from agentmetrics.runs._history import RunStore
 
 __all__ = ["run_evaluate"]
 
@@ -231,6 +229,8 @@ def _print_summary(summaries: list[RunningSummary], out: IO[str]) -> None:
 
 def run_evaluate(args: argparse.Namespace, out: IO[str]) -> int:
     if args.save is not None:
+        from agentmetrics.runs._format import form_of  # saving only: runs/ stays out of a plain run's start
+
         form_of(args.save, None)  # a name whose form is unknown: said before scoring
     else:
         given = [flag for flag, value in (("--history", args.history is not None),
@@ -346,6 +346,8 @@ def _save(args: argparse.Namespace, parts: list[Any], metrics: list[Any], report
     """``--save PATH``: the whole run written to PATH and recorded in the history."""
     result = (EvaluationResult.concat(parts) if parts
               else score_cases([], metrics, progress=False))
+    from agentmetrics.runs._history import RunStore  # saving only, as above
+
     history = None if args.no_history else RunStore(args.history)
     written = result.save(args.save, history=False)
     note = ""
