@@ -245,9 +245,14 @@ def _add_compare(commands: Any) -> None:
     parser.add_argument("--errors", choices=("raise", "record"), default="raise",
                         help="cases files: a line that cannot be scored stops the run "
                         "(raise) or is reported as an error row (record)")
+    _add_cases_file_format(parser)
+    parser.set_defaults(run=_handler("compare"))
+
+
+def _add_cases_file_format(parser: Any) -> None:
+    """``--input-format`` of a command whose runs may be cases files (compare, report)."""
     parser.add_argument("--input-format", choices=tuple(FORMATS), default=None,
                         metavar="NAME", help="cases files: the format of 'response' payloads")
-    parser.set_defaults(run=_handler("compare"))
 
 
 def _add_report(commands: Any) -> None:
@@ -298,8 +303,7 @@ def _add_report(commands: Any) -> None:
     parser.add_argument("--errors", choices=("raise", "record"), default="record",
                         help="cases files: a line that cannot be scored is an error row "
                         "(record, default) or stops the run (raise)")
-    parser.add_argument("--input-format", choices=tuple(FORMATS), default=None,
-                        metavar="NAME", help="cases files: the format of 'response' payloads")
+    _add_cases_file_format(parser)
     parser.set_defaults(run=_handler("report"))
 
 
