@@ -504,10 +504,11 @@ def test_url_credentials_are_left_out_of_the_cache_key():
 
 
 class TurnJudge(Metric):
-    """Reads the turns (required), with the default cache_fields."""
+    """Reads the turns (required), with cache_fields that leave them out."""
 
     name = "turn_judge"
     required_fields = ("turns",)
+    cache_fields = ("input", "tool_calls")
     concurrency = "async"
 
     async def ameasure(self, case):
@@ -516,7 +517,7 @@ class TurnJudge(Metric):
 
 
 def test_a_field_the_metric_requires_is_keyed_even_if_cache_fields_leaves_it_out(tmp_path):
-    # C5: a metric needing turns, with the default cache_fields, was served another case's 1.0.
+    # C5: a metric needing turns, with cache_fields leaving them out, was served another case's 1.0.
     good = AgentTestCase(input="task", turns=[AgentTestCase(tool_calls=["A"]),
                                               AgentTestCase(tool_calls=["B"])])
     bad = AgentTestCase(input="task", turns=[AgentTestCase(tool_calls=[]),
@@ -571,3 +572,28 @@ def test_a_path_with_a_nul_character_is_a_cache_error():
         evaluate([call_case({})], Echo(), cache="\0")
     with pytest.raises(CacheError, match="NUL character"):
         ScoreCache("scores\0.sqlite")
+
+
+class ReferenceAnswer(Metric):
+    """Compares the output with a reference kept in metadata, with the default cache_fields."""
+
+    name = "reference_answer"
+    concurrency = "async"
+
+    async def ameasure(self, case):
+        same = case.actual_output == case.metadata.get("expected_output")
+        return float(same), "the same answer" if same else "another answer"
+
+
+def test_a_reference_in_metadata_is_keyed_by_default(tmp_path):
+    # Issue 51 (6): the default key left metadata out, and the cached 1.0 of the old
+    # reference was served after the reference changed (0.0 without the cache).
+    before = AgentTestCase(actual_output="Paris", metadata={"expected_output": "Paris"})
+    after = AgentTestCase(actual_output="Paris", metadata={"expected_output": "Lyon"})
+    assert "metadata" in ReferenceAnswer.cache_fields
+    assert len(set(case_keys(ReferenceAnswer(), [before, after]))) == 2
+    path = tmp_path / "c.sqlite"
+    assert evaluate([before], ReferenceAnswer(), cache=path)["reference_answer"].values.tolist() == [1.0]
+    again = evaluate([after], ReferenceAnswer(), cache=path)
+    assert again["reference_answer"].values.tolist() == [0.0]
+    assert evaluate([after], ReferenceAnswer())["reference_answer"].values.tolist() == [0.0]

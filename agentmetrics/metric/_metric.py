@@ -270,9 +270,11 @@ class Metric(abc.ABC):
         version (``evaluate(..., cache=PATH)``).
     ``cache_fields``
         The AgentTestCase fields the metric reads: a cached score is reused
-        only for a case equal in these (default: input, actual_output and
-        both call lists, with arguments, ids and outputs) and in its
-        ``required_fields`` (a field it needs is a field it reads). A class
+        only for a case equal in these (default: every field of the case,
+        ``metadata``, ``turns`` and ``expectation`` included, the call lists
+        with arguments, ids and outputs; a metric that reads fewer lists them
+        to share its cached scores more widely) and in its ``required_fields``
+        (a field it needs is a field it reads). A class
         defined inside a function is never cached: nothing in a key tells it
         from another class of its name.
     ``cache_exclude``
@@ -306,7 +308,8 @@ class Metric(abc.ABC):
     concurrency: ClassVar[Literal["serial", "threads", "async"] | None] = None
     version: ClassVar[str] = "1"
     cache_fields: ClassVar[tuple[str, ...]] = (
-        "input", "actual_output", "tool_calls", "expected_tool_calls")
+        "input", "actual_output", "tool_calls", "expected_tool_calls", "metadata", "turns",
+        "expectation")
     cache_exclude: ClassVar[tuple[str, ...]] = ()
     secret_params: ClassVar[tuple[str, ...]] = ()
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
