@@ -307,9 +307,8 @@ class Metric(abc.ABC):
     default_threshold: ClassVar[float] = 0.5
     concurrency: ClassVar[Literal["serial", "threads", "async"] | None] = None
     version: ClassVar[str] = "1"
-    cache_fields: ClassVar[tuple[str, ...]] = (
-        "input", "actual_output", "tool_calls", "expected_tool_calls", "metadata", "turns",
-        "expectation")
+    #: Every field of a case, in its order: a field added to AgentTestCase is keyed at once.
+    cache_fields: ClassVar[tuple[str, ...]] = tuple(field.name for field in attrs.fields(AgentTestCase))
     cache_exclude: ClassVar[tuple[str, ...]] = ()
     secret_params: ClassVar[tuple[str, ...]] = ()
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
