@@ -65,6 +65,20 @@ class CaptureError(InvalidCaseError):
     model traffic at all inside the ``with`` block."""
 
 
+#: What to give for a field that is not a list of calls, by field (a JSONL line or a
+#: DataFrame column of the same name gives it too).
+_FIELD_FIXES = {
+    "input": "pass input=... (what the agent was asked) to AgentTestCase.",
+    "actual_output": "pass actual_output=... (the agent's answer) to AgentTestCase.",
+    "expected_output": "pass expected_output=... (the reference answer, any JSON value) to "
+                       "AgentTestCase.",
+    "latency": "pass latency=... (the run's wall time in seconds, a number) to AgentTestCase.",
+    "cost": "pass cost=... (what the run cost, a number) to AgentTestCase.",
+    "usage": "pass usage={'input_tokens': ..., 'output_tokens': ...} to AgentTestCase.",
+    "turns": "pass turns=[...] (one case per turn) to AgentTestCase.",
+}
+
+
 class MissingFieldError(AgentMetricsError, ValueError):
     """A field the metric requires is ``None`` on the test case."""
 
@@ -75,6 +89,8 @@ class MissingFieldError(AgentMetricsError, ValueError):
         if field == "expectation":
             fix = ("pass expectation=Expectation([...]) (or its JSON form) to AgentTestCase, or "
                    "score the case with a metric that reads expected_tool_calls.")
+        elif field in _FIELD_FIXES:
+            fix = _FIELD_FIXES[field]
         else:
             fix = (f"pass {field}=[...] to AgentTestCase (an empty list is allowed and means "
                    f"'none').")

@@ -154,6 +154,10 @@ def _case(record: object, input_format: str | None, hosted_tools: bool) -> Agent
         metadata=metadata,
         turns=turns,
         expectation=record.get("expectation"),
+        expected_output=record.get("expected_output"),
+        latency=record.get("latency"),
+        cost=record.get("cost"),
+        usage=record.get("usage"),
     )
 
 

@@ -444,6 +444,53 @@ def _to_metadata(value: object) -> dict[str, Any]:
     return dict(value)
 
 
+def _amount(value: object, field: str, unit: str) -> float | None:
+    """A non-negative, finite real number (``unit`` says what it counts), as a float; None
+    means "not given". Text, booleans, NaN and infinities are refused, never coerced."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or (not isinstance(value, (int, float)) and not (
+            hasattr(value, "dtype") and getattr(value, "shape", None) == ()
+            and getattr(value.dtype, "kind", "") in "iuf")):
+        raise InvalidCaseError(
+            f"AgentTestCase.{field}: expected {unit} as a number (int or float), got "
+            f"{describe(value)}. Fix: pass the number itself, e.g. {field}=1.25, not text; "
+            f"None when it is not known.")
+    number = float(value)  # type: ignore[arg-type]
+    if not math.isfinite(number) or number < 0:
+        raise InvalidCaseError(
+            f"AgentTestCase.{field}: expected {unit}, a finite number at or above 0, got "
+            f"{number!r}. Fix: pass the measured value, or None when it is not known.")
+    return number
+
+
+def _to_latency(value: object) -> float | None:
+    return _amount(value, "latency", "seconds")
+
+
+def _to_cost(value: object) -> float | None:
+    return _amount(value, "cost", "a cost")
+
+
+def _to_usage(value: object) -> dict[str, int] | None:
+    """Token counts by kind (``{"input_tokens": 120, "output_tokens": 30}``)."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise InvalidCaseError(
+            f"AgentTestCase.usage: expected a mapping of token counts, e.g. "
+            f"{{'input_tokens': 120, 'output_tokens': 30}}, got {describe(value)}.")
+    usage: dict[str, int] = {}
+    for key, count in value.items():
+        if not isinstance(key, str) or isinstance(count, bool) or not isinstance(count, int) \
+                or count < 0:
+            raise InvalidCaseError(
+                f"AgentTestCase.usage[{key!r}]: expected a count of tokens (an int at or above "
+                f"0) under a str key, got {describe(count)}. Fix: pass whole token counts.")
+        usage[key] = count
+    return usage
+
+
 @attrs.frozen(slots=True)
 class AgentTestCase:
     """One agent run to score: what it was asked, what it did, what was expected.
@@ -461,6 +508,12 @@ class AgentTestCase:
     ``turns``, for a multi-turn run: one AgentTestCase per turn (or a mapping
     of its fields), each with its own calls and expected calls, scored turn by
     turn through :func:`agentmetrics.per_turn`. A turn has no turns of its own.
+
+    What agent teams measure besides calls: ``expected_output``, the reference
+    answer (any JSON value); ``latency``, the run's wall time in seconds;
+    ``cost``, what it cost (in the unit you price in); ``usage``, its token
+    counts by kind. Each is ``None`` when not known; numbers are checked, never
+    coerced from text.
     """
 
     input: Any = None
@@ -480,6 +533,11 @@ class AgentTestCase:
     expectation: Expectation | None = attrs.field(
         default=None, kw_only=True, converter=_to_expectation
     )
+    expected_output: Any = attrs.field(default=None, kw_only=True)
+    latency: float | None = attrs.field(default=None, kw_only=True, converter=_to_latency)
+    cost: float | None = attrs.field(default=None, kw_only=True, converter=_to_cost)
+    usage: dict[str, int] | None = attrs.field(default=None, kw_only=True, converter=_to_usage,
+                                               hash=False)
 
     @property
     def tool_names(self) -> tuple[str, ...] | None:
@@ -542,14 +600,16 @@ class UnreadableCase:
 _SETTERS = {cls: _slot_setters(cls) for cls in (ToolCall, AgentTestCase)}
 
 
+#: Every field of a case but ``metadata`` (which each case must get a dict of its own), as None.
+_NONE_COLUMNS = {field.name: repeat(None) for field in attrs.fields(AgentTestCase) if field.name != "metadata"}
+
+
 def cases_from_fields(columns: Mapping[str, Iterable[Any]], n: int) -> list[AgentTestCase]:
     """``n`` AgentTestCases from one column of values per field, built without
     an ``__init__`` call each. Every value must already be what the field's
     converter gives (tuples of ToolCall or None, a fresh metadata dict, turns
     None): the columnar readers check their input before they come here."""
-    filled = {"input": repeat(None), "actual_output": repeat(None), "turns": repeat(None),
-              "expectation": repeat(None),
-              **columns}
+    filled = {**_NONE_COLUMNS, **columns}
     return _fill(AgentTestCase, filled, n)
 
 

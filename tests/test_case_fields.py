@@ -1,0 +1,108 @@
+"""What a case carries besides calls (issue 51): expected_output, latency, cost
+and usage, on the case, read from JSONL lines and records, and keyed in the
+cache. Numbers are checked and never coerced from text."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import agentmetrics as am
+from agentmetrics import AgentTestCase, InvalidCaseError, MissingFieldError, UnreadableCase
+from agentmetrics.engine._cache import case_keys
+
+NUMBERS = st.one_of(st.integers(min_value=0, max_value=10**9),
+                    st.floats(min_value=0, max_value=1e12, allow_nan=False, allow_infinity=False))
+
+
+def reference_amount(value):
+    """What a latency or cost may be, written out: None, or a finite int or float at or
+    above 0 that is not a bool; kept as a float."""
+    if value is None:
+        return "none"
+    if type(value) not in (int, float) or isinstance(value, bool):
+        return "refused"
+    return float(value) if math.isfinite(value) and value >= 0 else "refused"
+
+
+@given(st.one_of(NUMBERS, st.floats(), st.integers(), st.text(max_size=4), st.booleans(), st.none(),
+                 st.lists(st.integers(), max_size=2)))
+def test_latency_and_cost_are_numbers_checked_never_coerced(value):
+    for field in ("latency", "cost"):
+        expected = reference_amount(value)
+        if expected == "refused":
+            with pytest.raises(InvalidCaseError, match=f"AgentTestCase.{field}: expected"):
+                AgentTestCase(**{field: value})
+        else:
+            got = getattr(AgentTestCase(**{field: value}), field)
+            assert got == (None if expected == "none" else expected)
+            assert got is None or type(got) is float
+
+
+def test_usage_is_token_counts():
+    assert AgentTestCase(usage={"input_tokens": 3, "output_tokens": 0}).usage == {
+        "input_tokens": 3, "output_tokens": 0}
+    for bad in ({"input_tokens": 1.5}, {"input_tokens": -1}, {"input_tokens": True}, {1: 2}, [1]):
+        with pytest.raises(InvalidCaseError, match="AgentTestCase.usage"):
+            AgentTestCase(usage=bad)
+
+
+LINE = {"id": "r1", "actual_output": "Paris", "expected_output": {"city": "Paris"},
+        "latency": 1.25, "cost": 0.002, "usage": {"input_tokens": 10, "output_tokens": 2},
+        "tool_calls": ["search"], "expected_tool_calls": ["search"]}
+
+
+def test_a_jsonl_line_and_a_record_carry_the_fields_alike():
+    (case,) = am.read_cases(io.StringIO(json.dumps(LINE) + "\n"))
+    assert (case.expected_output, case.latency, case.cost, case.usage) == (
+        {"city": "Paris"}, 1.25, 0.002, {"input_tokens": 10, "output_tokens": 2})
+    batch = am.ToolCallBatch.from_records([LINE, {"tool_calls": [], "expected_tool_calls": []}])
+    assert batch.cases[0] == case
+    assert (batch.cases[1].latency, batch.cases[1].expected_output) == (None, None)
+
+
+def test_text_where_seconds_are_expected_is_a_row_error_naming_the_line_and_field():
+    lines = io.StringIO(json.dumps({**LINE, "latency": "1.25"}) + "\n" + json.dumps(LINE) + "\n")
+    bad, good = am.read_cases(lines, errors="record")
+    assert isinstance(bad, UnreadableCase) and "<stream>:1:" in bad.message
+    assert "latency: expected seconds as a number" in bad.message and good.latency == 1.25
+    result = am.evaluate([{**LINE, "cost": "free"}, LINE], "tool_selection_accuracy", errors="record")
+    assert len(result) == 2 and "cost" in result["tool_selection_accuracy"].errors[0]
+
+
+def test_a_missing_field_says_what_to_give_for_its_type():
+    message = str(MissingFieldError("latency_budget", "latency"))
+    assert "latency=... (the run's wall time in seconds, a number)" in message
+    assert "empty list" not in str(MissingFieldError("answer", "expected_output"))
+    assert "empty list is allowed" in str(MissingFieldError("m", "tool_calls"))
+
+
+def test_every_new_field_is_in_the_default_cache_key():
+    base = AgentTestCase(actual_output="Paris", expected_output="Paris", latency=1.0, cost=0.1,
+                         usage={"input_tokens": 1})
+    changed = [AgentTestCase(actual_output="Paris", expected_output="Lyon", latency=1.0, cost=0.1,
+                             usage={"input_tokens": 1}),
+               AgentTestCase(actual_output="Paris", expected_output="Paris", latency=2.0, cost=0.1,
+                             usage={"input_tokens": 1}),
+               AgentTestCase(actual_output="Paris", expected_output="Paris", latency=1.0, cost=0.2,
+                             usage={"input_tokens": 1}),
+               AgentTestCase(actual_output="Paris", expected_output="Paris", latency=1.0, cost=0.1,
+                             usage={"input_tokens": 2})]
+    metric = am.get_metric("tool_selection_accuracy")
+    keys = case_keys(metric, [base, *changed])
+    assert None not in keys and len(set(keys)) == 5
+
+
+def test_numpy_numbers_are_numbers_and_numpy_bools_are_not():
+    import numpy as np
+
+    assert AgentTestCase(latency=np.float64(1.5), cost=np.int64(2)).latency == 1.5
+    assert type(AgentTestCase(cost=np.int64(2)).cost) is float
+    for bad in (np.bool_(True), np.array([1.0]), np.float64("nan")):
+        with pytest.raises(InvalidCaseError, match="AgentTestCase.latency"):
+            AgentTestCase(latency=bad)
