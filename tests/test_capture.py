@@ -356,8 +356,39 @@ def test_save_writes_a_case_file_evaluate_reads(server, client, tmp_path):
     assert [call.output for call in cases[0].tool_calls] == [
         call.output for call in run.tool_calls]
     assert cases[0].metadata == {"id": "cancel-1", "captured_turns": 3}
+    # What capture measured besides the calls is kept too (issue 51).
+    assert cases[0].latency == run.latency and cases[0].latency > 0
+    assert cases[0].usage == run.case().usage
     rows = am.evaluate(cases, am.ToolSelectionAccuracy()).to_dicts()
     assert [row["tool_selection_accuracy"] for row in rows] == [1.0, 0.5]
+
+
+def test_a_case_gets_the_blocks_latency_and_the_usage_every_response_reported(server, client):
+    with am.capture() as run:
+        assert run.latency is None  # not ended yet
+        _two_turns(client, server, stream=False)
+    assert run.latency is not None and run.latency > 0
+    case = run.case("Cancel order 12345", ["GetOrder", "CancelOrder"], expected_output="done")
+    assert case.latency == run.latency and case.expected_output == "done"
+    usage = run.usage
+    assert usage.turns and not usage.unreported
+    assert case.usage == {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
+                          "total_tokens": usage.total_tokens}
+    multi = run.case("Cancel order 12345", expected_turns=[["GetOrder", "CancelOrder"]])
+    assert multi.latency == run.latency and multi.usage == case.usage
+
+
+def test_a_run_with_a_response_that_reported_no_usage_gives_no_usage():
+    # A sum missing a response's tokens is a lower bound: it is not the run's usage.
+    assert Run._usage_of([]) is None
+    def turn(usage):
+        return Turn(index=0, provider="openai", format="openai_chat", endpoint="/v1/chat/completions",
+                    model="m", tool_calls=(), usage=usage, latency=0.1, streamed=False, source="httpx")
+
+    reported = turn(Usage(3, 2, 5, turns=1))
+    silent = turn(Usage(turns=1, unreported=1))
+    assert Run._usage_of([reported]) == {"input_tokens": 3, "output_tokens": 2, "total_tokens": 5}
+    assert Run._usage_of([reported, silent]) is None
 
 
 # -- the context manager ------------------------------------------------------------

@@ -4,6 +4,7 @@ from the model responses the process received inside a ``with`` block."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from contextvars import Token
 from types import TracebackType
@@ -29,6 +30,13 @@ _NO_TRAFFIC = (
 )
 
 
+def _total(turns: Sequence[Turn]) -> Usage:
+    total = Usage()
+    for turn in turns:
+        total = total + turn.usage
+    return total
+
+
 class Run:
     """What one :func:`capture` recorded, read on demand.
 
@@ -36,11 +44,20 @@ class Run:
     ``usage`` and :meth:`case` need every response read exactly and raise
     :class:`~agentmetrics.errors.CaptureError` otherwise."""
 
-    __slots__ = ("_label", "_recorder")
+    __slots__ = ("_ended", "_label", "_recorder", "_started")
 
     def __init__(self, recorder: Recorder, label: str = "capture") -> None:
         self._recorder = recorder
         self._label = label
+        self._started: float | None = None  # time.perf_counter() at the block's start
+        self._ended: float | None = None  # ... and at its end
+
+    @property
+    def latency(self) -> float | None:
+        """The ``with`` block's wall time in seconds, once it has ended (None before)."""
+        if self._started is None or self._ended is None:
+            return None
+        return self._ended - self._started
 
     # ------------------------------------------------------------------ reading
 
@@ -86,10 +103,7 @@ class Run:
     @property
     def usage(self) -> Usage:
         """Token usage summed over the turns (``unreported`` counts turns without it)."""
-        total = Usage()
-        for turn in self.turns:
-            total = total + turn.usage
-        return total
+        return _total(self.turns)
 
     def case(
         self,
@@ -97,6 +111,7 @@ class Run:
         expected_tool_calls: Iterable[Any] | None = None,
         *,
         actual_output: Any = None,
+        expected_output: Any = None,
         metadata: Mapping[str, Any] | None = None,
         id: Any = None,
         expected_turns: Sequence[Iterable[Any] | None] | None = None,
@@ -105,7 +120,10 @@ class Run:
         """The run as an :class:`~agentmetrics.AgentTestCase`.
 
         The case's fields are given here (``input``, ``expected_tool_calls``,
-        ``actual_output``, ``metadata``); its calls are the run's. ``id`` goes
+        ``actual_output``, ``expected_output``, ``metadata``); its calls are the
+        run's, its ``latency`` the block's wall time, and its ``usage`` the
+        tokens the responses reported (None when one of them reported none, so
+        that a sum is never a lower bound taken for the whole). ``id`` goes
         into ``metadata["id"]``, as a case file's ``id`` does, so reports name
         the case; ``metadata["captured_turns"]`` counts the model responses.
 
@@ -122,11 +140,13 @@ class Run:
             turns = self._checked()
             info = {"captured_turns": len(turns), **({} if metadata is None else metadata),
                     **({} if id is None else {"id": id})}
+            measured = {"expected_output": expected_output, "latency": self.latency,
+                        "usage": self._usage_of(turns)}
             if expected_turns is None:
                 return AgentTestCase(
                     input=input, actual_output=actual_output,
                     tool_calls=[call for turn in turns for call in turn.tool_calls],
-                    expected_tool_calls=expected_tool_calls, metadata=info)
+                    expected_tool_calls=expected_tool_calls, metadata=info, **measured)
             groups = self._user_turns(turns)
             if isinstance(expected_turns, (str, bytes)) or len(expected_turns) != len(groups):
                 raise CaptureError(
@@ -135,7 +155,7 @@ class Run:
                     f"{describe(expected_turns)}. Fix: give one entry per user turn, or "
                     f"leave out expected_turns for a single-turn case.")
             return AgentTestCase(
-                input=input, actual_output=actual_output, metadata=info,
+                input=input, actual_output=actual_output, metadata=info, **measured,
                 turns=[AgentTestCase(input=text, tool_calls=list(calls),
                                      expected_tool_calls=expected)
                        for (text, calls), expected in zip(groups, expected_turns)])
@@ -143,6 +163,15 @@ class Run:
             if errors == "raise":
                 raise
             return UnreadableCase(self._label, 0, str(error), id=id)
+
+    @staticmethod
+    def _usage_of(turns: Sequence[Turn]) -> dict[str, int] | None:
+        """The run's token counts for a case: None unless every response reported its usage."""
+        total = _total(turns)
+        if not total.turns or total.unreported:
+            return None
+        return {"input_tokens": total.input_tokens, "output_tokens": total.output_tokens,
+                "total_tokens": total.total_tokens}
 
     @staticmethod
     def _user_turns(turns: Sequence[Turn]) -> list[tuple[Any, list[ToolCall]]]:
@@ -204,10 +233,12 @@ class Capture:
         else:
             self._token = ACTIVE.set((*ACTIVE.get(), self._recorder))
         _hooks.entered()
+        self.run._started = time.perf_counter()
         return self.run
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  traceback: TracebackType | None) -> None:
+        self.run._ended = time.perf_counter()
         token, self._token = self._token, None
         if self._recorder in PROCESS:
             PROCESS.remove(self._recorder)

@@ -66,4 +66,8 @@ def case_line(case: Any) -> dict[str, Any]:
         record["metadata"] = case.metadata
     if case.turns is not None:
         record["turns"] = [case_line(turn) for turn in case.turns]
+    for field in ("expected_output", "latency", "cost", "usage"):
+        value = getattr(case, field)
+        if value is not None:
+            record[field] = value
     return record
