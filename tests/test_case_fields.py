@@ -106,3 +106,58 @@ def test_numpy_numbers_are_numbers_and_numpy_bools_are_not():
     for bad in (np.bool_(True), np.array([1.0]), np.float64("nan")):
         with pytest.raises(InvalidCaseError, match="AgentTestCase.latency"):
             AgentTestCase(latency=bad)
+
+
+class AnswerWithin(am.Metric):
+    """1.0 when the answer is the reference and came within the latency budget."""
+
+    name = "answer_within"
+
+    def measure(self, case):
+        if case.latency is None:
+            return 0.0, "no latency"
+        good = case.actual_output == case.expected_output and case.latency <= 2.0
+        return float(good), f"{case.actual_output!r} in {case.latency}s"
+
+
+ROWS = {"tool_calls": [["search"], ["search"], []],
+        "expected_tool_calls": [["search"], ["search"], []],
+        "actual_output": ["Paris", "Lyon", "Rome"],
+        "expected_output": ["Paris", "Paris", "Rome"],
+        "latency": [1.0, 1.0, float("nan")]}
+
+
+def reference_values(rows):
+    values = []
+    for out, want, seconds in zip(rows["actual_output"], rows["expected_output"], rows["latency"]):
+        values.append(0.0 if seconds != seconds else float(out == want and seconds <= 2.0))
+    return values
+
+
+def test_a_dataframe_an_arrow_table_and_a_partition_read_the_case_fields():
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    from agentmetrics import partition
+
+    expected = reference_values(ROWS)  # [1.0, 0.0, 0.0]: a NaN latency is "not given"
+    frame = pd.DataFrame(ROWS)
+    assert am.evaluate(frame, AnswerWithin())["answer_within"].values.tolist() == expected
+    table = pa.table({**ROWS, "latency": [1.0, 1.0, None]})
+    assert am.evaluate(table, AnswerWithin())["answer_within"].values.tolist() == expected
+    for data in (frame, table):
+        rows, _ = partition.score(data, [AnswerWithin()])
+        column = rows["answer_within"] if hasattr(rows, "columns") else rows.column("answer_within")
+        assert list(column.tolist() if hasattr(column, "tolist") else column.to_pylist()) == expected
+    # Only call columns: the columnar path, as before (no case object each).
+    plain = am.ToolCallBatch.from_pandas(frame[["tool_calls", "expected_tool_calls"]])
+    assert plain.cases is None
+
+
+def test_text_in_a_latency_column_is_refused_naming_the_row_and_field():
+    pd = pytest.importorskip("pandas")
+
+    frame = pd.DataFrame({**ROWS, "latency": [1.0, "2s", 1.0]})
+    with pytest.raises(InvalidCaseError, match=r"1.*latency"):
+        am.evaluate(frame, AnswerWithin())
+    result = am.evaluate(frame, AnswerWithin(), errors="record")
+    assert list(result["answer_within"].errors) == [1] and len(result) == 3

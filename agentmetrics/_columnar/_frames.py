@@ -16,10 +16,14 @@ import numpy as np
 from agentmetrics._base._optional import require
 from agentmetrics._columnar._arrow import check_unique_columns
 from agentmetrics.errors import InvalidCaseError
-from agentmetrics.model._model import describe
+from agentmetrics.model._model import describe, is_not_given
 
-__all__ = ["FrameColumns", "frame_columns", "holds_mappings", "is_arrow_list", "object_records",
-           "refuse_row"]
+__all__ = ["TABLE_FIELDS", "FrameColumns", "add_fields", "field_columns", "frame_columns",
+           "holds_mappings", "is_arrow_list", "object_records", "refuse_row"]
+
+#: The case fields a table (a DataFrame, an Arrow table, a partition) may hold in columns
+#: of these names beside its call columns and ids; each row's values go into its case.
+TABLE_FIELDS = ("input", "actual_output", "expected_output", "latency", "cost", "usage", "metadata")
 
 
 @attrs.frozen(slots=True)
@@ -32,6 +36,7 @@ class FrameColumns:
     called: Any
     expected: Any
     ids: tuple[Any, ...] | None
+    fields: dict[str, list[Any]] = attrs.field(factory=dict)
 
 
 def frame_columns(frame: Any, *, tool_calls: str, expected_tool_calls: str,
@@ -57,12 +62,36 @@ def frame_columns(frame: Any, *, tool_calls: str, expected_tool_calls: str,
     else:
         case_ids = tuple(frame.index.tolist())
     called, expected = frame[tool_calls], frame[expected_tool_calls]
-    if holds_mappings(called) or holds_mappings(expected):
-        return FrameColumns("objects", called.tolist(), expected.tolist(), case_ids)
+    fields = {name: frame[name].tolist() for name in field_columns(frame.columns)
+              if name not in (tool_calls, expected_tool_calls, id)}
+    if fields or holds_mappings(called) or holds_mappings(expected):
+        # Cases with more than calls are read as records, every field by the reference.
+        return FrameColumns("objects", called.tolist(), expected.tolist(), case_ids, fields)
     if is_arrow_list(called) and is_arrow_list(expected):
         pa = require("pyarrow", "arrow")
         return FrameColumns("arrow", pa.array(called.array), pa.array(expected.array), case_ids)
     return FrameColumns("lists", called.tolist(), expected.tolist(), case_ids)
+
+
+def field_columns(present: Any) -> tuple[str, ...]:
+    """The case fields among a table's column names, in TABLE_FIELDS' order."""
+    names = {str(name) for name in present}
+    return tuple(field for field in TABLE_FIELDS if field in names)
+
+
+def add_fields(records: list[Any], fields: Mapping[str, Sequence[Any]]) -> list[Any]:
+    """``records`` (one a row; an UnreadableCase stays as it is) with each row's
+    value of every field column; a missing cell (None, NaN, ``pd.NA``) gives no
+    value, so the case's field is "not given"."""
+    for name, values in fields.items():
+        if len(values) != len(records):
+            raise InvalidCaseError(f"{name}: expected one value a row ({len(records)}), got "
+                                   f"{len(values)}.")
+        for record, value in zip(records, values):
+            value = _cell(value)
+            if isinstance(record, dict) and not is_not_given(value):
+                record[name] = value
+    return records
 
 
 def holds_mappings(series: Any) -> bool:
@@ -89,17 +118,18 @@ def is_arrow_list(series: Any, *, or_null: bool = False) -> bool:
                 or (or_null and pa.types.is_null(pyarrow_dtype)))
 
 
-def object_records(called: Sequence[Any], expected: Sequence[Any],
-                   ids: Sequence[Any] | None) -> list[dict[str, Any]]:
+def object_records(called: Sequence[Any], expected: Sequence[Any], ids: Sequence[Any] | None,
+                   fields: Mapping[str, Sequence[Any]] | None = None) -> list[dict[str, Any]]:
     """Two columns of call lists holding call objects (a DataFrame's object
-    columns) as the records the records' reading takes, arguments included."""
+    columns) as the records the records' reading takes, arguments included,
+    with the values of the ``fields`` columns (see :func:`add_fields`)."""
     records: list[dict[str, Any]] = [
         {"tool_calls": _cell(a), "expected_tool_calls": _cell(b)}
         for a, b in zip(called, expected)]
     if ids is not None:
         for record, identity in zip(records, ids):
             record["id"] = identity
-    return records
+    return add_fields(records, fields or {})
 
 
 def _cell(value: Any) -> Any:

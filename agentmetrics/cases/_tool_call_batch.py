@@ -26,7 +26,7 @@ from agentmetrics._columnar import (
     ingest,
     records_from_arrow,
 )
-from agentmetrics._columnar._frames import frame_columns, object_records, refuse_row
+from agentmetrics._columnar._frames import add_fields, frame_columns, object_records, refuse_row
 from agentmetrics._columnar._names import as_chunked, encode_arrow_names, offsets_from_lengths
 from agentmetrics.cases._encode import NameEncoder
 from agentmetrics.errors import InvalidCaseError
@@ -297,7 +297,7 @@ class ToolCallBatch:
         read = frame_columns(frame, tool_calls=tool_calls,
                              expected_tool_calls=expected_tool_calls, id=id)
         if read.kind == "objects":
-            batch = cls.from_object_columns(read.called, read.expected, read.ids)
+            batch = cls.from_object_columns(read.called, read.expected, read.ids, fields=read.fields)
             if errors == "raise" and batch.invalid:
                 row = min(batch.invalid)
                 raise refuse_row(row, batch.case_id(row),
@@ -312,11 +312,13 @@ class ToolCallBatch:
 
     @classmethod
     def from_object_columns(cls, called: Sequence[Any], expected: Sequence[Any],
-                            ids: Sequence[Any] | None) -> ToolCallBatch:
+                            ids: Sequence[Any] | None, *,
+                            fields: Mapping[str, Sequence[Any]] | None = None) -> ToolCallBatch:
         """Two columns of call lists holding call objects (a DataFrame's object
-        columns), read as records, arguments included; unreadable rows kept
-        as invalid rows."""
-        batch = cls.from_records(object_records(called, expected, ids), errors="record")
+        columns), read as records, arguments included, with the case fields of
+        ``fields`` (column values by field name); unreadable rows kept as
+        invalid rows."""
+        batch = cls.from_records(object_records(called, expected, ids, fields), errors="record")
         return batch if ids is not None else attrs.evolve(batch, case_ids=None)
 
     @classmethod
@@ -327,6 +329,7 @@ class ToolCallBatch:
         expected_tool_calls: pa.Array | pa.ChunkedArray,
         ids: Sequence[Any] | pa.Array | pa.ChunkedArray | None = None,
         errors: ErrorsMode = "raise",
+        fields: Mapping[str, Any] | None = None,
     ) -> ToolCallBatch:
         """Encode two ``list<string>`` Arrow columns with Arrow compute (needs pyarrow).
 
@@ -334,21 +337,26 @@ class ToolCallBatch:
         name. Columns of ``list<dictionary<string>>`` (Parquet's dictionary
         encoding, kept with ``read_dictionary=``) skip the hashing and keep
         their codes. A null list means "not given"; a null or empty name is an
-        invalid row.
+        invalid row. ``fields`` (case field name -> an Arrow column or a list,
+        one value a row: ``actual_output``, ``expected_output``, ``latency``...)
+        sends the rows through the records' reading, which puts each value in
+        its case and checks it as a case file's line is checked.
         """
         check_errors_mode(errors)
         require("pyarrow", "arrow")
         if ids is not None and not isinstance(ids, (list, tuple)):
             ids = ids.to_pylist()  # type: ignore[union-attr]
         given = [as_chunked(tool_calls, "tool_calls"), as_chunked(expected_tool_calls, "expected_tool_calls")]
-        if any(holds_call_objects(column) for column in given):
+        if fields or any(holds_call_objects(column) for column in given):
             if len(given[0]) != len(given[1]):
                 raise InvalidCaseError(
                     f"from_arrow: tool_calls has {len(given[0])} rows but "
                     f"expected_tool_calls has {len(given[1])}; they must be parallel.")
             if ids is not None and len(ids) != len(given[0]):
                 raise InvalidCaseError(f"from_arrow: ids has {len(ids)} rows, the columns {len(given[0])}.")
-            records = records_from_arrow(given[0], given[1], ids)
+            records = add_fields(records_from_arrow(given[0], given[1], ids), {
+                name: column if isinstance(column, (list, tuple)) else column.to_pylist()
+                for name, column in (fields or {}).items()})
             batch = cls.from_ingested(ingest(records, errors="record", where="row"))
             if ids is None:
                 batch = attrs.evolve(batch, case_ids=None)

@@ -32,7 +32,7 @@ from agentmetrics._base._optional import require
 from agentmetrics._base._prefetch import prefetched
 from agentmetrics._base._types import ErrorsMode
 from agentmetrics._columnar import case_from_record, check_unique_columns
-from agentmetrics._columnar._frames import holds_mappings, is_arrow_list
+from agentmetrics._columnar._frames import field_columns, holds_mappings, is_arrow_list
 from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 from agentmetrics.io._arrow_lines import name_list_chunks, readable_as_arrow
@@ -78,6 +78,7 @@ def read_batch(cases: Any, errors: ErrorsMode,
             expected_tool_calls=cases.column("expected_tool_calls"),
             ids=cases.column("id") if "id" in cases.column_names else None,
             errors=errors,
+            fields={name: cases.column(name) for name in field_columns(cases.column_names)},
         )
     if isinstance(cases, (AgentTestCase, str, bytes, Mapping)) or not isinstance(cases, Iterable):
         raise InvalidParameterError(
@@ -200,13 +201,17 @@ def _from_pandas(frame: Any, names: dict[str, str | None], keep: tuple[str, ...]
     # than 0 is where the rows are in the whole; from 0 it may be a batch's own.
     first = (int(index.start) if isinstance(index, pd.RangeIndex) and index.step == 1
              and index.name is None and index.start != 0 else None)
+    fields = {name: frame[name].tolist() for name in field_columns(present)
+              if name not in (names["tool_calls"], names["expected_tool_calls"], names["id"])}
     if is_arrow_list(called, or_null=True) and is_arrow_list(expected, or_null=True):
         batch = ToolCallBatch.from_arrow(tool_calls=pa.array(called.array),
                                          expected_tool_calls=pa.array(expected.array),
-                                         ids=id_values, errors="record")
-    elif holds_mappings(called) or holds_mappings(expected):
-        # Call objects in object columns: read as records, arguments included.
-        batch = ToolCallBatch.from_object_columns(called.tolist(), expected.tolist(), id_values)
+                                         ids=id_values, errors="record", fields=fields)
+    elif fields or holds_mappings(called) or holds_mappings(expected):
+        # Call objects in object columns, or cases with more than calls: read as
+        # records, arguments and every field included.
+        batch = ToolCallBatch.from_object_columns(called.tolist(), expected.tolist(), id_values,
+                                                  fields=fields)
     else:
         batch = ToolCallBatch.from_columns(tool_calls=called.tolist(),
                                            expected_tool_calls=expected.tolist(),
@@ -236,7 +241,9 @@ def _from_arrow(table: Any, names: dict[str, str | None],
     batch = ToolCallBatch.from_arrow(
         tool_calls=table.column(names["tool_calls"]),
         expected_tool_calls=table.column(names["expected_tool_calls"]),
-        ids=None if id_name is None else ids, errors="record")
+        ids=None if id_name is None else ids, errors="record",
+        fields={name: table.column(name) for name in field_columns(table.column_names)
+                if name not in (names["tool_calls"], names["expected_tool_calls"], names["id"])})
     return batch, ids, {name: table.column(name).combine_chunks() for name in keep}
 
 
