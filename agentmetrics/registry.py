@@ -119,6 +119,10 @@ class MetricDescription:
     error: str | None = None
     #: Constructor parameters without a default: the metric is built only with them.
     needs: tuple[str, ...] = ()
+    #: The values the metric can take, ``(low, high)``; an end may be infinite.
+    value_range: tuple[float, float] | None = None
+    #: The values' unit ("s", "USD", "tokens"); None for a share or score.
+    unit: str | None = None
 
     @classmethod
     def of(cls, info: MetricInfo, metric_cls: type[Metric]) -> MetricDescription:
@@ -150,7 +154,19 @@ class MetricDescription:
             parameters=parameters,
             error=error,
             needs=needs,
+            value_range=_declared_range(metric_cls),
+            unit=metric_cls.unit if isinstance(metric_cls.unit, str) else None,
         )
+
+
+def _declared_range(metric_cls: type[Metric]) -> tuple[float, float] | None:
+    """The class's ``value_range`` as floats, or None if it declares none usable
+    (building the class then says why: see ``error``)."""
+    try:
+        low, high = (float(bound) for bound in metric_cls.value_range)
+    except (TypeError, ValueError):
+        return None
+    return (low, high)
 
 
 def _autoload_disabled() -> bool:
