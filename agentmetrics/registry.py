@@ -36,7 +36,7 @@ from agentmetrics.errors import (
     MetricNameError,
     MetricNotFoundError,
 )
-from agentmetrics.metric._metric import METRIC_NAME_PATTERN, Metric, declared_name
+from agentmetrics.metric._metric import METRIC_NAME_PATTERN, Metric, check_metric_class, declared_name
 
 __all__ = [
     "DISABLE_AUTOLOAD_ENV",
@@ -243,6 +243,7 @@ class _Registry:
                 f"{type(replace).__name__} {replace!r}."
             )
         name = declared_name(cls)
+        check_metric_class(cls)  # a wrong class attribute is the class's error, at once
         with self._lock:
             if name in self._local and self._local[name] is not cls and not replace:
                 taken_by = f"{self._local[name].__module__}.{self._local[name].__qualname__}"

@@ -38,6 +38,6 @@ def range_text(value_range: tuple[float, float]) -> str:
 
 
 def with_unit(text: str, unit: str | None) -> str:
-    """``text`` (a metric's label, a number) with the values' unit after it,
+    """``text`` (a metric's label) with the values' unit after it,
     ``latency (s)``; ``text`` itself for a share or score (no unit)."""
     return text if unit is None else f"{text} ({unit})"

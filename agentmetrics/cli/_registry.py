@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import IO, Any
 
-from agentmetrics._base._display import range_text, with_unit
+from agentmetrics._base._display import range_text
 from agentmetrics.cli._common import output_width, print_table
 from agentmetrics.registry import OWN_DISTRIBUTION, MetricDescription, describe_metric, describe_metrics
 
@@ -122,7 +122,8 @@ def run_describe(args: argparse.Namespace, out: IO[str]) -> int:
             ("higher is better", _yes_no(described.higher_is_better)),
             ("required fields", ", ".join(described.required_fields) or "none"),
             ("values", _values_text(described)),
-            ("default threshold", with_unit(f"{described.default_threshold:g}", described.unit)),
+            ("default threshold", f"{described.default_threshold:g}"
+             + (f" {described.unit}" if described.unit else "")),
             ("parameters", ", ".join(f"{k}={v!r}" for k, v in parameters.items()) or "none"),
             ("status", f"ok (needs {', '.join(described.needs)})" if described.needs else "ok"),
         ]
