@@ -346,3 +346,33 @@ def test_passed_follows_the_direction_for_any_finite_range(drawn):
                                         np.array(expected, dtype=bool), {},
                                         lambda row: "given"))
     assert checked.passed.tolist() == expected
+
+
+class Timed(Latency):
+    """Seconds per call: the conformance kit's generated cases have no recorded time."""
+
+    name: ClassVar[str] = "timed"
+
+    def measure(self, case):
+        seconds = case.metadata.get("seconds", 0.5 * len(case.tool_calls or ()))
+        return float(seconds), f"took {seconds:g} s"
+
+
+class Unbounded(Timed):
+    name: ClassVar[str] = "unbounded"
+    value_range: ClassVar[tuple[float, float]] = (-math.inf, math.inf)
+
+
+class Sloppy(Timed):
+    name: ClassVar[str] = "sloppy"
+    default_threshold: ClassVar[float] = -1.0
+
+
+def test_the_conformance_kit_checks_a_metric_in_its_own_units():
+    from agentmetrics.testing import MetricConformanceError, check_metric
+
+    check_metric(Timed, cases=cases())
+    check_metric(Timed, {"threshold": 1e9}, cases=cases())
+    check_metric(Unbounded, cases=cases([-3.0, 0.0, 8.5]))
+    with pytest.raises(MetricConformanceError, match=r"class attributes: Sloppy.default_threshold"):
+        check_metric(Sloppy, cases=cases())
