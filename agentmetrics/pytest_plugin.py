@@ -19,6 +19,7 @@ resolved when a marked test runs.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Generator, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -304,7 +305,10 @@ def _score_item(item: pytest.Item, markers: list[pytest.Mark]) -> None:
                 "case_id": _plain(case.metadata.get("id")),
                 "threshold": metric.threshold,
                 "higher_is_better": bool(metric.higher_is_better),
-                "value_range": [float(v) for v in type(metric).value_range],
+                # An infinite end as null: JSON has no infinity.
+                "value_range": [None if math.isinf(v) else float(v)
+                                for v in type(metric).value_range],
+                "unit": type(metric).unit,
                 "version": str(type(metric).version),
                 "tool_calls": _names(case.tool_calls),
                 "expected_tool_calls": _names(case.expected_tool_calls),
@@ -326,8 +330,10 @@ def _score_item(item: pytest.Item, markers: list[pytest.Mark]) -> None:
         pytest.fail(_failure_report(failed, len(evaluations)), pytrace=False)
 
 
-def _format(value: float | None, digits: int) -> str:
-    return "error" if value is None else f"{value:.{digits}f}"
+def _format(value: float | None, digits: int, unit: str | None = None) -> str:
+    if value is None:
+        return "error"
+    return f"{value:.{digits}f}" if unit is None else f"{value:.{digits}f} {unit}"
 
 
 def _failure_report(failed: list[dict[str, Any]], total: int) -> str:
@@ -340,8 +346,8 @@ def _failure_report(failed: list[dict[str, Any]], total: int) -> str:
         rows.append((
             case,
             record["metric"],
-            _format(record["value"], 2),
-            f"{record['threshold']:g}",
+            _format(record["value"], 2, record.get("unit")),
+            f"{record['threshold']:g}" + (f" {record['unit']}" if record.get("unit") else ""),
             record["reason"] if record["error"] is None else f"error: {record['error']}",
         ))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
@@ -541,6 +547,12 @@ class _Collector:
             handle.write("\n")
 
 
+def _range_in(value_range: Any) -> tuple[float, float]:
+    """A record's ``value_range``, a null end infinite."""
+    low, high = value_range
+    return (-math.inf if low is None else float(low), math.inf if high is None else float(high))
+
+
 def session_results(evaluations: list[dict[str, Any]]) -> list[tuple[str, Any]]:
     """A session's evaluations as EvaluationResults, one per metric
     configuration, its cases the tests' recorded runs (keyed ``(test, case)``),
@@ -564,7 +576,7 @@ def session_results(evaluations: list[dict[str, Any]]) -> list[tuple[str, Any]]:
         spec = MetricSpec(label=label, name=first["name"], version=first.get("version", "1"),
                           source="", params=first["params"], threshold=first["threshold"],
                           higher_is_better=first["higher_is_better"],
-                          value_range=tuple(first.get("value_range", (0.0, 1.0))))
+                          value_range=_range_in(first.get("value_range", (0.0, 1.0))))
         batch = ToolCallBatch.from_columns(
             tool_calls=[r.get("tool_calls") for r in group],
             expected_tool_calls=[r.get("expected_tool_calls") for r in group],

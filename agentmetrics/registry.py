@@ -36,7 +36,7 @@ from agentmetrics.errors import (
     MetricNameError,
     MetricNotFoundError,
 )
-from agentmetrics.metric._metric import METRIC_NAME_PATTERN, Metric, declared_name
+from agentmetrics.metric._metric import METRIC_NAME_PATTERN, Metric, check_metric_class, declared_name
 
 __all__ = [
     "DISABLE_AUTOLOAD_ENV",
@@ -119,6 +119,10 @@ class MetricDescription:
     error: str | None = None
     #: Constructor parameters without a default: the metric is built only with them.
     needs: tuple[str, ...] = ()
+    #: The values the metric can take, ``(low, high)``; an end may be infinite.
+    value_range: tuple[float, float] | None = None
+    #: The values' unit ("s", "USD", "tokens"); None for a share or score.
+    unit: str | None = None
 
     @classmethod
     def of(cls, info: MetricInfo, metric_cls: type[Metric]) -> MetricDescription:
@@ -150,7 +154,19 @@ class MetricDescription:
             parameters=parameters,
             error=error,
             needs=needs,
+            value_range=_declared_range(metric_cls),
+            unit=metric_cls.unit if isinstance(metric_cls.unit, str) else None,
         )
+
+
+def _declared_range(metric_cls: type[Metric]) -> tuple[float, float] | None:
+    """The class's ``value_range`` as floats, or None if it declares none usable
+    (building the class then says why: see ``error``)."""
+    try:
+        low, high = (float(bound) for bound in metric_cls.value_range)
+    except (TypeError, ValueError):
+        return None
+    return (low, high)
 
 
 def _autoload_disabled() -> bool:
@@ -227,6 +243,7 @@ class _Registry:
                 f"{type(replace).__name__} {replace!r}."
             )
         name = declared_name(cls)
+        check_metric_class(cls)  # a wrong class attribute is the class's error, at once
         with self._lock:
             if name in self._local and self._local[name] is not cls and not replace:
                 taken_by = f"{self._local[name].__module__}.{self._local[name].__qualname__}"

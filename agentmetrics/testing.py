@@ -8,11 +8,13 @@ was expected and what the agent called, in call order. Checks chain::
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import attrs
 
+from agentmetrics._base._display import range_text
 from agentmetrics.errors import (
     AgentMetricsError,
     InvalidCaseError,
@@ -20,7 +22,7 @@ from agentmetrics.errors import (
     InvalidParameterError,
     MissingFieldError,
 )
-from agentmetrics.metric._metric import METRIC_NAME_PATTERN, Metric
+from agentmetrics.metric._metric import METRIC_NAME_PATTERN, Metric, check_metric_class
 from agentmetrics.model._model import CASE_FIELDS, AgentTestCase, ToolCall, describe
 from agentmetrics.registry import resolve_metric
 
@@ -290,22 +292,44 @@ def _check_metadata(s: _Subject) -> None:
     description = cls.description
     if not isinstance(description, str) or not description.strip() or "\n" in description.strip():
         raise s.fail("description", f"expected one non-empty line, got {description!r}")
+    try:
+        check_metric_class(cls)  # value_range, unit, default_threshold and the others
+    except InvalidMetricError as error:
+        raise s.fail("class attributes", str(error)) from None
+
+
+def _inside(value_range: tuple[float, float]) -> float:
+    """A threshold a quarter of the way into ``value_range`` (0.25 for [0, 1]),
+    or a quarter past its one finite end."""
+    low, high = (float(bound) for bound in value_range)
+    if math.isfinite(low) and math.isfinite(high):
+        return low + (high - low) * 0.25
+    if math.isfinite(low):
+        return low + 0.25
+    return high - 0.25 if math.isfinite(high) else 0.25
 
 
 def _check_construction(s: _Subject) -> None:
     metric = s.metric
-    if not isinstance(metric.threshold, float) or not 0.0 <= metric.threshold <= 1.0:
-        raise s.fail("threshold", f"expected a float in [0, 1], got {metric.threshold!r}")
-    tuned = s.metric_cls(**{**s.params, "threshold": 0.25})
-    if tuned.threshold != 0.25:
-        raise s.fail("threshold", f"threshold=0.25 gave {tuned.threshold!r}")
+    low, high = s.metric_cls.value_range
+    if (not isinstance(metric.threshold, float) or not low <= metric.threshold <= high
+            or not math.isfinite(metric.threshold)):
+        raise s.fail("threshold", f"expected a float in {range_text((low, high))}, got "
+                                  f"{metric.threshold!r}")
+    inside = _inside((low, high))
+    tuned = s.metric_cls(**{**s.params, "threshold": inside})
+    if tuned.threshold != inside:
+        raise s.fail("threshold", f"threshold={inside!r} gave {tuned.threshold!r}")
 
 
 def _check_threshold_validation(s: _Subject) -> None:
-    import math
-
     s.metric  # noqa: B018 (a class that cannot be built fails here as construction)
-    for bad in (1.5, -0.1, math.nan, True, "0.8"):
+    low, high = (float(bound) for bound in s.metric_cls.value_range)
+    # Past each finite end of the range (1.5 and -0.1 for [0, 1]), then what no range holds.
+    outside = ([high + max(0.5, (high - low) / 2)] if math.isfinite(high) else []) + (
+        [low - 0.1 * max(1.0, high - low if math.isfinite(high) else 1.0)]
+        if math.isfinite(low) else [])
+    for bad in (*outside, math.nan, math.inf, True, "0.8"):
         try:
             s.metric_cls(**{**s.params, "threshold": bad})
         except ValueError:
@@ -320,8 +344,11 @@ def _check_scores(s: _Subject) -> None:
     for index, (case, score) in enumerate(zip(s.cases, s.scores())):
         if isinstance(score, Exception):
             continue
-        if type(score.value) is not float or not 0.0 <= score.value <= 1.0:
-            raise s.fail("value", f"case {index}: expected a float in [0, 1], got {score.value!r}")
+        low, high = s.metric_cls.value_range
+        if (type(score.value) is not float or not low <= score.value <= high
+                or not math.isfinite(score.value)):
+            raise s.fail("value", f"case {index}: expected a float in {range_text((low, high))}, "
+                                  f"got {score.value!r}")
         if type(score.passed) is not bool or score.passed != metric.passes(score.value):
             raise s.fail("passed", f"case {index}: passed={score.passed!r} for value {score.value!r} "
                                    f"and threshold {metric.threshold!r}")
@@ -398,7 +425,8 @@ def _check_repr(s: _Subject) -> None:
 _CHECKS: tuple[tuple[str, str, Callable[[_Subject], None]], ...] = (
     ("is_a_metric", "the class subclasses agentmetrics.Metric", _check_is_a_metric),
     ("metadata", "name, required_fields, the two flags and a one-line description", _check_metadata),
-    ("construction", "builds with the parameters; threshold a float in [0, 1], settable", _check_construction),
+    ("construction", "builds with the parameters; threshold a float in its value_range, settable",
+     _check_construction),
     ("threshold_validation", "a bad threshold raises ValueError", _check_threshold_validation),
     ("scores", "EvalScore types, bounds, passed, reason and fields on generated cases; repeatable",
      _check_scores),

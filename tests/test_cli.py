@@ -221,7 +221,8 @@ def test_list_shows_every_metric_with_its_metadata(capsys):
         "target": "agentmetrics.metrics._tool_selection:ToolSelectionAccuracy",
         "distribution": "agent-tool-metrics", "version": "0.1.0", "requires_llm_judge": False,
         "higher_is_better": True, "required_fields": ["tool_calls", "expected_tool_calls"],
-        "default_threshold": 0.8, "parameters": {"threshold": 0.8, "order_matters": False},
+        "default_threshold": 0.8, "value_range": [0.0, 1.0], "unit": None,
+        "parameters": {"threshold": 0.8, "order_matters": False},
         "description": "Intersection over union of tool names called and expected, optionally order-aware.",
         "needs": [], "shadows": None, "shadowed_by": None, "error": None}
 
@@ -237,6 +238,7 @@ def test_describe_a_metric(capsys):
         "requires LLM judge: no",
         "higher is better:   yes",
         "required fields:    tool_calls, expected_tool_calls",
+        "values:             [0, 1], no unit (a share or score)",
         "default threshold:  0.8",
         "parameters:         threshold=0.8, order_matters=False",
         "status:             ok",

@@ -159,7 +159,7 @@ def check_report(path, workers_note=""):
     assert len(evaluations) == 5, workers_note
     first = evaluations[0]
     assert set(first) == {"test", "metric", "name", "params", "config", "case", "case_id",
-                          "threshold", "higher_is_better", "value_range", "version",
+                          "threshold", "higher_is_better", "value_range", "unit", "version",
                           "tool_calls", "expected_tool_calls", "value", "passed", "reason",
                           "error"}
     failing = [e for e in evaluations if not e["passed"]]

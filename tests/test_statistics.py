@@ -770,6 +770,10 @@ def test_raw_values_are_not_clipped_unless_bounds_are_given():
     assert nan.estimate == 0.5 and math.isnan(nan.low) and math.isnan(nan.high)
     assert math.isnan(mean_interval([], bounds=(0.0, 1.0)).low)
     assert math.isnan(mean_interval([0.1, 0.9], cluster=["a", "a"], bounds=(0, 1)).high)
+    # An infinite end (a metric's value_range in seconds): clipped at the finite one alone.
+    seconds = mean_interval([0.01, 0.02, 9.0], bounds=(0.0, math.inf))
+    assert seconds.low == 0.0 and math.isfinite(seconds.high) and seconds.high > 9.0 / 3
+    assert mean_interval([0.01, 0.02, 9.0], bounds=(-math.inf, math.inf)).low < 0.0
 
 
 @pytest.mark.parametrize("bounds, message", [
@@ -778,10 +782,10 @@ def test_raw_values_are_not_clipped_unless_bounds_are_given():
     ((0.0,), r"bounds: expected a \(low, high\) pair, got tuple"),
     ("01", "bounds: expected a .* pair, got str"),
     (1.0, "bounds: expected a .* pair, got float"),
-    ((0.0, float("nan")), "bounds: expected two finite numbers"),
-    ((0.0, math.inf), "bounds: expected two finite numbers"),
-    ((False, True), "bounds: expected two finite numbers"),
-    ((0.0, "1"), "bounds: expected two finite numbers"),
+    ((0.0, float("nan")), "bounds: expected two numbers .low, high., neither NaN"),
+    ((math.inf, math.inf), "bounds: expected low < high"),
+    ((False, True), "bounds: expected two numbers"),
+    ((0.0, "1"), "bounds: expected two numbers"),
 ])
 def test_bounds_are_checked(bounds, message):
     with pytest.raises(InvalidParameterError, match=message) as raised:

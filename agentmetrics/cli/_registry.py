@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import IO, Any
 
+from agentmetrics._base._display import range_text
 from agentmetrics.cli._common import output_width, print_table
 from agentmetrics.registry import OWN_DISTRIBUTION, MetricDescription, describe_metric, describe_metrics
 
@@ -24,6 +25,10 @@ def _description_record(described: MetricDescription) -> dict[str, Any]:
         "higher_is_better": described.higher_is_better,
         "required_fields": None if described.required_fields is None else list(described.required_fields),
         "default_threshold": described.default_threshold,
+        # An infinite end as null: JSON has no infinity.
+        "value_range": None if described.value_range is None else [
+            None if abs(bound) == float("inf") else bound for bound in described.value_range],
+        "unit": described.unit,
         "parameters": None if described.parameters is None else {
             key: value if value is None or isinstance(value, (str, int, float, bool)) else repr(value)
             for key, value in described.parameters.items()
@@ -34,6 +39,13 @@ def _description_record(described: MetricDescription) -> dict[str, Any]:
         "shadowed_by": info.shadowed_by,
         "error": described.error,
     }
+
+
+def _values_text(described: MetricDescription) -> str:
+    """``[0, inf), unit s`` or ``[0, 1], no unit (a share or score)``: the
+    value_range and unit."""
+    shown = "-" if described.value_range is None else range_text(described.value_range)
+    return f"{shown}, unit {described.unit}" if described.unit else f"{shown}, no unit (a share or score)"
 
 
 def _yes_no(value: bool | None) -> str:
@@ -109,7 +121,9 @@ def run_describe(args: argparse.Namespace, out: IO[str]) -> int:
             ("requires LLM judge", _yes_no(described.requires_llm_judge)),
             ("higher is better", _yes_no(described.higher_is_better)),
             ("required fields", ", ".join(described.required_fields) or "none"),
-            ("default threshold", f"{described.default_threshold:g}"),
+            ("values", _values_text(described)),
+            ("default threshold", f"{described.default_threshold:g}"
+             + (f" {described.unit}" if described.unit else "")),
             ("parameters", ", ".join(f"{k}={v!r}" for k, v in parameters.items()) or "none"),
             ("status", f"ok (needs {', '.join(described.needs)})" if described.needs else "ok"),
         ]

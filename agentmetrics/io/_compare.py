@@ -81,6 +81,8 @@ class MetricComparison:
     mcnemar_p: float
     new_errors: int
     fixed_errors: int
+    #: The values' unit ("s", "tokens"), when known; None for a share or score.
+    unit: str | None = None
 
     @property
     def alpha(self) -> float:
@@ -303,9 +305,10 @@ class Comparison:
         for m in self.metrics.values():
             d = m.difference
             arrow = "higher" if m.higher_is_better else "lower"
+            unit = "" if m.unit is None else f", in {m.unit}"
             lines += [
                 "",
-                f"{m.metric} ({arrow} is better): {m.paired} paired cases, {m.scored} scored "
+                f"{m.metric} ({arrow} is better{unit}): {m.paired} paired cases, {m.scored} scored "
                 f"on both sides",
                 f"  mean      {_num(m.baseline_mean)} -> {_num(m.candidate_mean)}, "
                 f"difference {signed(d.mean)} [{signed(d.low)}, {signed(d.high)}] "
@@ -570,6 +573,7 @@ def compare(
             mcnemar_p=mcnemar_exact(newly_failing, newly_passing),
             new_errors=int(np.count_nonzero(np.isnan(after) & ~np.isnan(before))),
             fixed_errors=int(np.count_nonzero(np.isnan(before) & ~np.isnan(after))),
+            unit=b.unit if b.unit is not None else c.unit,
         )
     return Comparison(
         base, cand, results, pairs, only_b, only_c,

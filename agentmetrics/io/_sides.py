@@ -4,6 +4,7 @@ an EvaluationResult, a saved run, the rows ``agentmetrics evaluate`` writes
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -12,6 +13,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from agentmetrics._base._display import range_text
 from agentmetrics._base._lines import LineError, SourceError, lines, parse_json_line
 from agentmetrics.errors import AgentMetricsError, InvalidCaseError, InvalidParameterError
 from agentmetrics.model._metric_result import out_of_range
@@ -23,7 +25,7 @@ from agentmetrics.runs._load import load_result
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.results._results import EvaluationResult
 
-__all__ = ["ComparisonSide", "Scores", "read_side", "registered_range", "side_from_evaluations",
+__all__ = ["ComparisonSide", "Scores", "read_side", "registered_range", "registered_unit", "side_from_evaluations",
            "side_from_records", "side_from_result"]
 
 #: The keys of a row that ``agentmetrics evaluate`` writes.
@@ -43,6 +45,8 @@ class Scores:
     higher_is_better: bool
     reason: Callable[[int], str | None]
     error: Callable[[int], str | None]
+    #: The values' unit ("s", "tokens"), when known; None for a share or score.
+    unit: str | None = None
 
 
 @attrs.frozen(slots=True)
@@ -103,7 +107,8 @@ def side_from_result(result: EvaluationResult, on: str | None, name: str) -> Com
     metrics = {
         label: Scores(keys=keys, values=scores.values, passed=scores.passed,
                       higher_is_better=bool(scores.metric.higher_is_better),
-                      reason=_result_reason(scores), error=scores.errors.get)
+                      reason=_result_reason(scores), error=scores.errors.get,
+                      unit=type(scores.metric).unit)
         for label, scores in result.results.items()
     }
     return ComparisonSide(name, metrics, result.provenance)
@@ -193,12 +198,14 @@ def side_from_records(records: Any, name: str, on: str | None,
                                    f"expected a score or an error message.")
         column = columns.setdefault(metric, {"keys": [], "values": [], "passed": [],
                                              "reasons": [], "errors": [], "where": [],
-                                             "direction": [], "range": []})
+                                             "direction": [], "range": [], "unit": []})
         if isinstance(row.get("higher_is_better"), bool):
             column["direction"].append(row["higher_is_better"])
         declared = _declared_range(row.get("value_range"))
         if declared is not None:
             column["range"].append(declared)
+        if isinstance(row.get("unit"), str):
+            column["unit"].append(row["unit"])
         column["keys"].append(key)
         column["values"].append(float("nan") if value is None else float(value))
         column["passed"].append(row["passed"])
@@ -219,24 +226,38 @@ def side_from_records(records: Any, name: str, on: str | None,
         if row is not None:
             raise InvalidCaseError(
                 f"{wheres[row]}: 'value': {float(values[row])!r} is outside the value_range "
-                f"[{low:g}, {high:g}] of metric {metric!r}; expected a score it can take (the "
-                f"file was edited, or written by another program). Fix: score the cases "
+                f"{range_text((low, high))} of metric {metric!r}; expected a score it can take "
+                f"(the file was edited, or written by another program). Fix: score the cases "
                 f"again and save those results.")
         metrics[metric] = Scores(
             keys=keys, values=values,
             passed=np.array(column["passed"], dtype=bool),
             higher_is_better=_direction(set(column["direction"]), metric, name),
-            reason=column["reasons"].__getitem__, error=column["errors"].__getitem__)
+            reason=column["reasons"].__getitem__, error=column["errors"].__getitem__,
+            unit=column["unit"][0] if column["unit"] else registered_unit(metric))
     return ComparisonSide(name, metrics)
 
 
 def _declared_range(value: Any) -> tuple[float, float] | None:
-    """A row's ``value_range`` (the pytest plugin's records keep one), if it is one."""
-    if (isinstance(value, (list, tuple)) and len(value) == 2
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
-            and 0.0 <= value[0] < value[1] <= 1.0):
-        return float(value[0]), float(value[1])
-    return None
+    """A row's ``value_range`` (the pytest plugin's records keep one; JSON's
+    null for an infinite end, a class's ``math.inf`` as is), if it is one."""
+    if (not isinstance(value, (list, tuple)) or len(value) != 2
+            or not all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+                       for v in value)):
+        return None
+    low = -math.inf if value[0] is None else float(value[0])
+    high = math.inf if value[1] is None else float(value[1])
+    return (low, high) if low < high else None  # False with a NaN
+
+
+def registered_unit(label: str) -> str | None:
+    """The ``unit`` of the metric class the registry has under the name of
+    ``label``, or None (a share or score, or no such class)."""
+    try:
+        unit = get_metric_class(label.split("(", 1)[0]).unit
+    except AgentMetricsError:
+        return None
+    return unit if isinstance(unit, str) else None
 
 
 def registered_range(label: str) -> tuple[float, float]:

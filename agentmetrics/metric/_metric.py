@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import attrs
 
+from agentmetrics._base._display import range_text
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics._secrets import (
     MASK,
@@ -39,7 +40,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "METRIC_NAME_PATTERN",
+    "UNIT_LENGTH",
     "Metric",
+    "check_metric_class",
     "check_score",
     "declared_name",
     "metric_labels",
@@ -95,12 +98,27 @@ def metric_labels(metrics: list[Metric]) -> list[str]:
     return labels
 
 
-def validate_threshold(value: object, *, metric: str = "metric") -> float:
-    """Return ``value`` as a float if it is a finite real number in [0, 1].
+#: The longest ``unit`` a metric may declare ("s", "USD", "tokens"): it is
+#: shown beside every value, in tables as narrow as the terminal.
+UNIT_LENGTH = 12
+
+_SHARE = (0.0, 1.0)
+
+
+def validate_threshold(value: object, *, metric: str = "metric",
+                       value_range: tuple[float, float] = _SHARE,
+                       example: float = 0.8) -> float:
+    """Return ``value`` as a float if it is a finite real number in
+    ``value_range`` (the metric's, [0, 1] by default) inclusive.
 
     Raises InvalidParameterError (a ValueError) otherwise. ``bool`` is refused
-    although it is an ``int``: ``threshold=True`` is a typo, not a score.
+    although it is an ``int``: ``threshold=True`` is a typo, not a score. The
+    hint that a percentage is no fraction is given only for the range [0, 1];
+    ``example`` is the threshold a fix suggests for another range.
     """
+    low, high = value_range
+    if (low, high) != _SHARE:
+        return _threshold_in(value, metric, (float(low), float(high)), example)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InvalidParameterError(
             f"{metric}: threshold must be a real number between 0 and 1, "
@@ -124,6 +142,75 @@ def validate_threshold(value: object, *, metric: str = "metric") -> float:
     return number
 
 
+def _threshold_in(value: object, metric: str, value_range: tuple[float, float],
+                  example: float) -> float:
+    """:func:`validate_threshold` for a range other than [0, 1]: values in the
+    metric's own units (seconds, tokens, money), where no percentage hint fits."""
+    where = f"{range_text(value_range)} (the metric's value_range)"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidParameterError(
+            f"{metric}: threshold must be a real number in {where}, got {describe(value)}. "
+            f"Fix: pass e.g. threshold={example:g}.")
+    number = float(value)
+    if not math.isfinite(number) or not value_range[0] <= number <= value_range[1]:
+        raise InvalidParameterError(
+            f"{metric}: threshold must be a finite number in {where}, got {value!r}. "
+            f"Fix: pass a threshold in the metric's own units, e.g. threshold={example:g}.")
+    return number
+
+
+def check_metric_class(cls: type[Metric]) -> None:
+    """Raise InvalidMetricError naming the class attribute if ``cls`` declares
+    an unusable ``concurrency``, ``required_fields``, ``value_range``,
+    ``unit``, ``default_threshold`` or ``secret_params`` (checked when the
+    class is first built or registered: an error there is the class's, never
+    the caller's)."""
+    name = cls.__qualname__
+    if cls.concurrency not in (None, "serial", "threads", "async"):
+        raise InvalidMetricError(
+            f"{name}.concurrency must be 'serial', 'threads', 'async' or None, "
+            f"got {cls.concurrency!r}."
+        )
+    unknown = [f for f in cls.required_fields if f not in CASE_FIELDS]
+    if unknown:
+        raise InvalidMetricError(
+            f"{name}.required_fields names {unknown}, which are not "
+            f"AgentTestCase fields; expected some of {sorted(CASE_FIELDS)}."
+        )
+    low_high = cls.value_range
+    if (not isinstance(low_high, tuple) or len(low_high) != 2
+            or any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in low_high)
+            or not float(low_high[0]) < float(low_high[1])):  # False with a NaN
+        raise InvalidMetricError(
+            f"{name}.value_range must be a (low, high) pair of numbers with low < high, "
+            f"either end possibly infinite and neither NaN, got {low_high!r}. Fix: declare "
+            f"e.g. value_range = (0.0, 1.0) for a share or score, (0.0, math.inf) for "
+            f"seconds, tokens, money or counts.")
+    unit = cls.unit
+    if unit is not None and (not isinstance(unit, str) or not 0 < len(unit) <= UNIT_LENGTH
+                             or not unit.isprintable() or unit != unit.strip()):
+        raise InvalidMetricError(
+            f"{name}.unit must be None (a share or score) or a short name of the values' "
+            f"unit (1 to {UNIT_LENGTH} printable characters), got {describe(unit)}. Fix: "
+            f"declare e.g. unit = 's', 'USD' or 'tokens'.")
+    default = cls.default_threshold
+    low, high = float(low_high[0]), float(low_high[1])
+    if (isinstance(default, bool) or not isinstance(default, numbers.Real)
+            or not math.isfinite(float(default)) or not low <= float(default) <= high):
+        hint = (" (scores are fractions from 0 to 1: 0.8 rather than 80)"
+                if (low, high) == _SHARE else "")
+        raise InvalidMetricError(
+            f"{name}.default_threshold must be a finite number in the class's value_range "
+            f"{range_text((low, high))}{hint}, got {describe(default)}. Fix: declare a "
+            f"default_threshold inside value_range, or a value_range that holds it (e.g. "
+            f"value_range = (0.0, math.inf) for values in seconds, tokens or money).")
+    secrets = cls.secret_params
+    if not isinstance(secrets, tuple) or not all(isinstance(p, str) for p in secrets):
+        raise InvalidMetricError(
+            f"{name}.secret_params must be a tuple of parameter names, got "
+            f"{secrets!r}. Fix: declare e.g. secret_params = ('api_key',).")
+
+
 def validate_flag(value: object, *, metric: str, parameter: str) -> bool:
     """Return ``value`` if it is a bool; refuse truthy stand-ins like ``"no"``."""
     if not isinstance(value, bool):
@@ -140,9 +227,9 @@ def check_score(metric: Metric, score: object) -> EvalScore:
         raise metric_bug(metric, f"evaluate returned {describe(score)}; expected an EvalScore")
     value = score.value
     low, high = type(metric).value_range
-    if type(value) is not float or not low <= value <= high:
+    if type(value) is not float or not low <= value <= high or not math.isfinite(value):
         raise metric_bug(metric, f"evaluate returned value {value!r}; expected a float in "
-                                 f"[{low:g}, {high:g}] (the metric's value_range)")
+                                 f"{range_text((low, high))} (the metric's value_range)")
     threshold = metric.threshold
     # ``is``: True and False are singletons, so this also refuses a passed that is no bool.
     if score.passed is not (value >= threshold if metric.higher_is_better else value <= threshold):
@@ -238,7 +325,7 @@ class Metric(abc.ABC):
     itself. Every result a metric returns, from ``evaluate`` or from an
     ``evaluate_batch`` that a subclass writes, goes through one validator
     (:func:`check_score`, :func:`agentmetrics.model._metric_result.check_result`): a
-    value out of [0, 1], a ``passed`` flag that disagrees with the threshold,
+    value outside its ``value_range``, a ``passed`` flag that disagrees with the threshold,
     a missing reason, or a batch that scores a row it could not read raises
     InvalidMetricError naming the metric.
 
@@ -252,11 +339,11 @@ class Metric(abc.ABC):
         Whether scoring calls a language model (never true for built-ins).
     ``higher_is_better``
         ``True``: a case passes when ``value >= threshold``.
-        ``False``: when ``value <= threshold`` (an error rate, say).
+        ``False``: when ``value <= threshold`` (an error rate, a latency).
     ``description``
         One line for ``agentmetrics list``.
     ``default_threshold``
-        The threshold used when none is given.
+        The threshold used when none is given, inside ``value_range``.
     ``concurrency``
         How ``evaluate(cases, ...)`` may run the metric's cases at once:
         ``"serial"`` (one after another: pure computation), ``"threads"``
@@ -290,9 +377,15 @@ class Metric(abc.ABC):
         (``https://user:key@host``, ``?api_key=...``) are masked the same way
         without being declared, and left out of the cache key.
     ``value_range``
-        ``(low, high)``, the values the metric can take, within [0, 1]
-        (default the whole of it): intervals for a mean are clipped to it, and
-        those of a difference between two runs to ``+-(high - low)``.
+        ``(low, high)``, the values the metric can take (default ``(0.0,
+        1.0)``, a share or score); either end may be infinite, e.g.
+        ``(0.0, math.inf)`` for seconds, tokens, money or counts (an infinite
+        end is open: no value is infinite). Thresholds lie in it; intervals
+        for a mean are clipped to it, and those of a difference between two
+        runs to ``+-(high - low)``.
+    ``unit``
+        The values' unit, a short name shown beside them (``"s"``, ``"USD"``,
+        ``"tokens"``), or ``None`` (the default): a share or score.
 
     ``threshold=None`` means the class's ``default_threshold``.
     Constructor parameters are stored as attributes of the same name, which
@@ -312,6 +405,7 @@ class Metric(abc.ABC):
     cache_exclude: ClassVar[tuple[str, ...]] = ()
     secret_params: ClassVar[tuple[str, ...]] = ()
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    unit: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -333,37 +427,17 @@ class Metric(abc.ABC):
                 f"evaluate(case) -> EvalScore, or their async forms ameasure and aevaluate; "
                 f"expected one of them. Fix: define measure."
             )
-        if cls.concurrency not in (None, "serial", "threads", "async"):
-            raise InvalidMetricError(
-                f"{cls.__qualname__}.concurrency must be 'serial', 'threads', 'async' or None, "
-                f"got {cls.concurrency!r}."
-            )
-        unknown = [f for f in cls.required_fields if f not in CASE_FIELDS]
-        if unknown:
-            raise InvalidMetricError(
-                f"{cls.__qualname__}.required_fields names {unknown}, which are not "
-                f"AgentTestCase fields; expected some of {sorted(CASE_FIELDS)}."
-            )
-        low_high = cls.value_range
-        if (not isinstance(low_high, tuple) or len(low_high) != 2
-                or any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in low_high)
-                or not 0.0 <= float(low_high[0]) < float(low_high[1]) <= 1.0):
-            raise InvalidMetricError(
-                f"{cls.__qualname__}.value_range must be a (low, high) pair of numbers with "
-                f"0 <= low < high <= 1, got {low_high!r}. Fix: declare e.g. "
-                f"value_range = (0.0, 1.0).")
-        secrets = cls.secret_params
-        if not isinstance(secrets, tuple) or not all(isinstance(p, str) for p in secrets):
-            raise InvalidMetricError(
-                f"{cls.__qualname__}.secret_params must be a tuple of parameter names, got "
-                f"{secrets!r}. Fix: declare e.g. secret_params = ('api_key',).")
-        self._threshold = validate_threshold(
-            cls.default_threshold if threshold is None else threshold, metric=name
-        )
+        check_metric_class(cls)
+        if threshold is None:
+            self._threshold = float(cls.default_threshold)  # checked with the class
+        else:
+            self._threshold = validate_threshold(threshold, metric=name,
+                                                 value_range=cls.value_range,
+                                                 example=float(cls.default_threshold))
 
     @property
     def threshold(self) -> float:
-        """The pass/fail threshold, a float in [0, 1]."""
+        """The pass/fail threshold, a float in the metric's ``value_range``."""
         return self._threshold
 
     @property
@@ -477,14 +551,17 @@ class Metric(abc.ABC):
         return value <= self._threshold
 
     def _checked_value(self, value: object) -> float:
-        if type(value) is float and 0.0 <= value <= 1.0:  # the common case, without the ABC check
+        low, high = type(self).value_range
+        # The common case, without the ABC check; isfinite: an infinite end is open.
+        if type(value) is float and low <= value <= high and math.isfinite(value):
             return value
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise metric_bug(self, f"measure returned a value of type {type(value).__name__}; "
-                                   f"expected a float in [0, 1]")
+                                   f"expected a float in {range_text((low, high))}")
         number = float(value)
-        if not 0.0 <= number <= 1.0:  # also refuses NaN
-            raise metric_bug(self, f"measure returned {number!r}; expected a float in [0, 1]")
+        if not low <= number <= high or not math.isfinite(number):  # also refuses NaN
+            raise metric_bug(self, f"measure returned {number!r}; expected a float in "
+                                   f"{range_text((low, high))}")
         return number
 
     def get_params(self) -> dict[str, Any]:

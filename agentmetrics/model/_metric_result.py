@@ -17,6 +17,7 @@ import attrs
 import numpy as np
 
 from agentmetrics._base._arrays import BoolArray, FloatArray
+from agentmetrics._base._display import range_text
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics._secrets import scrub_reason
 from agentmetrics.errors import (
@@ -224,7 +225,7 @@ class _CheckedReasons:
 def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> MetricResult:
     """Every MetricResult a metric's evaluate_batch returns, checked exactly as
     :func:`agentmetrics.metric._metric.check_score` checks one EvalScore: one entry per
-    case; float64 values in [0, 1], NaN exactly on the rows with an error;
+    case; float64 values in the metric's value_range, NaN exactly on the rows with an error;
     ``passed`` agreeing with the threshold, never on an error row; every row
     the batch could not read reported as an error; a non-empty message per
     error and a non-empty reason per case (checked as reasons are asked for).
@@ -275,7 +276,7 @@ def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> Metric
     if outside is not None:
         raise metric_bug(metric, f"evaluate_batch gave row {outside} the value "
                                  f"{float(values[outside])!r}; expected a value in "
-                                 f"[{floor:g}, {ceiling:g}] (the metric's value_range)")
+                                 f"{range_text((floor, ceiling))} (the metric's value_range)")
     disagree = np.flatnonzero(np.where(scored, passed != passes(metric, values), passed))
     if len(disagree):
         row = int(disagree[0])
@@ -291,19 +292,23 @@ def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> Metric
 def out_of_range(values: FloatArray, value_range: tuple[float, float]) -> int | None:
     """The first row whose value (NaN, not scored, aside) lies outside
     ``value_range``, or None: the range check of the one validator, shared
-    with what reads saved scores back (saved runs, saved results)."""
+    with what reads saved scores back (saved runs, saved results). An
+    infinite bound is open: an infinite value is outside every range."""
     floor, ceiling = value_range
-    outside = np.flatnonzero((values < floor) | (values > ceiling))  # False for NaN
-    return int(outside[0]) if len(outside) else None
+    outside = (values < floor) | (values > ceiling)  # False for NaN
+    if math.isinf(floor) or math.isinf(ceiling):
+        outside |= np.isinf(values)
+    rows = np.flatnonzero(outside)
+    return int(rows[0]) if len(rows) else None
 
 
 def _all_scored_and_consistent(metric: Metric, values: FloatArray, passed: BoolArray) -> bool:
-    """The common case in four passes: no NaN, every value in [0, 1], every
-    passed flag right. False sends the caller to the row-by-row checks, which
-    name the first broken row."""
+    """The common case in four passes: no NaN, every value finite and in the
+    metric's ``value_range``, every passed flag right. False sends the caller
+    to the row-by-row checks, which name the first broken row."""
     low, high = values.min(), values.max()  # NaN makes both NaN: not in range
     floor, ceiling = type(metric).value_range
-    if not (low >= floor and high <= ceiling):
+    if not (low >= floor and high <= ceiling and math.isfinite(low) and math.isfinite(high)):
         return False
     return bool(np.array_equal(passed, passes(metric, values)))
 

@@ -11,16 +11,40 @@ import numpy.typing as npt
 
 from agentmetrics.report._page import esc, num
 
-__all__ = ["histogram", "histogram_svg", "intervals_svg", "trend_svg"]
+__all__ = ["axis_range", "histogram", "histogram_svg", "intervals_svg", "trend_svg"]
 
 _W, _H = 360, 170
 _LEFT, _RIGHT, _TOP, _BOTTOM = 40, 10, 10, 32
 
 
+def axis_range(values: npt.NDArray[np.float64], value_range: tuple[float, float],
+               threshold: float) -> tuple[float, float]:
+    """The span a histogram's axis covers: the metric's ``value_range`` where
+    its ends are finite; an infinite end (seconds, tokens, money) is the
+    data's minimum or maximum, the threshold included so its line shows. Never
+    empty: a span of one value is widened by one either way (or up from a
+    finite end)."""
+    low, high = (float(bound) for bound in value_range)
+    if math.isfinite(low) and math.isfinite(high):
+        return low, high
+    scored = values[~np.isnan(values)]
+    seen = [float(scored.min()), float(scored.max())] if len(scored) else []
+    seen.append(threshold)
+    if not math.isfinite(low):
+        low = min(seen)
+    if not math.isfinite(high):
+        high = max(seen)
+    if not high > low:  # one value: a unit's width around it, not below a finite floor
+        finite_floor = math.isfinite(float(value_range[0]))
+        low, high = (low, low + 1.0) if finite_floor else (high - 1.0, high)
+    return low, high
+
+
 def histogram(values: npt.NDArray[np.float64], value_range: tuple[float, float],
               bins: int = 20) -> npt.NDArray[np.int64]:
-    """Counts of the scored values in ``bins`` equal bins over ``value_range``
-    (the top edge inclusive); NaN (unscored) left out."""
+    """Counts of the scored values in ``bins`` equal bins over ``value_range``,
+    a finite span (see :func:`axis_range`; the top edge inclusive, a value
+    past either end counted in the end's bin); NaN (unscored) left out."""
     low, high = value_range
     scored = values[~np.isnan(values)]
     if not len(scored):
@@ -37,6 +61,8 @@ def histogram_svg(counts: npt.NDArray[np.int64], value_range: tuple[float, float
     width, height = _W - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
     top = int(counts.max()) if len(counts) and counts.max() > 0 else 1
     step = width / max(1, len(counts))
+    # Two decimals for a share or score; four significant digits for seconds or tokens.
+    edge = "{:.2f}".format if high - low <= 1.0 else "{:.4g}".format
     parts = [f'<svg width="{_W}" height="{_H}" '
              f'viewBox="0 0 {_W} {_H}" role="img" aria-label="{esc(label)}">']
     for i, count in enumerate(counts.tolist()):
@@ -46,7 +72,7 @@ def histogram_svg(counts: npt.NDArray[np.int64], value_range: tuple[float, float
             a, b = low + (high - low) * i / len(counts), low + (high - low) * (i + 1) / len(counts)
             parts.append(f'<rect class="bar" x="{x + 0.5:.1f}" y="{_TOP + height - h:.1f}" '
                          f'width="{max(1.0, step - 1):.1f}" height="{h:.1f}">'
-                         f"<title>{a:.2f}\u2013{b:.2f}: {count:,} cases</title></rect>")
+                         f"<title>{edge(a)}\u2013{edge(b)}: {count:,} cases</title></rect>")
     base = _TOP + height
     parts.append(f'<line class="axis" x1="{_LEFT}" y1="{base}" x2="{_LEFT + width}" y2="{base}"/>')
     parts.append(f'<line class="axis" x1="{_LEFT}" y1="{_TOP}" x2="{_LEFT}" y2="{base}"/>')

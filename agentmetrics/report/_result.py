@@ -17,7 +17,8 @@ import numpy as np
 import numpy.typing as npt
 
 from agentmetrics.errors import InvalidParameterError
-from agentmetrics.report._charts import histogram, histogram_svg, trend_svg
+from agentmetrics._base._display import range_text, with_unit
+from agentmetrics.report._charts import axis_range, histogram, histogram_svg, trend_svg
 from agentmetrics.report._page import esc, num, page, pct, section, table
 from agentmetrics.report._sequences import side_by_side
 
@@ -121,10 +122,12 @@ def _summary_section(result: EvaluationResult, ci: float, cluster: Any) -> str:
 def _histograms_section(result: EvaluationResult) -> str:
     figures = []
     for label, scores in result.results.items():
-        low, high = (float(v) for v in type(scores.metric).value_range)
+        low, high = axis_range(scores.values, type(scores.metric).value_range,
+                               float(scores.metric.threshold))
         counts = histogram(scores.values, (low, high))
         scored = int(counts.sum())
-        caption = (f"{esc(label)}: {scored:,} scored case{'s' if scored != 1 else ''}"
+        caption = (f"{esc(with_unit(label, type(scores.metric).unit))}: {scored:,} scored "
+                   f"case{'s' if scored != 1 else ''}"
                    + (f", {len(scores.errors):,} not scored" if scores.errors else ""))
         figures.append(f'<figure class="histogram" data-metric="{esc(label)}">'
                        f"{histogram_svg(counts, (low, high), float(scores.metric.threshold), label)}"
@@ -318,7 +321,7 @@ def provenance_html(provenance: Provenance, *, heading: str = "Provenance",
     rows = [(spec.label, spec.name, spec.version, spec.source or "\u2013",
              (f"<code>{esc(json.dumps(dict(spec.params), sort_keys=True))}</code>", None, ""),
              spec.threshold, "higher" if spec.higher_is_better else "lower",
-             f"[{spec.value_range[0]:g}, {spec.value_range[1]:g}]")
+             range_text(spec.value_range))
             for spec in provenance.metrics]
     metrics = table(("label", "metric", "version", "from", "parameters", "threshold",
                      "better", "range"), rows, table_id=f"{section_id}-metrics")

@@ -57,7 +57,8 @@ def _check_same(what: str, mine: object, theirs: object, label: str) -> None:
 class MetricMoments:
     """One metric over some cases: counts, the exact sums of the scored values
     and of their squares, their minimum and maximum; and the metric's
-    ``value_range``, which the summary clips the mean's interval to."""
+    ``value_range``, which the summary clips the mean's interval to, and its
+    ``unit``, which the summary's title names."""
 
     label: str
     name: str
@@ -71,6 +72,7 @@ class MetricMoments:
     low: float
     high: float
     value_range: tuple[float, float] = (0.0, 1.0)
+    unit: str | None = None
 
     @classmethod
     def from_result(cls, label: str, result: MetricResult) -> MetricMoments:
@@ -85,7 +87,7 @@ class MetricMoments:
             total=ExactSum().add(scored), squares=squares,
             low=float(scored.min()) if len(scored) else math.nan,
             high=float(scored.max()) if len(scored) else math.nan,
-            value_range=_value_range(result.metric),
+            value_range=_value_range(result.metric), unit=type(result.metric).unit,
         )
 
     @classmethod
@@ -94,10 +96,11 @@ class MetricMoments:
         return cls(label=label, name=metric.name, threshold=float(metric.threshold),
                    higher_is_better=bool(metric.higher_is_better), n=0, passed=0, errors=0,
                    total=ExactSum(), squares=ExactSum(), low=math.nan, high=math.nan,
-                   value_range=_value_range(metric))
+                   value_range=_value_range(metric), unit=type(metric).unit)
 
     def merge(self, other: MetricMoments) -> MetricMoments:
-        for what in ("label", "name", "threshold", "higher_is_better", "value_range"):
+        for what in ("label", "name", "threshold", "higher_is_better", "value_range",
+                     "unit"):
             _check_same(what, getattr(self, what), getattr(other, what), self.label)
         total = ExactSum().merge(self.total).merge(other.total)
         squares = ExactSum().merge(self.squares).merge(other.squares)
@@ -136,7 +139,10 @@ class MetricMoments:
             "higher_is_better": self.higher_is_better, "n": self.n, "passed": self.passed,
             "errors": self.errors, "total": self.total.__getstate__(),
             "squares": self.squares.__getstate__(), "low": _float_out(self.low),
-            "high": _float_out(self.high), "value_range": list(self.value_range),
+            "high": _float_out(self.high),
+            # An infinite end as null: the JSON form has no infinity.
+            "value_range": [None if math.isinf(bound) else bound for bound in self.value_range],
+            "unit": self.unit,
         }
 
     @classmethod
@@ -152,7 +158,7 @@ class MetricMoments:
             higher_is_better=bool(state["higher_is_better"]), n=int(state["n"]),
             passed=int(state["passed"]), errors=int(state["errors"]), total=sums[0],
             squares=sums[1], low=_float_in(state["low"]), high=_float_in(state["high"]),
-            value_range=_value_range_in(state.get("value_range")))
+            value_range=_value_range_in(state.get("value_range")), unit=_unit_in(state.get("unit")))
 
 
 def _value_range(metric: Any) -> tuple[float, float]:
@@ -163,15 +169,25 @@ def _value_range(metric: Any) -> tuple[float, float]:
 
 def _value_range_in(state: object) -> tuple[float, float]:
     """A written ``value_range``; none (an aggregate written before metrics
-    declared one) is the whole of [0, 1]."""
+    declared one) is the whole of [0, 1]. A null end is an infinite one."""
     if state is None:
         return 0.0, 1.0
     if (not isinstance(state, list) or len(state) != 2
-            or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in state)
-            or not 0.0 <= float(state[0]) < float(state[1]) <= 1.0):
-        raise ValueError(f"value_range: expected [low, high] with 0 <= low < high <= 1, got "
-                         f"{state!r}")
-    return float(state[0]), float(state[1])
+            or any(isinstance(v, bool) or not isinstance(v, (int, float, type(None))) for v in state)):
+        raise ValueError(f"value_range: expected [low, high] (numbers, null for an infinite end), "
+                         f"got {state!r}")
+    low = -math.inf if state[0] is None else float(state[0])
+    high = math.inf if state[1] is None else float(state[1])
+    if not low < high:  # False with a NaN
+        raise ValueError(f"value_range: expected [low, high] with low < high, got {state!r}")
+    return low, high
+
+
+def _unit_in(state: object) -> str | None:
+    """A written ``unit``: a short string, or none (a share or score)."""
+    if state is not None and not isinstance(state, str):
+        raise ValueError(f"unit: expected a string or null, got {state!r}")
+    return state
 
 
 def _float_out(value: float) -> float | None:

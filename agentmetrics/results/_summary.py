@@ -9,7 +9,7 @@ so the interval says nothing by reaching past it."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.results._aggregate import ClusterSums, MetricMoments
     from agentmetrics.results._results import EvaluationResult
 
-__all__ = ["PLAIN_COLUMNS", "SUMMARY_COLUMNS", "Summary", "case_labels", "clip_rate"]
+__all__ = ["PLAIN_COLUMNS", "SUMMARY_COLUMNS", "Summary", "case_labels", "clip_rate", "units_of"]
 
 #: The summary's columns, in order, on every surface (Python, the CLI's table
 #: and JSON, the HTML report, Dask, the partition merge).
@@ -58,20 +58,28 @@ class Summary(Table):
     computed: ``"t"`` (a t interval for the mean, Wilson's for the pass rate),
     ``"cluster-robust t"``, ``"bootstrap"`` or ``"cluster bootstrap"`` (that
     method for both). ``clusters``: how many clusters the intervals treat as
-    the independent units (None: each case is one). The title says all three.
+    the independent units (None: each case is one). ``units``: the unit of
+    each metric whose values have one, by label (``{"latency": "s"}``; a
+    share or score has none). The title says all four: ``Summary (95% CI:
+    ...; latency in s)``. The columns stay the same whatever the units: a
+    metric's mean, min, max and threshold are in its own unit, the pass rate
+    a share.
     """
 
-    __slots__ = ("ci", "clusters", "interval")
+    __slots__ = ("ci", "clusters", "interval", "units")
 
     def __init__(self, rows: Sequence[Sequence[Any]], *, ci: float | None,
-                 interval: str = "t", clusters: int | None = None) -> None:
+                 interval: str = "t", clusters: int | None = None,
+                 units: Mapping[str, str] | None = None) -> None:
+        self.units = dict(units or {})
+        said = "; ".join(f"{label} in {unit}" for label, unit in self.units.items())
         if ci is None:
-            super().__init__(PLAIN_COLUMNS, rows, "Summary")
+            super().__init__(PLAIN_COLUMNS, rows, f"Summary ({said})" if said else "Summary")
         else:
             mean_by, pass_by = _SAID[interval]
             within = "" if clusters is None else f", {clusters} clusters"
             super().__init__(SUMMARY_COLUMNS, rows, f"Summary ({ci:.0%} CI: mean by {mean_by}, "
-                             f"pass rate by {pass_by}{within})")
+                             f"pass rate by {pass_by}{within}{'; ' * bool(said)}{said})")
         self.ci = ci
         self.interval = None if ci is None else interval
         self.clusters = clusters
@@ -194,7 +202,12 @@ def _from_scores(result: EvaluationResult, moments: Sequence[MetricMoments], *,
     interval = {"clt": "cluster-robust t",
                 "bootstrap": "bootstrap" if labels is None else "cluster bootstrap"}[method]
     groups = None if labels is None else int(labels.max(initial=-1)) + 1
-    return Summary(rows, ci=ci, interval=interval, clusters=groups)
+    return Summary(rows, ci=ci, interval=interval, clusters=groups, units=units_of(moments))
+
+
+def units_of(moments: Sequence[MetricMoments]) -> dict[str, str]:
+    """Each metric's unit by label, for the metrics whose values have one."""
+    return {stats.label: stats.unit for stats in moments if stats.unit is not None}
 
 
 def _row(stats: MetricMoments, se: float, mean_low: float, mean_high: float,
@@ -224,7 +237,7 @@ def _from_moments(moments: Sequence[MetricMoments], ci: float | None) -> Summary
             pass_rate = stats.passed / stats.n if stats.n else math.nan
             rows.append((stats.label, stats.n, stats.mean, stats.std, stats.low, stats.high,
                          pass_rate, stats.passed, stats.errors, stats.threshold))
-        return Summary(rows, ci=None)
+        return Summary(rows, ci=None, units=units_of(moments))
     ci = check_ci(ci)
     for stats in moments:
         mean, m = stats.mean, stats.scored
@@ -236,7 +249,7 @@ def _from_moments(moments: Sequence[MetricMoments], ci: float | None) -> Summary
             se = low = high = math.nan
         pass_bar = proportion_interval(stats.passed, stats.n, ci=ci)
         rows.append(_row(stats, se, low, high, pass_bar.low, pass_bar.high))
-    return Summary(rows, ci=ci)
+    return Summary(rows, ci=ci, units=units_of(moments))
 
 
 def _codes(labels: list[Any]) -> list[int]:
@@ -257,7 +270,8 @@ def _from_clusters(moments: Sequence[MetricMoments], clusters: Sequence[ClusterS
                                               sums.n, ci)
         groups = int((sums.n > 0).sum())
         rows.append(_row(stats, se, low, high, pass_low, pass_high))
-    return Summary(rows, ci=ci, interval="cluster-robust t", clusters=groups)
+    return Summary(rows, ci=ci, interval="cluster-robust t", clusters=groups,
+                   units=units_of(moments))
 
 
 def _cluster_bar(mean: float, count: int, group_sums: Any, group_sizes: Any,

@@ -111,7 +111,8 @@ def _cluster_codes(clusters: Sequence[Any] | npt.NDArray[Any], n: int) -> npt.ND
 
 
 def _check_bounds(bounds: object, parameter: str = "bounds") -> Bounds | None:
-    """``bounds`` as a ``(low, high)`` pair of floats, or None (no clipping)."""
+    """``bounds`` as a ``(low, high)`` pair of floats, or None (no clipping);
+    an end may be infinite (a metric's ``value_range`` for seconds or counts)."""
     if bounds is None:
         return None
     fix = (f"Fix: pass the range the values can take, e.g. {parameter}=(0.0, 1.0) (a "
@@ -122,10 +123,11 @@ def _check_bounds(bounds: object, parameter: str = "bounds") -> Bounds | None:
             f"{parameter}: expected a (low, high) pair, got {_shown(bounds)}. {fix}")
     if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer,
                                                                  np.floating))
-           or not math.isfinite(v) for v in bounds):
+           or math.isnan(v) for v in bounds):
         raise InvalidParameterError(
-            f"{parameter}: expected two finite numbers (low, high), got {_shown(bounds)}. "
-            f"{fix}")
+            f"{parameter}: expected two numbers (low, high), neither NaN (either may be "
+            f"infinite, as a metric's value_range (0.0, inf) for seconds), got "
+            f"{_shown(bounds)}. {fix}")
     low, high = float(bounds[0]), float(bounds[1])
     if not low < high:
         raise InvalidParameterError(
