@@ -24,6 +24,7 @@ from agentmetrics.errors import (
     DuplicateMetricError,
     EmptyEvaluationWarning,
     EvaluationInterrupted,
+    InputTypeError,
     InvalidCaseError,
     InvalidMetricError,
     InvalidParameterError,
@@ -37,6 +38,7 @@ from agentmetrics.errors import (
     TransientMetricError,
     UserFunctionError,
 )
+from agentmetrics.metric._inputs import Input
 from agentmetrics.metric._metric import Metric
 from agentmetrics.metrics import PerTurn, ToolSelectionAccuracy, per_turn
 from agentmetrics.model._model import AgentTestCase, EvalScore, ToolCall, UnreadableCase
@@ -120,6 +122,8 @@ __all__ = [
     "EvalScore",
     "EvaluationInterrupted",
     "EvaluationResult",
+    "Input",
+    "InputTypeError",
     "InvalidCaseError",
     "InvalidMetricError",
     "InvalidParameterError",

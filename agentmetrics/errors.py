@@ -23,6 +23,7 @@ __all__ = [
     "DuplicateMetricError",
     "EmptyEvaluationWarning",
     "EvaluationInterrupted",
+    "InputTypeError",
     "InvalidCaseError",
     "InvalidMetricError",
     "InvalidParameterError",
@@ -82,10 +83,20 @@ _FIELD_FIXES = {
 class MissingFieldError(AgentMetricsError, ValueError):
     """A field the metric requires is ``None`` on the test case."""
 
-    def __init__(self, metric: str, field: str, has_expectation: bool = False) -> None:
+    def __init__(self, metric: str, field: str, has_expectation: bool = False,
+                 expected: str | None = None) -> None:
         self.metric = metric
         self.field = field
         self.has_expectation = has_expectation
+        self.expected = expected
+        if field.startswith("metadata["):
+            key = field[len("metadata["):-1]
+            super().__init__(
+                f"metric {metric!r} reads {field} ({expected or 'any JSON value'}), but the "
+                f"test case's metadata has no {key} (or holds None). Fix: pass "
+                f"AgentTestCase(metadata={{{key}: ...}}); a JSONL line's or a table's "
+                f"metadata gives it too.")
+            return
         if field == "expectation":
             fix = ("pass expectation=Expectation([...]) (or its JSON form) to AgentTestCase, or "
                    "score the case with a metric that reads expected_tool_calls.")
@@ -102,7 +113,26 @@ class MissingFieldError(AgentMetricsError, ValueError):
         )
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.metric, self.field, self.has_expectation))
+        return (type(self), (self.metric, self.field, self.has_expectation, self.expected))
+
+
+class InputTypeError(InvalidCaseError):
+    """A metric's declared input holds a value of another kind than it
+    declares (text where a number is declared): refused, never coerced."""
+
+    def __init__(self, metric: str, where: str, expected: str, value: object) -> None:
+        self.metric = metric
+        self.where = where
+        self.expected = expected
+        self.value = value
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        super().__init__(
+            f"metric {metric!r} reads {where} as {expected}, got {type(value).__name__} "
+            f"{shown}. Fix: give {where} as that kind; it is never converted from another.")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.metric, self.where, self.expected, self.value))
 
 
 class CaseEvaluationError(AgentMetricsError, ValueError):

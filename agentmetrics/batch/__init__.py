@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics._base._arrays import IntArray
+from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics._kernels import multiset_overlap, sequence_lcs, set_counts
 from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import InvalidCaseError

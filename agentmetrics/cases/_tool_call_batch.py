@@ -8,6 +8,8 @@ the same batch.
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain, pairwise, repeat
 from operator import attrgetter, is_not
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 import numpy as np
+import numpy.typing as npt
 
 from agentmetrics._base._arrays import BoolArray, IdArray, IntArray
 from agentmetrics._base._optional import require
@@ -30,7 +33,7 @@ from agentmetrics._columnar._frames import add_fields, frame_columns, object_rec
 from agentmetrics._columnar._names import as_chunked, encode_arrow_names, offsets_from_lengths
 from agentmetrics.cases._encode import NameEncoder
 from agentmetrics.errors import InvalidCaseError
-from agentmetrics.model._model import AgentTestCase, UnreadableCase, describe
+from agentmetrics.model._model import CASE_FIELDS, AgentTestCase, UnreadableCase, describe
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -40,6 +43,8 @@ __all__ = ["ToolCallBatch"]
 
 
 _NAME = attrgetter("name")
+#: The case fields :meth:`ToolCallBatch.field` gives as float64 columns.
+_NUMBER_FIELDS = ("latency", "cost")
 _METADATA = attrgetter("metadata")
 
 
@@ -413,6 +418,33 @@ class ToolCallBatch:
             expected_tool_calls=self.expected_names(row),
             metadata=metadata,
         )
+
+    def field(self, name: str) -> npt.NDArray[Any]:
+        """One case field of every row, as a column: ``latency`` and ``cost``
+        as float64 (NaN where a row has none), any other field as an object
+        array (None where a row has none, and for an unreadable row). Array
+        code in a metric's ``evaluate_batch`` reads its declared inputs here."""
+        if name not in CASE_FIELDS:
+            raise InvalidCaseError(f"ToolCallBatch.field: expected one of "
+                                   f"{sorted(CASE_FIELDS)}, got {name!r}.")
+        rows = len(self)
+        values: list[Any] = [None] * rows
+        if self.cases is not None:
+            values = [getattr(case, name) for case in self.cases]
+        elif name in ("tool_calls", "expected_tool_calls"):
+            values = [self.case(row) if row not in self.invalid else None
+                      for row in range(rows)]
+            values = [None if case is None else getattr(case, name) for case in values]
+        elif name == "metadata" and self.case_ids is not None:
+            values = [{"id": case_id} for case_id in self.case_ids]
+        for row in self.invalid:
+            values[row] = None
+        if name in _NUMBER_FIELDS:
+            return np.array([math.nan if value is None else value for value in values],
+                            dtype=np.float64)
+        column = np.empty(rows, dtype=object)
+        column[:] = values
+        return column
 
     def name_lists(self) -> tuple[list[list[str] | None], list[list[str] | None]]:
         """Every row's called and expected names as lists (None where a side

@@ -51,6 +51,7 @@ from agentmetrics.engine._cache import (
 from agentmetrics.errors import (
     CacheWarning,
     CaseEvaluationError,
+    InvalidCaseError,
     MetricServiceError,
     MissingFieldError,
     TransientMetricError,
@@ -218,7 +219,7 @@ async def score_concurrently(
             continue
         try:
             metric.check_required_fields(batch.case(row))
-        except MissingFieldError as error:
+        except (MissingFieldError, InvalidCaseError) as error:
             if raising:
                 raise CaseEvaluationError(row, batch.case_id(row), metric.name,
                                           str(error)) from error

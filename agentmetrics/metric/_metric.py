@@ -29,9 +29,9 @@ from agentmetrics.errors import (
     InvalidCaseError,
     InvalidMetricError,
     InvalidParameterError,
-    MissingFieldError,
     metric_bug,
 )
+from agentmetrics.metric._inputs import Input, declared_inputs, required_case_fields
 from agentmetrics.model._model import CASE_FIELDS, AgentTestCase, EvalScore, describe
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -177,6 +177,7 @@ def check_metric_class(cls: type[Metric]) -> None:
             f"{name}.required_fields names {unknown}, which are not "
             f"AgentTestCase fields; expected some of {sorted(CASE_FIELDS)}."
         )
+    declared_inputs(cls)  # InvalidMetricError naming ``inputs``
     low_high = cls.value_range
     if (not isinstance(low_high, tuple) or len(low_high) != 2
             or any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in low_high)
@@ -333,8 +334,18 @@ class Metric(abc.ABC):
 
     ``name``
         The registry name, matching ``^[a-z][a-z0-9_]*$``.
+    ``inputs``
+        What the metric reads, in one place: case fields by name
+        (``"actual_output"``, ``"latency"``) and named extra values from the
+        case's metadata (``"metadata.rubric"``), each a name or an
+        :class:`~agentmetrics.Input` with a kind (``"text"``, ``"number"``,
+        ``"json"``, ...) and a one-line doc. A case without one of them is
+        refused naming the metric and the input, one holding another kind is
+        refused naming the field (never coerced); ``describe`` shows them, the
+        conformance kit fills them, the cache key covers them.
     ``required_fields``
-        AgentTestCase fields that must not be ``None``.
+        AgentTestCase fields that must not be ``None``: the case fields of
+        ``inputs`` are added to it; a metric may declare either.
     ``requires_llm_judge``
         Whether scoring calls a language model (never true for built-ins).
     ``higher_is_better``
@@ -394,6 +405,7 @@ class Metric(abc.ABC):
 
     name: ClassVar[str]
     required_fields: ClassVar[tuple[str, ...]] = ()
+    inputs: ClassVar[tuple[str | Input, ...]] = ()
     requires_llm_judge: ClassVar[bool] = False
     higher_is_better: ClassVar[bool] = True
     description: ClassVar[str] = ""
@@ -409,6 +421,15 @@ class Metric(abc.ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "inputs" in cls.__dict__:
+            # The case fields it declares are required fields: every reader of
+            # required_fields (the batch checks, the cache key) sees them.
+            try:
+                fields = required_case_fields(declared_inputs(cls))
+            except InvalidMetricError:
+                pass  # reported as the class's error when it is first built or registered
+            else:
+                cls.required_fields = tuple(dict.fromkeys(cls.required_fields + fields))
         # A subclass's own evaluate and evaluate_batch return through the validator.
         for attribute, wrap in (("evaluate", _checked_evaluate),
                                 ("aevaluate", _checked_aevaluate),
@@ -538,11 +559,18 @@ class Metric(abc.ABC):
         whose batch path scores names with arrays says True."""
         return False
 
+    @classmethod
+    def declared_inputs(cls) -> tuple[Input, ...]:
+        """What the metric reads: its ``required_fields`` and ``inputs``, as
+        :class:`~agentmetrics.Input` objects, each once, in declaration order."""
+        return declared_inputs(cls)
+
     def check_required_fields(self, case: AgentTestCase) -> None:
-        """Raise MissingFieldError for the first required field that is ``None``."""
-        for field in self.required_fields:
-            if getattr(case, field) is None:
-                raise MissingFieldError(self.name, field, case.expectation is not None)
+        """Raise MissingFieldError for the first declared input (a required
+        field) that ``case`` does not give, InputTypeError (an
+        InvalidCaseError) for one of another kind than declared."""
+        for declared in declared_inputs(type(self)):
+            declared.read(case, self.name)
 
     def passes(self, value: float) -> bool:
         """Whether ``value`` passes this metric's threshold."""

@@ -337,26 +337,28 @@ def batch_errors(metric: Metric, batch: ToolCallBatch, errors: str) -> dict[int,
     errors = check_errors_mode(errors)
     found: dict[int, str] = dict(batch.invalid)
     given = {"tool_calls": batch.called_given, "expected_tool_calls": batch.expected_given}
-    missing_rows: dict[int, MissingFieldError] = {}
-    for field in reversed(metric.required_fields):  # the first field named wins
+    refused: dict[int, InvalidCaseError | MissingFieldError] = {}
+    for declared in reversed(type(metric).declared_inputs()):  # the first input named wins
+        field = declared.name
         if field in given:
-            rows = np.flatnonzero(~given[field]).tolist()
-        elif batch.cases is not None:  # any other field: read from the cases themselves
-            rows = [row for row, case in enumerate(batch.cases)
-                    if row not in batch.invalid and getattr(case, field, None) is None]
-        else:
-            continue
-        for row in rows:
-            if row not in batch.invalid:
-                has_expectation = batch.cases is not None and batch.cases[row].expectation is not None
-                missing_rows[row] = MissingFieldError(metric.name, field, has_expectation)
-    for row, error in missing_rows.items():
-        found[row] = str(error)
+            for row in np.flatnonzero(~given[field]).tolist():
+                if row not in batch.invalid:
+                    has_expectation = (batch.cases is not None
+                                       and batch.cases[row].expectation is not None)
+                    refused[row] = MissingFieldError(metric.name, field, has_expectation)
+        elif batch.cases is not None:  # any other input: read from the cases themselves
+            for row, case in enumerate(batch.cases):
+                if row not in batch.invalid:
+                    try:
+                        declared.read(case, metric.name)
+                    except (MissingFieldError, InvalidCaseError) as refusal:
+                        refused[row] = refusal
+    found.update((row, str(why)) for row, why in refused.items())
     if found and errors == "raise":
         row = min(found)
         raise CaseEvaluationError(
             row, batch.case_id(row), metric.name, found[row]
-        ) from missing_rows.get(row)
+        ) from refused.get(row)
     return dict(sorted(found.items()))
 
 
@@ -487,11 +489,12 @@ def case_values(metric: Metric, batch: ToolCallBatch, errors: str,
     n = len(cases)
     slow = set(batch.invalid)
     given = {"tool_calls": batch.called_given, "expected_tool_calls": batch.expected_given}
-    for field in metric.required_fields:
-        if field in given:
-            slow.update(np.flatnonzero(~given[field]).tolist())
+    for declared in type(metric).declared_inputs():
+        if declared.name in given:
+            slow.update(np.flatnonzero(~given[declared.name]).tolist())
         else:
-            slow.update(row for row, case in enumerate(cases) if getattr(case, field, None) is None)
+            slow.update(row for row, case in enumerate(cases)
+                        if declared.problem(case) is not None)
     out: list[float] | None = None
     if bulk is not None:
         try:

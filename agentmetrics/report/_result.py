@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics.errors import InvalidParameterError
 from agentmetrics._base._display import range_text, with_unit
+from agentmetrics.errors import InvalidParameterError
 from agentmetrics.report._charts import axis_range, histogram, histogram_svg, trend_svg
 from agentmetrics.report._page import esc, num, page, pct, section, table
 from agentmetrics.report._sequences import side_by_side
