@@ -112,8 +112,8 @@ def _cli(capsys, path, *options):
 def test_the_cli_json_carries_every_column_of_the_summary(capsys, cases_file, whole):
     out, err = _cli(capsys, cases_file, "--format", "json")
     records = json.loads(out)["summary"]
-    # Every column, in the summary's order (the keys CHANGELOG.md lists), then config.
-    assert [list(record) for record in records] == [[*SUMMARY_COLUMNS, "config"]] * 2
+    # Every column, in the summary's order (the keys CHANGELOG.md lists), then unit and config.
+    assert [list(record) for record in records] == [[*SUMMARY_COLUMNS, "unit", "config"]] * 2
     assert same_rows([[record[c] for c in SUMMARY_COLUMNS] for record in records],
                      whole.summary().rows)
     assert records[0]["mean_low"] == whole.summary()["mean_low"][0]

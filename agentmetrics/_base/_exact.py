@@ -83,10 +83,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
+    from fractions import Fraction
+
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["ExactSum", "exact_squares", "exact_variance", "mean_and_variance"]
+__all__ = ["ExactSum", "exact_products", "exact_squares", "exact_variance", "mean_and_variance"]
 
 #: Values whose bins are accumulated before the bin sums are folded into the
 #: integer total: ``2**26`` keeps every bin sum within ``2**53`` quanta.
@@ -270,6 +272,12 @@ class ExactSum:
     def _scaled(self) -> int:
         return sum(_scaled(p) for p in self._partials)
 
+    def fraction(self) -> Fraction:
+        """The exact sum as a Fraction (no rounding at all)."""
+        from fractions import Fraction
+
+        return Fraction(self._scaled(), 1 << _SCALE)
+
     def __eq__(self, other: object) -> bool:
         # The partials are canonical: equal iff the exact sums are equal.
         if not isinstance(other, ExactSum):
@@ -329,6 +337,25 @@ def exact_squares(values: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float
         np.multiply(t, t, out=t)
         np.add(e, t, out=e)
     return square, error
+
+
+def exact_products(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> tuple[
+        npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """``hi + lo == a * b`` exactly for every pair (Dekker's product, both
+    factors split with Veltkamp's method) whose product does not underflow."""
+    import numpy as np
+
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    b = np.ascontiguousarray(b, dtype=np.float64)
+    product = a * b
+    a_high = a * _SPLIT
+    a_high = a_high - (a_high - a)
+    a_low = a - a_high
+    b_high = b * _SPLIT
+    b_high = b_high - (b_high - b)
+    b_low = b - b_high
+    error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+    return product, error
 
 
 def exact_variance(total: ExactSum, squares: ExactSum, ddof: int) -> float:

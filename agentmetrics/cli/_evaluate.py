@@ -31,6 +31,7 @@ from agentmetrics.errors import (
 )
 from agentmetrics.io._input import open_input
 from agentmetrics.results._results import EvaluationResult
+from agentmetrics.results._corpus import aggregates_table
 from agentmetrics.results._summary import Summary
 
 __all__ = ["run_evaluate"]
@@ -147,7 +148,10 @@ class _Rows:
     def finish(self, summaries: list[RunningSummary], fail_under: float) -> None:
         if self.form == "json":
             rows = _summary_records(summaries)
+            aggregates = [{key: _finite(value) for key, value in row.items()}
+                          for row in _aggregates(summaries)]
             self.out.write("\n],\n" + f'"summary": {to_json(rows, indent=2)},\n'
+                           + f'"aggregates": {to_json(aggregates, indent=2)},\n'
                            + f'"fail_under": {fail_under}}}\n')
 
 
@@ -197,6 +201,8 @@ def _count(offsets: Any, given: Any, row: int) -> int | None:
 #: ``--format json`` holds every column of the summary.
 PRINTED_COLUMNS = ("metric", "n", "mean", "mean_low", "mean_high", "pass_rate", "pass_low",
                    "pass_high", "errors")
+#: The aggregates table's columns the printed table shows (``--format json``: all).
+AGGREGATE_PRINTED = ("metric", "aggregate", "value", "low", "high", "n", "note")
 #: The level of the summary's intervals.
 CI = 0.95
 
@@ -211,8 +217,15 @@ def _summary_records(summaries: list[RunningSummary]) -> list[dict[str, Any]]:
     """The summary's rows for ``--format json``: every column of the summary
     (NaN as null), then ``config``, the configuration each label stands for."""
     return [{**{key: _finite(value) for key, value in row.items()},
-             "config": repr(summary.metric)}
+             "unit": type(summary.metric).unit, "config": repr(summary.metric)}
             for row, summary in zip(_summary(summaries), summaries)]
+
+
+def _aggregates(summaries: list[RunningSummary]) -> Any:
+    """The run's corpus aggregates table, from each metric's merged state: the
+    table ``evaluate(...).aggregates()`` gives on the same cases."""
+    return aggregates_table([summary.corpus for summary in summaries
+                             if summary.corpus is not None], CI)
 
 
 def _finite(value: Any) -> Any:
@@ -221,6 +234,9 @@ def _finite(value: Any) -> Any:
 
 def _print_summary(summaries: list[RunningSummary], out: IO[str]) -> None:
     out.write(_summary(summaries).select(*PRINTED_COLUMNS).render() + "\n")
+    aggregates = _aggregates(summaries)
+    if len(aggregates):
+        out.write("\n" + aggregates.select(*AGGREGATE_PRINTED).render() + "\n")
     # Each label with the configuration it stands for: what a rerun must pass.
     print_table([[f"{summary.label}:", repr(summary.metric)] for summary in summaries], out,
                 width=output_width(out))

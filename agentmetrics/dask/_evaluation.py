@@ -100,6 +100,11 @@ class DaskEvaluation:
                 f"run.compute().summary(cluster=...) when the scores fit in memory.")
         return self.aggregate().summary(ci, clustered=True)
 
+    def aggregates(self, ci: float | None = 0.95) -> Table:
+        """:meth:`EvaluationResult.aggregates` over every partition: the corpus
+        aggregates merged exactly, equal bit for bit to one machine's."""
+        return self.aggregate().aggregates(ci)
+
     def per_tool(self) -> Table:
         """:meth:`EvaluationResult.per_tool` over every partition."""
         return self.aggregate().per_tool()

@@ -392,6 +392,9 @@ def uncacheable_reason(metric: Metric) -> str | None:
     """Why none of ``metric``'s scores can be cached, and the fix (a class
     defined inside a function, a parameter with no faithful encoding), or
     None when they can."""
+    if type(metric).statistics:
+        return ("it gives per-case statistics for its corpus-level aggregates "
+                f"({', '.join(type(metric).statistics)}), which a cached score does not keep")
     local = _local_class(metric)
     if local is not None:
         return (f"{local}. Fix: define the class at module level, and pass what varies "
@@ -413,9 +416,11 @@ def uncacheable_reason(metric: Metric) -> str | None:
 
 def keyed_fields(cls: type[Metric]) -> tuple[str, ...]:
     """The case fields a score is keyed by: ``cache_fields``, then any of the
-    ``required_fields`` they leave out (a field the metric needs, it reads)."""
+    declared inputs' fields they leave out (a field the metric needs, it reads;
+    ``metadata`` for a value the metric reads from it)."""
     fields = tuple(cls.cache_fields)
-    return fields + tuple(field for field in cls.required_fields if field not in fields)
+    read = dict.fromkeys(item.field for item in cls.declared_inputs())
+    return fields + tuple(field for field in read if field not in fields)
 
 
 def case_keys(metric: Metric, cases: Sequence[AgentTestCase]) -> list[str | None]:
@@ -423,7 +428,7 @@ def case_keys(metric: Metric, cases: Sequence[AgentTestCase]) -> list[str | None
     None for a case with a field that has no faithful encoding (and for every
     case, if a parameter of the metric has none)."""
     identity = metric_identity(metric)
-    if identity is None:
+    if identity is None or type(metric).statistics:
         return [None] * len(cases)
     prefix = identity.encode()
     fields = keyed_fields(type(metric))

@@ -32,7 +32,7 @@ import random
 import time
 import warnings
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
@@ -133,13 +133,18 @@ class MetricRun:
         self.reasons: list[str] = [""] * n
         self.failed: dict[int, str] = {}
         self.finished = np.zeros(n, dtype=bool)
+        self.statistics = {name: np.full(n, np.nan) for name in type(metric).statistics}
         self.hits = 0
         self.misses = 0
         self.uncacheable = 0
         self.unwritten = 0
         self.retrying = 0
 
-    def score(self, row: int, value: float, reason: str) -> None:
+    def score(self, row: int, value: float, reason: str,
+              statistics: Mapping[str, float] | None = None) -> None:
+        if statistics is not None:
+            for name, number in statistics.items():
+                self.statistics[name][row] = number
         self.values[row] = value
         self.passed[row] = self.metric.passes(value)
         self.reasons[row] = reason
@@ -158,7 +163,7 @@ class MetricRun:
         values[list(failed)] = np.nan
         passed = self.passed & ~np.isin(np.arange(len(values)), list(failed))
         return MetricResult(self.metric, values, passed, dict(sorted(failed.items())),
-                            StoredReasons(self.reasons))
+                            StoredReasons(self.reasons), statistics=self.statistics)
 
     @property
     def cache_stats(self) -> CacheStats:
@@ -342,7 +347,7 @@ async def score_concurrently(
                     raise
                 run.fail(row, metric_failure(metric, error))
                 return
-            run.score(row, score.value, score.reason)
+            run.score(row, score.value, score.reason, score.statistics)
             if cache is not None and row in keys:
                 unsaved.append((keys[row], identity, type(metric).version, score.value,
                                 score.reason))

@@ -61,7 +61,9 @@ def _failed(metric: Metric, batch: ToolCallBatch, message: str) -> MetricResult:
     """Every row of ``batch`` as an error row: the metric could not score any."""
     n = len(batch)
     return MetricResult(metric, np.full(n, np.nan), np.zeros(n, dtype=bool),
-                        dict.fromkeys(range(n), message), _no_reason)
+                        dict.fromkeys(range(n), message), _no_reason,
+                        statistics={name: np.full(n, np.nan)
+                                    for name in type(metric).statistics})
 
 
 def _no_reason(index: int) -> str:  # pragma: no cover - error rows show their message

@@ -17,6 +17,7 @@ from agentmetrics.metric._metric import Metric, metric_labels
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.model._metric_result import MetricResult
+    from agentmetrics.corpus._state import CorpusState
     from agentmetrics.results._aggregate import MetricMoments
     from agentmetrics.results._results import EvaluationResult
 
@@ -36,6 +37,9 @@ class RunningSummary:
     label: str
     metric: Metric
     moments: MetricMoments
+    #: The state of the metric's corpus-level aggregates, merged chunk by chunk
+    #: (None for a metric that declares none).
+    corpus: CorpusState | None = None
 
     @classmethod
     def start(cls, label: str, metric: Metric) -> RunningSummary:
@@ -80,6 +84,11 @@ class RunningSummary:
         from agentmetrics.results._aggregate import MetricMoments
 
         self.moments = self.moments.merge(MetricMoments.from_result(self.label, result))
+        if type(self.metric).aggregates:
+            from agentmetrics.corpus._state import CorpusState
+
+            state = CorpusState.from_result(self.label, result)
+            self.corpus = state if self.corpus is None else self.corpus.merge(state)
 
 
 def score_chunks(

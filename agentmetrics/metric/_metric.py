@@ -9,6 +9,7 @@ import numbers
 import re
 import weakref
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import attrs
@@ -31,6 +32,7 @@ from agentmetrics.errors import (
     InvalidParameterError,
     metric_bug,
 )
+from agentmetrics.metric._aggregates import Reducer, check_aggregates
 from agentmetrics.metric._inputs import Input, declared_inputs, required_case_fields
 from agentmetrics.model._model import CASE_FIELDS, AgentTestCase, EvalScore, describe
 
@@ -40,6 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "METRIC_NAME_PATTERN",
+    "check_statistics",
     "UNIT_LENGTH",
     "Metric",
     "check_metric_class",
@@ -178,6 +181,7 @@ def check_metric_class(cls: type[Metric]) -> None:
             f"AgentTestCase fields; expected some of {sorted(CASE_FIELDS)}."
         )
     declared_inputs(cls)  # InvalidMetricError naming ``inputs``
+    check_aggregates(cls)
     low_high = cls.value_range
     if (not isinstance(low_high, tuple) or len(low_high) != 2
             or any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in low_high)
@@ -244,8 +248,33 @@ def check_score(metric: Metric, score: object) -> EvalScore:
         raise metric_bug(metric, f"evaluate returned metric={score.metric!r}, threshold="
                                  f"{score.threshold!r}; expected {metric.name!r} and "
                                  f"{metric.threshold!r}")
+    declared = type(metric).statistics
+    statistics = score.statistics
+    if declared or statistics is not None:
+        checked = check_statistics(metric, statistics)
+        if checked is not statistics:
+            score = attrs.evolve(score, statistics=checked)
     cleaned = scrub_reason(metric, reason)
     return score if cleaned is reason else attrs.evolve(score, reason=cleaned)
+
+
+def check_statistics(metric: Metric, statistics: object) -> Mapping[str, float]:
+    """One case's statistics, checked against the metric's declared names:
+    exactly those keys, each a finite real number (given back as floats)."""
+    declared = type(metric).statistics
+    if not isinstance(statistics, Mapping) or set(statistics) != set(declared):
+        raise metric_bug(metric, f"evaluate returned statistics {describe(statistics)}; "
+                                 f"expected a dict of exactly {list(declared)} (the metric's "
+                                 f"statistics)")
+    out: dict[str, float] = {}
+    for key in declared:
+        number = statistics[key]
+        if (isinstance(number, bool) or not isinstance(number, numbers.Real)
+                or not math.isfinite(float(number))):
+            raise metric_bug(metric, f"evaluate returned statistic {key!r} = "
+                                     f"{describe(number)}; expected a finite number")
+        out[key] = float(number)
+    return out
 
 
 def _checked_evaluate(evaluate: Any) -> Any:
@@ -397,6 +426,17 @@ class Metric(abc.ABC):
     ``unit``
         The values' unit, a short name shown beside them (``"s"``, ``"USD"``,
         ``"tokens"``), or ``None`` (the default): a share or score.
+    ``aggregates``
+        Corpus-level aggregates over all of a run's cases, by name: reducers
+        from :mod:`agentmetrics.corpus` (``{"p95": Quantile(0.95)}``,
+        ``{"micro_f1": Ratio("matched", ("called", "expected"), scale=2.0)}``),
+        computed from states that merge exactly, shown by
+        ``EvaluationResult.aggregates()``, the CLI and the report.
+    ``statistics``
+        The names of the per-case statistics those reducers read besides the
+        values (``("matched", "called", "expected")``): ``measure`` returns
+        them as a third item, ``(value, reason, {"matched": 2.0, ...})``, and
+        ``evaluate_batch`` as ``MetricResult(..., statistics={name: column})``.
 
     ``threshold=None`` means the class's ``default_threshold``.
     Constructor parameters are stored as attributes of the same name, which
@@ -418,6 +458,8 @@ class Metric(abc.ABC):
     secret_params: ClassVar[tuple[str, ...]] = ()
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     unit: ClassVar[str | None] = None
+    statistics: ClassVar[tuple[str, ...]] = ()
+    aggregates: ClassVar[Mapping[str, Reducer]] = MappingProxyType({})
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -528,12 +570,16 @@ class Metric(abc.ABC):
 
     def _score(self, measured: object) -> EvalScore:
         """What measure or ameasure returned, as a checked EvalScore."""
-        if not isinstance(measured, tuple) or len(measured) != 2:
-            raise metric_bug(self, f"measure returned {describe(measured)}; expected a "
-                                   f"(value, reason) pair")
+        declared = type(self).statistics
+        size = 3 if declared else 2
+        if not isinstance(measured, tuple) or len(measured) != size:
+            expected = ("a (value, reason, statistics) triple, statistics a dict of "
+                        f"{list(declared)}" if declared else "a (value, reason) pair")
+            raise metric_bug(self, f"measure returned {describe(measured)}; expected {expected}")
         value = self._checked_value(measured[0])
+        statistics = measured[2] if declared else None
         return check_score(self, EvalScore(value, self.passes(value), measured[1], self.name,
-                                           self._threshold))
+                                           self._threshold, statistics=statistics))
 
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: ErrorsMode = "raise") -> MetricResult:
         """Score every case of a ToolCallBatch.

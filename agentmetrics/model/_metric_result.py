@@ -9,6 +9,7 @@ methods it calls.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
@@ -72,6 +73,8 @@ class MetricResult:
     """One metric over a batch: ``values`` (float64, NaN where the case could
     not be scored), ``passed`` (bool) and ``errors`` (case position -> message).
     Reasons are computed per case on request (:meth:`reason`, :attr:`reasons`).
+    ``statistics``: for a metric that declares them, each per-case statistic
+    of its corpus-level aggregates as a float64 column (ignored on error rows).
     """
 
     metric: Metric
@@ -79,6 +82,7 @@ class MetricResult:
     passed: BoolArray
     errors: Mapping[int, str]
     explain: Callable[[int], str]
+    statistics: Mapping[str, FloatArray] = attrs.field(factory=dict, kw_only=True)
 
     def __attrs_post_init__(self) -> None:
         if self.values.shape != self.passed.shape or self.values.ndim != 1:
@@ -98,8 +102,12 @@ class MetricResult:
         # ``explain`` is often a closure over the batch: pickle the reasons
         # themselves instead, so a worker process can send a result back.
         # A list's own __getitem__: the pickle names no private class.
-        return (MetricResult, (self.metric, self.values, self.passed, dict(self.errors),
-                               self.reason_list().__getitem__))
+        if not self.statistics:
+            return (MetricResult, (self.metric, self.values, self.passed, dict(self.errors),
+                                   self.reason_list().__getitem__))
+        return (functools.partial(MetricResult, statistics=dict(self.statistics)),
+                (self.metric, self.values, self.passed, dict(self.errors),
+                 self.reason_list().__getitem__))
 
     def reason(self, index: int) -> str:
         """Why case ``index`` scored as it did (its error message, if any)."""
@@ -157,12 +165,15 @@ class MetricResult:
             part = bisect.bisect_right(starts, index) - 1
             return parts[part].explain(index - starts[part])
 
+        names = parts[0].statistics.keys()
         return cls(
             metric=parts[0].metric,
             values=np.concatenate([part.values for part in parts]),
             passed=np.concatenate([part.passed for part in parts]),
             errors=errors,
             explain=explain,
+            statistics={name: np.concatenate([part.statistics[name] for part in parts])
+                        for name in names},
         )
 
 
@@ -251,6 +262,9 @@ def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> Metric
         if not isinstance(message, str) or not message:
             raise metric_bug(metric, f"evaluate_batch gave row {row} the error message "
                                      f"{message!r}; expected a non-empty str")
+    declared = type(metric).statistics
+    if declared or result.statistics:
+        _check_statistic_columns(metric, result, n)
     unread = [row for row in batch.invalid if row not in result.errors]
     if unread:
         raise metric_bug(metric, f"evaluate_batch scored row {unread[0]}, which could not be "
@@ -287,6 +301,29 @@ def check_result(metric: Metric, batch: ToolCallBatch, result: object) -> Metric
     for row in np.flatnonzero(scored)[:1].tolist() + np.flatnonzero(scored)[-1:].tolist():
         checked.reason(row)  # a first look, so a metric without reasons fails at once
     return checked
+
+
+def _check_statistic_columns(metric: Metric, result: MetricResult, n: int) -> None:
+    """The statistics of a batch: exactly the declared names, each a float64
+    column of one entry per case, finite on every scored row."""
+    declared = type(metric).statistics
+    given = result.statistics
+    if not isinstance(given, Mapping) or set(given) != set(declared):
+        raise metric_bug(metric, f"evaluate_batch returned statistics for "
+                                 f"{sorted(given) if isinstance(given, Mapping) else given!r}; "
+                                 f"expected exactly {list(declared)} (the metric's statistics)")
+    scored = ~np.isnan(result.values)
+    for name in declared:
+        column = given[name]
+        if (not isinstance(column, np.ndarray) or column.dtype != np.float64
+                or column.shape != (n,)):
+            raise metric_bug(metric, f"evaluate_batch returned statistic {name!r} as "
+                                     f"{_shape(column)}; expected float64 of shape ({n},)")
+        bad = np.flatnonzero(scored & ~np.isfinite(column))
+        if len(bad):
+            raise metric_bug(metric, f"evaluate_batch gave row {int(bad[0])} the statistic "
+                                     f"{name!r} = {float(column[bad[0]])!r}; expected a finite "
+                                     f"number on every scored row")
 
 
 def out_of_range(values: FloatArray, value_range: tuple[float, float]) -> int | None:
@@ -454,13 +491,19 @@ def loop_evaluate(metric: Metric, batch: ToolCallBatch, errors: ErrorsMode) -> M
     passed = np.zeros(n, dtype=bool)
     reasons: list[str] = [""] * n
     failed: dict[int, str] = {}
+    declared = type(metric).statistics
+    statistics = {name: np.full(n, np.nan) for name in declared}
     for row in range(n):
         score = _row_score(metric, batch, row, errors, failed)
         if score is not None:
             values[row] = score.value
             passed[row] = score.passed
             reasons[row] = score.reason
-    return MetricResult(metric, values, passed, failed, StoredReasons(reasons))
+            if declared and score.statistics is not None:
+                for name in declared:
+                    statistics[name][row] = score.statistics[name]
+    return MetricResult(metric, values, passed, failed, StoredReasons(reasons),
+                        statistics=statistics)
 
 
 def case_values(metric: Metric, batch: ToolCallBatch, errors: str,
@@ -482,6 +525,8 @@ def case_values(metric: Metric, batch: ToolCallBatch, errors: str,
     under ``errors="raise"`` the first failing row raises as it would there.
     ``batch.cases`` must be there (see :func:`agentmetrics.batch.require_cases`)."""
     mode = check_errors_mode(errors)
+    if type(metric).statistics:  # the statistics come with each case's measure
+        return loop_evaluate(metric, batch, mode)
     cases = batch.cases
     if cases is None:
         raise InvalidCaseError(f"{metric.name}: case_values needs a batch of cases; this one "

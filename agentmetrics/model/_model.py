@@ -565,8 +565,9 @@ _TURN_KEYS = CASE_FIELDS - {"turns"}
 class EvalScore:
     """The result of one metric on one test case.
 
-    ``value`` is in [0, 1]; ``passed`` compares it with ``threshold`` (at or
-    above for higher-is-better metrics); ``reason`` says why, in words.
+    ``value`` is in the metric's ``value_range`` ([0, 1] unless it declares
+    another); ``passed`` compares it with ``threshold`` (at or above for
+    higher-is-better metrics); ``reason`` says why, in words.
     """
 
     value: float
@@ -574,12 +575,16 @@ class EvalScore:
     reason: str
     metric: str
     threshold: float
+    #: The case's statistics for corpus-level aggregates (``{"matched": 2.0}``),
+    #: for a metric that declares ``statistics``; None otherwise.
+    statistics: Mapping[str, float] | None = attrs.field(default=None, kw_only=True)
 
     def __repr__(self) -> str:
+        extra = "" if self.statistics is None else f", statistics={dict(self.statistics)!r}"
         return (
             f"EvalScore(value={_short_float(self.value)}, passed={self.passed}, "
             f"reason={self.reason!r}, metric={self.metric!r}, "
-            f"threshold={self.threshold!r})"
+            f"threshold={self.threshold!r}{extra})"
         )
 
 

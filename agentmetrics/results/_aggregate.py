@@ -30,6 +30,8 @@ from agentmetrics._base._arrays import FloatArray
 from agentmetrics._base._exact import ExactSum, exact_squares, exact_variance
 from agentmetrics._kernels import unique_keys
 from agentmetrics.errors import InvalidParameterError
+from agentmetrics.corpus._state import CorpusState, states_of
+from agentmetrics.results._corpus import aggregates_table
 from agentmetrics.results._summary import Summary
 from agentmetrics.results._table import Table
 
@@ -342,6 +344,8 @@ class Aggregate:
     failure_limit: int | None
     #: Per metric, its sums per cluster, when the cases were given cluster labels.
     clusters: Mapping[str, ClusterSums] | None = None
+    #: Per metric that declares corpus-level aggregates, their exact state.
+    corpus: Mapping[str, CorpusState] = attrs.field(factory=dict)
 
     @classmethod
     def from_result(cls, result: EvaluationResult, *, failure_limit: int | None = 100,
@@ -369,7 +373,7 @@ class Aggregate:
             sums = {label: ClusterSums.from_result(scores, clusters)
                     for label, scores in result.results.items()}
         return cls(len(result), metrics, ToolCounts.from_batch(result.batch), failing,
-                   failure_limit, sums)
+                   failure_limit, sums, states_of(list(result.results), result.results))
 
     def merge(self, other: Aggregate) -> Aggregate:
         """This aggregate followed by ``other`` (their cases in that order)."""
@@ -393,10 +397,15 @@ class Aggregate:
                 "one evaluation. Fix: give every part its clusters, or none.")
         clusters = None if self.clusters is None or other.clusters is None else {
             label: self.clusters[label].merge(other.clusters[label]) for label in self.metrics}
+        if set(self.corpus) != set(other.corpus):
+            raise InvalidParameterError(
+                f"merge: one part has corpus aggregates for {sorted(self.corpus)}, another for "
+                f"{sorted(other.corpus)}; expected parts of one evaluation.")
         return Aggregate(
             self.rows + other.rows,
             {label: self.metrics[label].merge(other.metrics[label]) for label in self.metrics},
-            self.tools.merge(other.tools), failing, limit, clusters)
+            self.tools.merge(other.tools), failing, limit, clusters,
+            {label: state.merge(other.corpus[label]) for label, state in self.corpus.items()})
 
     # -- tables ------------------------------------------------------------------
 
@@ -418,6 +427,11 @@ class Aggregate:
                                         "none. Fix: give ci=0.95, say.")
         return Summary.from_clusters(list(self.metrics.values()),
                                      [self.clusters[label] for label in self.metrics], ci)
+
+    def aggregates(self, ci: float | None = 0.95) -> Table:
+        """The corpus-level aggregates, exactly as :meth:`EvaluationResult.aggregates`
+        gives them over the same cases, however they were split."""
+        return aggregates_table(self.corpus.values(), ci)
 
     def per_tool(self) -> Table:
         """The per-tool table, exactly as :meth:`EvaluationResult.per_tool`."""
@@ -479,6 +493,9 @@ class Aggregate:
         if any(column.min(initial=0) < 0 for column in
                (self.tools.expected, self.tools.called, self.tools.hits)):
             raise ValueError("a negative tool count")
+        for label, corpus in self.corpus.items():
+            if label not in self.metrics or corpus.scored != self.metrics[label].scored:
+                raise ValueError(f"{label!r}'s corpus aggregates do not fit its counts")
         if self.clusters is not None:
             if set(self.clusters) != set(self.metrics):
                 raise ValueError("the cluster sums are not those of the metrics")
@@ -503,6 +520,7 @@ class Aggregate:
                         for label, kept in self.failing.items()},
             "clusters": None if self.clusters is None else {
                 label: sums.to_state() for label, sums in self.clusters.items()},
+            "corpus": {label: state.to_state() for label, state in self.corpus.items()},
         }
         return json.dumps(state, separators=(",", ":"), allow_nan=False)
 
@@ -526,7 +544,9 @@ class Aggregate:
                        failing, None if limit is None else int(limit),
                        None if clusters is None else {
                            str(label): ClusterSums.from_state(sums)
-                           for label, sums in clusters.items()})
+                           for label, sums in clusters.items()},
+                       {str(label): CorpusState.from_state(saved)
+                        for label, saved in (state.get("corpus") or {}).items()})
             read._check()
             return read
         except (ValueError, KeyError, TypeError, AttributeError) as error:

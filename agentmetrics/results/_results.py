@@ -17,7 +17,9 @@ from agentmetrics.errors import (
     InvalidParameterError,
 )
 from agentmetrics.model._metric_result import MetricResult
+from agentmetrics.corpus._state import states_of
 from agentmetrics.results._aggregate import MetricMoments, ToolCounts
+from agentmetrics.results._corpus import aggregates_table
 from agentmetrics.results._repeated import Trials
 from agentmetrics.results._summary import Summary
 from agentmetrics.results._table import Table
@@ -144,6 +146,15 @@ class EvaluationResult:
                    for label, scores in self.results.items()]
         return Summary.from_scores(self, moments, ci=ci, cluster=cluster, method=method,
                                    resamples=resamples, seed=seed)
+
+    def aggregates(self, ci: float | None = 0.95) -> Table:
+        """The corpus-level aggregates the metrics declare (``p95`` latency,
+        ``micro_f1``, a ``total`` cost), one row each: a Table with the columns
+        ``metric``, ``aggregate``, ``value``, ``low``, ``high``, ``n`` and
+        ``note``. Computed from states that merge exactly, so
+        ``partition.merge(...).aggregates()`` over any split of these cases
+        gives the same table; no rows when no metric declares aggregates."""
+        return aggregates_table(states_of(self.metrics, self.results).values(), ci)
 
     def trials(self, by: str | Sequence[Any] = "task_id", metric: str | None = None) -> Trials:
         """Repeated trials: the cases grouped by task (``by``: a metadata key,
