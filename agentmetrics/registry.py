@@ -66,6 +66,10 @@ _BUILTIN_TARGETS = {
     "tool_selection_accuracy": "agentmetrics.metrics._tool_selection:ToolSelectionAccuracy",
     "per_turn": "agentmetrics.metrics._per_turn:PerTurn",
     "expectation_match": "agentmetrics.metrics._expectation_match:ExpectationMatch",
+    "answer_match": "agentmetrics.metrics._answer_match:AnswerMatch",
+    "latency": "agentmetrics.metrics._latency:Latency",
+    "cost": "agentmetrics.metrics._cost:Cost",
+    "tool_call_micro_f1": "agentmetrics.metrics._micro_f1:ToolCallMicroF1",
 }
 
 M = TypeVar("M", bound=type[Metric])

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from agentmetrics.batch import MetricResult, case_values, passes, require_cases
+from agentmetrics.corpus import Reducer, Total
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 from agentmetrics.metric._inputs import Input
 from agentmetrics.metric._metric import Metric
@@ -31,9 +32,9 @@ def _prices(given: object) -> Prices | None:
     per token at or above 0, kept as pairs (which cannot change in place)."""
     if given is None:
         return None
-    pairs = list(given.items()) if isinstance(given, Mapping) else given
+    pairs: Any = list(given.items()) if isinstance(given, Mapping) else given
     try:
-        checked = tuple((kind, price) for kind, price in pairs)  # type: ignore[union-attr]
+        checked = tuple((kind, price) for kind, price in pairs)
     except (TypeError, ValueError):
         checked = None
     if checked is None or not checked:
@@ -77,6 +78,7 @@ class Cost(Metric):
     value_range: ClassVar[tuple[float, float]] = (0.0, math.inf)
     unit: ClassVar[str | None] = "USD"
     cache_fields: ClassVar[tuple[str, ...]] = ("cost",)
+    aggregates: ClassVar[Mapping[str, Reducer]] = {"total": Total()}
 
     def __new__(cls, threshold: float | None = None, prices: object = None) -> Cost:
         # With prices, the metric reads usage, not cost: an instance of the

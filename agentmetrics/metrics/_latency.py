@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from agentmetrics.batch import MetricResult, passes, require_cases
+from agentmetrics.corpus import Maximum, Quantile, Reducer
 from agentmetrics.metric._inputs import Input
 from agentmetrics.metric._metric import Metric
 from agentmetrics.metrics._values import ValueReasons, field_failures
@@ -38,6 +40,8 @@ class Latency(Metric):
     unit: ClassVar[str | None] = "s"
     #: A cached score is reused only for the same latency.
     cache_fields: ClassVar[tuple[str, ...]] = ("latency",)
+    aggregates: ClassVar[Mapping[str, Reducer]] = {
+        "p50": Quantile(0.5), "p95": Quantile(0.95), "max": Maximum()}
 
     def __init__(self, threshold: float | None = None) -> None:
         super().__init__(threshold)

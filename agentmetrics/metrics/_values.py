@@ -41,7 +41,7 @@ def json_key(value: Any) -> Hashable:
     values (see the module's doc)."""
     kind = type(value)
     if kind is str or value is None:
-        return value
+        return value  # type: ignore[no-any-return]
     if kind is bool:
         return ("b", value)
     if kind is int or kind is float:
