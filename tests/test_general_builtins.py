@@ -277,3 +277,18 @@ def test_metrics_pickle_and_compare():
         assert again == metric and repr(again) == repr(metric)
     assert [i.name for i in get_metric("cost", prices={"a": 1.0}).declared_inputs()] == ["usage"]
     assert [i.name for i in get_metric("cost").declared_inputs()] == ["cost"]
+
+
+def test_the_benchmark_runs_small(capsys):
+    pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "benchmarks" / "bench_general.py"
+    spec = importlib.util.spec_from_file_location("bench_general", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(["--rows", "300", "--repeats", "1"])  # checks every path's values agree first
+    out = capsys.readouterr().out
+    assert "300 rows" in out and "tool_call_micro_f1" in out and "all three" in out
