@@ -108,7 +108,7 @@ def batch_only(metric_name: str, batch: Any) -> Callable[[], Any]:
 
 
 def scored(data: Any, names: tuple[str, ...]) -> Callable[[], Any]:
-    return lambda: agentmetrics.evaluate(data, list(names))
+    return lambda: agentmetrics.evaluate(data, list(names), progress=False)
 
 
 def timed(function: Callable[[], Any]) -> float:
@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> None:
     for name in METRICS:
         want = np.array(evaluate_only(name, cases)())
         for data in (frame, table):
-            got = agentmetrics.evaluate(data, [name])[name].values
+            got = agentmetrics.evaluate(data, [name], progress=False)[name].values
             assert np.array_equal(got, want), name
     runs: dict[str, Callable[[], Any]] = {}
     for name in METRICS:
