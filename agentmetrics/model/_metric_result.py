@@ -376,7 +376,7 @@ def batch_errors(metric: Metric, batch: ToolCallBatch, errors: str) -> dict[int,
     found: dict[int, str] = dict(batch.invalid)
     given = {"tool_calls": batch.called_given, "expected_tool_calls": batch.expected_given}
     refused: dict[int, InvalidCaseError | MissingFieldError] = {}
-    for declared in reversed(type(metric).declared_inputs()):  # the first input named wins
+    for declared in reversed(metric.reads()):  # the first input named wins
         field = declared.name
         if field in given:
             for row in np.flatnonzero(~given[field]).tolist():
@@ -557,7 +557,7 @@ def case_values(metric: Metric, batch: ToolCallBatch, errors: str,
     n = len(cases)
     slow = set(batch.invalid)
     given = {"tool_calls": batch.called_given, "expected_tool_calls": batch.expected_given}
-    for declared in type(metric).declared_inputs():
+    for declared in metric.reads():
         if declared.name in given:
             slow.update(np.flatnonzero(~given[declared.name]).tolist())
         else:
