@@ -365,3 +365,28 @@ def test_the_report_shows_the_aggregates_with_their_unit():
     for name in ("p50", "p95", "max", "total", "micro_precision", "micro_recall", "micro_f1"):
         assert f"<td>{name}</td>" in shown
     assert "<td>s</td>" in shown
+
+
+def test_the_cli_reads_case_fields_from_parquet(tmp_path, capsys, registered):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from agentmetrics.cli import main
+
+    cases = _cases(8, 90)
+    path = tmp_path / "cases.parquet"
+    pq.write_table(pa.table({
+        "tool_calls": [list(c.tool_names) for c in cases],
+        "expected_tool_calls": [list(c.expected_tool_names) for c in cases],
+        "latency": [c.latency for c in cases]}), path, row_group_size=25)
+    assert main(["evaluate", str(path), "--metric", "seconds_for_corpus", "--metric",
+                 "pooled_f1_for_corpus", "--format", "json", "--chunk-size", "30"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    expected = evaluate(cases, [SecondsMetric(), PooledF1()]).aggregates()
+    assert {(r["metric"], r["aggregate"]): r["value"] for r in record["aggregates"]} == \
+        _values(expected)
+    # A file of latencies alone, without call columns, is read too.
+    pq.write_table(pa.table({"latency": [c.latency for c in cases]}), path)
+    assert main(["evaluate", str(path), "--metric", "seconds_for_corpus", "--format",
+                 "json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert [r["value"] for r in record["results"]] == [c.latency for c in cases]
