@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentmetrics import Input, Metric, registry
+from agentmetrics.corpus import Maximum, Quantile
 from agentmetrics.cli import main
 from agentmetrics.registry import (
     MetricDescription,
@@ -46,8 +47,8 @@ class RubricScore(Metric):
     version = "3"
     inputs = ("actual_output", Input("expected_output", "text", "the reference answer"),
               Input("metadata.rubric", "text"))
-    aggregates: typing.ClassVar[dict[str, object]] = {"p50": object(), "p95": object(),
-                                                      "max": object()}
+    aggregates: typing.ClassVar[dict[str, object]] = {"p50": Quantile(0.5), "p95": Quantile(0.95),
+                                                      "max": Maximum()}
 
     def __init__(self, threshold: float | None = None, strictness: float = 0.5,
                  model: str | None = None, *, retries: int = 2) -> None:

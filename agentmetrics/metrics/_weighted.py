@@ -7,6 +7,8 @@ import numbers
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
+
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics.errors import (
     AgentMetricsError,
@@ -16,12 +18,12 @@ from agentmetrics.errors import (
 )
 from agentmetrics.metric._inputs import Input
 from agentmetrics.metric._metric import Metric, metric_labels
+from agentmetrics.model._metric_result import MetricResult, passes
 from agentmetrics.model._model import AgentTestCase, EvalScore, describe
 from agentmetrics.registry import resolve_metric
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
-    from agentmetrics.model._metric_result import MetricResult
 
 __all__ = ["Weighted"]
 
@@ -141,10 +143,6 @@ class Weighted(Metric):
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: ErrorsMode = "raise") -> MetricResult:
         """Each part over the whole batch by its own batch path, then blended
         row by row (the same values and reasons as :meth:`evaluate`)."""
-        import numpy as np
-
-        from agentmetrics.model._metric_result import MetricResult, passes
-
         mode = check_errors_mode(errors)
         results = [metric.evaluate_batch(batch, errors="record") for metric in self.metrics]
         n = len(batch)
