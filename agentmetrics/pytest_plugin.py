@@ -74,14 +74,23 @@ class AgentEval:
 
     def record_run(
         self,
-        tool_calls: Iterable[Any],
+        tool_calls: Iterable[Any] | None = None,
         expected_tool_calls: Iterable[Any] | None = None,
         *,
         input: Any = None,
         actual_output: Any = None,
+        expected_output: Any = None,
+        latency: float | None = None,
+        cost: float | None = None,
+        usage: Mapping[str, int] | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> AgentTestCase:
-        """Build an AgentTestCase from an agent run, record it and return it."""
+        """Build an AgentTestCase from an agent run, record it and return it.
+
+        Every field is optional: a run without tool calls
+        (``record_run(input=..., actual_output=..., expected_output=...)``) is
+        scored by metrics that read those fields; one that reads a field the
+        run lacks reports the case as an error naming that field."""
 
         return self.record(
             AgentTestCase(
@@ -90,6 +99,10 @@ class AgentEval:
                 tool_calls=tool_calls,
                 expected_tool_calls=expected_tool_calls,
                 metadata=metadata or {},
+                expected_output=expected_output,
+                latency=latency,
+                cost=cost,
+                usage=usage,
             )
         )
 
@@ -286,7 +299,8 @@ def _score_item(item: pytest.Item, markers: list[pytest.Mark]) -> None:
             f"Record each run with the agent_eval fixture:\n"
             f"    def {item.name}(agent_eval):\n"
             f"        agent_eval.record_run(tool_calls=[...], expected_tool_calls=[...])\n"
-            f"or agent_eval.record(AgentTestCase(...)).",
+            f"or, for a run without tool calls, agent_eval.record_run(actual_output=..., "
+            f"expected_output=...), or agent_eval.record(AgentTestCase(...)).",
             pytrace=False,
         )
     metrics = [metric for metric, _ in resolved]

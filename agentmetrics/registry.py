@@ -14,9 +14,11 @@ installed registry name, then a class name.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
+import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar, overload
 
 import attrs
@@ -28,6 +30,7 @@ from agentmetrics._base._discovery import (
     scan,
 )
 from agentmetrics._base._version import __version__
+from agentmetrics._secrets import MASK, credential_name, scrub, shown_items, shown_value
 from agentmetrics.errors import (
     DuplicateMetricError,
     InvalidMetricError,
@@ -36,6 +39,7 @@ from agentmetrics.errors import (
     MetricNameError,
     MetricNotFoundError,
 )
+from agentmetrics.metric._inputs import Input
 from agentmetrics.metric._metric import METRIC_NAME_PATTERN, Metric, check_metric_class, declared_name
 
 __all__ = [
@@ -43,6 +47,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "MetricDescription",
     "MetricInfo",
+    "ParameterDescription",
     "describe_metric",
     "describe_metrics",
     "get_metric",
@@ -70,6 +75,7 @@ _BUILTIN_TARGETS = {
     "latency": "agentmetrics.metrics._latency:Latency",
     "cost": "agentmetrics.metrics._cost:Cost",
     "tool_call_micro_f1": "agentmetrics.metrics._micro_f1:ToolCallMicroF1",
+    "weighted": "agentmetrics.metrics._weighted:Weighted",
 }
 
 M = TypeVar("M", bound=type[Metric])
@@ -106,6 +112,44 @@ class MetricInfo:
 
 
 @attrs.frozen(slots=True)
+class ParameterDescription:
+    """One constructor parameter of a metric, as ``describe`` shows it.
+
+    ``type`` is its annotation as written (``"float | None"``), else the type
+    its docstring gives, else None. ``default`` is the default as it may be
+    shown: ``'***'`` for a secret one (named in the class's ``secret_params``,
+    or by a credential's name such as ``api_key``) that is not None, and any
+    other with the credentials of its URLs masked; ``threshold``'s None is
+    shown as the class's ``default_threshold``, which it stands for.
+    ``required`` says it has no default (``default`` is then None). ``doc`` is
+    one line from the class's or ``__init__``'s docstring, "" when there is
+    none (see docs/registry.md for the conventions read).
+    """
+
+    name: str
+    type: str | None
+    default: Any
+    required: bool = False
+    doc: str = ""
+    secret: bool = False
+
+    def text(self) -> str:
+        """``name: type = default``, as ``agentmetrics describe`` shows it."""
+        typed = self.name if self.type is None else f"{self.name}: {self.type}"
+        shown = " (required)" if self.required else f" = {self.default!r}"
+        return typed + shown + (" (secret)" if self.secret else "")
+
+    def to_json(self) -> dict[str, Any]:
+        """The parameter as ``describe --json`` and ``list --json`` show it (a
+        default that is no JSON scalar as its repr)."""
+        default = self.default
+        if not (default is None or isinstance(default, (str, int, float, bool))):
+            default = repr(default)
+        return {"name": self.name, "type": self.type, "default": default,
+                "required": self.required, "secret": self.secret, "doc": self.doc}
+
+
+@attrs.frozen(slots=True)
 class MetricDescription:
     """A metric's registry entry and, once its class is loaded, its metadata.
 
@@ -119,6 +163,8 @@ class MetricDescription:
     required_fields: tuple[str, ...] | None = None
     description: str | None = None
     default_threshold: float | None = None
+    #: Each constructor parameter's default, by name, as it may be shown
+    #: (see :class:`ParameterDescription`; a required one's is None).
     parameters: dict[str, Any] | None = None
     error: str | None = None
     #: Constructor parameters without a default: the metric is built only with them.
@@ -127,27 +173,35 @@ class MetricDescription:
     value_range: tuple[float, float] | None = None
     #: The values' unit ("s", "USD", "tokens"); None for a share or score.
     unit: str | None = None
+    #: The class's ``version`` (cached scores are kept per version).
+    metric_version: str | None = None
+    #: Each constructor parameter with its type, default and one-line doc.
+    parameter_details: tuple[ParameterDescription, ...] | None = None
+    #: What the metric reads: ``Metric.declared_inputs()``.
+    inputs: tuple[Input, ...] | None = None
+    #: The names of the corpus-level aggregates the metric declares.
+    aggregates: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, info: MetricInfo, metric_cls: type[Metric]) -> MetricDescription:
         """Describe a loaded class, and try to build it as ``get_metric(name)``
         would: a metric that cannot be built with its defaults is broken."""
-        import inspect
-
-        signature = inspect.signature(metric_cls)
-        usable = [p for p in signature.parameters.values()
-                  if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-        parameters = {p.name: (None if p.default is p.empty else p.default) for p in usable}
-        if "threshold" in parameters and parameters["threshold"] is None:
-            parameters["threshold"] = metric_cls.default_threshold  # what None stands for
-        needs = tuple(p.name for p in usable if p.default is p.empty)
+        details = _parameter_details(metric_cls)
+        parameters = {detail.name: detail.default for detail in details}
+        needs = tuple(detail.name for detail in details if detail.required)
         error = None
-        if not needs:
+        try:
+            inputs: tuple[Input, ...] | None = metric_cls.declared_inputs()
+        except InvalidMetricError as failure:
+            inputs, error = None, str(failure)
+        if not needs and error is None:
             try:
                 metric_cls()
             except Exception as failure:
-                error = (f"it cannot be built with its defaults: {metric_cls.__qualname__}() "
-                         f"raised {type(failure).__name__}: {failure}")
+                # Its message may quote a secret default: scrubbed like any other.
+                error = scrub(f"it cannot be built with its defaults: {metric_cls.__qualname__}() "
+                              f"raised {type(failure).__name__}: {failure}",
+                              _secret_defaults(metric_cls))
         return cls(
             info=info,
             requires_llm_judge=metric_cls.requires_llm_judge,
@@ -160,7 +214,189 @@ class MetricDescription:
             needs=needs,
             value_range=_declared_range(metric_cls),
             unit=metric_cls.unit if isinstance(metric_cls.unit, str) else None,
+            metric_version=str(metric_cls.version),
+            parameter_details=details,
+            inputs=inputs,
+            aggregates=_aggregates_of(metric_cls),
         )
+
+
+def _aggregates_of(metric_cls: type[Metric]) -> tuple[str, ...]:
+    """The names of the corpus-level aggregates ``metric_cls`` declares: the
+    keys of its ``aggregates`` class attribute (a mapping of name to reducer),
+    in order; none when it declares none. Checking the declaration is the
+    class's business, not the description's: anything but a mapping shows none."""
+    declared = getattr(metric_cls, "aggregates", {})
+    if not isinstance(declared, Mapping):
+        return ()
+    return tuple(str(name) for name in declared)
+
+
+def _secret_params(metric_cls: type[Metric]) -> tuple[str, ...]:
+    declared = getattr(metric_cls, "secret_params", ())
+    return tuple(name for name in declared if isinstance(name, str)) if isinstance(
+        declared, tuple) else ()
+
+
+def _usable_parameters(metric_cls: type[Metric]) -> list[inspect.Parameter]:
+    signature = inspect.signature(metric_cls)
+    return [p for p in signature.parameters.values()
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+def _secret_defaults(metric_cls: type[Metric]) -> tuple[str, ...]:
+    """Every form of the secrets among the class's defaults, for :func:`scrub`."""
+    defaults = [(p.name, p.default) for p in _usable_parameters(metric_cls)
+                if p.default is not p.empty]
+    return shown_items(defaults, _secret_params(metric_cls))[1]
+
+
+def _annotation_text(annotation: Any) -> str | None:
+    if annotation is inspect.Parameter.empty:
+        return None
+    if isinstance(annotation, str):
+        return annotation  # as written, under ``from __future__ import annotations``
+    return inspect.formatannotation(annotation).replace("typing.", "")
+
+
+def _parameter_details(metric_cls: type[Metric]) -> tuple[ParameterDescription, ...]:
+    usable = _usable_parameters(metric_cls)
+    documented = _parameter_docs(metric_cls, [p.name for p in usable])
+    secrets = _secret_params(metric_cls)
+    details = []
+    for parameter in usable:
+        doc_type, doc = documented.get(parameter.name, (None, ""))
+        required = parameter.default is parameter.empty
+        default = None if required else parameter.default
+        secret = parameter.name in secrets or credential_name(parameter.name)
+        if parameter.name == "threshold":
+            if default is None and not required:
+                default = metric_cls.default_threshold  # what None stands for
+            if not doc:
+                side = "above" if metric_cls.higher_is_better else "below"
+                doc = f"a case passes at or {side} it (None: the default threshold)"
+        shown = (MASK if default is not None else None) if secret else shown_value(default)
+        details.append(ParameterDescription(
+            name=parameter.name, type=_annotation_text(parameter.annotation) or doc_type,
+            default=shown, required=required, doc=doc, secret=secret))
+    return tuple(details)
+
+
+# -- parameter docs, read from docstrings -------------------------------------------
+
+#: Section headers that list parameters (numpydoc underlines them, Google ends them with ":").
+_PARAMETER_SECTIONS = frozenset({"parameters", "params", "args", "arguments", "keyword args",
+                                 "keyword arguments", "other parameters"})
+_SPHINX_PARAM = re.compile(r"\s*:param\s+(?:(?P<type>[^:]*?)\s+)?\**(?P<name>\w+)\s*:(?P<text>.*)$")
+_SPHINX_TYPE = re.compile(r"\s*:type\s+\**(?P<name>\w+)\s*:(?P<type>.*)$")
+_UNDERLINE = re.compile(r"\s*-{3,}\s*$")
+_NAMES = r"(?P<names>[`*\w]+(?:\s*,\s*[`*\w]+)*)"
+_NUMPY_ENTRY = re.compile(_NAMES + r"\s*(?::\s*(?P<type>.*))?$")
+_GOOGLE_ENTRY = re.compile(_NAMES + r"\s*(?:\((?P<type>[^)]*)\))?\s*:(?P<text>.*)$")
+_INIT_LINE = re.compile(r"\s*`{0,2}(?P<name>\w+)`{0,2}\s*(?::|--|\s-\s)\s*(?P<text>\S.*)$")
+#: A sentence's end: not the stop of "e.g." or "i.e.", and followed by a new sentence.
+_SENTENCE_END = re.compile(r"(?<!e\.g)(?<!i\.e)[.!?](?=\s+[A-Z(`\"'])")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _paragraph(lines: list[str], start: int, deeper_than: int) -> list[str]:
+    """The lines from ``start`` indented more than ``deeper_than``, up to a blank line."""
+    taken = []
+    for line in lines[start:]:
+        if not line.strip() or _indent(line) <= deeper_than:
+            break
+        taken.append(line)
+    return taken
+
+
+def _one_line(parts: list[str]) -> str:
+    """A description's lines as one line, cut after its first sentence."""
+    text = " ".join(" ".join(part.split()) for part in parts).strip()
+    end = _SENTENCE_END.search(text)
+    return text[:end.end()] if end else text
+
+
+def _entry_names(names: str) -> list[str]:
+    return [name.strip("`* ") for name in names.split(",")]
+
+
+def _section_entries(lines: list[str], at: int, found: dict[str, tuple[str | None, str]]) -> None:
+    """Read the parameter section whose header is ``lines[at]``, if it is one:
+    numpydoc (the header underlined, ``name : type`` then an indented
+    description) or Google (``Args:``, then ``name (type): description``)."""
+    header = lines[at].strip()
+    numpy = at + 1 < len(lines) and bool(_UNDERLINE.match(lines[at + 1]))
+    google = header.endswith(":")
+    if header.rstrip(":").strip().lower() not in _PARAMETER_SECTIONS or not (numpy or google):
+        return
+    base = _indent(lines[at])
+    start = at + (2 if numpy else 1)
+    body = [index for index in range(start, len(lines)) if lines[index].strip()]
+    if not body:
+        return
+    entry = _indent(lines[body[0]])
+    if entry < base or (google and not numpy and entry == base):
+        return
+    for index in body:
+        line = lines[index]
+        if _indent(line) < entry or (index + 1 < len(lines) and _UNDERLINE.match(lines[index + 1])):
+            break  # the section ended; a numpydoc section's header is underlined
+        if _indent(line) > entry:
+            continue  # a description line, read with its entry
+        match = (_NUMPY_ENTRY if numpy else _GOOGLE_ENTRY).match(line.strip())
+        if match is None:
+            continue
+        text = [] if numpy else [match["text"]]
+        doc = _one_line(text + _paragraph(lines, index + 1, entry))
+        doc_type = (match["type"] or "").strip() or None
+        for name in _entry_names(match["names"]):
+            found.setdefault(name, (doc_type, doc))
+
+
+def _docstring_params(doc: str, names: list[str], init: bool
+                      ) -> dict[str, tuple[str | None, str]]:
+    lines = inspect.cleandoc(doc).splitlines()
+    found: dict[str, tuple[str | None, str]] = {}
+    types = {match["name"]: match["type"].strip() for match in map(_SPHINX_TYPE.match, lines)
+             if match is not None}
+    for index, line in enumerate(lines):
+        sphinx = _SPHINX_PARAM.match(line)
+        if sphinx is not None:
+            doc_type = (sphinx["type"] or "").strip() or types.get(sphinx["name"]) or None
+            found.setdefault(sphinx["name"], (doc_type, _one_line(
+                [sphinx["text"]] + _paragraph(lines, index + 1, _indent(line)))))
+        else:
+            _section_entries(lines, index, found)
+    if init:  # an __init__ docstring may simply say "name: what it is" on a line
+        for index, line in enumerate(lines):
+            plain = _INIT_LINE.match(line)
+            if plain is not None and plain["name"] in names:
+                found.setdefault(plain["name"], (None, _one_line(
+                    [plain["text"]] + _paragraph(lines, index + 1, _indent(line)))))
+    return {name: value for name, value in found.items() if name in names and value[1]}
+
+
+def _parameter_docs(metric_cls: type, names: list[str]) -> dict[str, tuple[str | None, str]]:
+    """Each of ``names`` that a docstring documents, with the type it gives
+    (or None) and its description as one line (its first sentence): read from
+    the class's docstring, then its ``__init__``'s, then each base class's
+    (``Metric`` excluded). The conventions read are numpydoc (a ``Parameters``
+    section underlined), Google (``Args:``) and Sphinx (``:param name:`` with
+    ``:type name:``), and in an ``__init__`` docstring a line ``name: text``."""
+    found: dict[str, tuple[str | None, str]] = {}
+    for klass in metric_cls.__mro__:
+        if klass is Metric or klass is object:
+            continue
+        init = klass.__dict__.get("__init__")
+        for doc, is_init in ((klass.__dict__.get("__doc__"), False),
+                             (getattr(init, "__doc__", None), True)):
+            if isinstance(doc, str):
+                for name, value in _docstring_params(doc, names, is_init).items():
+                    found.setdefault(name, value)
+    return found
 
 
 def _declared_range(metric_cls: type[Metric]) -> tuple[float, float] | None:

@@ -161,3 +161,105 @@ def test_text_in_a_latency_column_is_refused_naming_the_row_and_field():
         am.evaluate(frame, AnswerWithin())
     result = am.evaluate(frame, AnswerWithin(), errors="record")
     assert list(result["answer_within"].errors) == [1] and len(result) == 3
+
+
+# -- case fields read as columns (no object per case), against the records' reading ----
+
+CELLS = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True, width=64),
+                  st.integers(-5, 10**6), st.booleans(), st.text(max_size=3),
+                  st.lists(st.integers(), max_size=2))
+ANSWERS = st.one_of(st.none(), st.text(max_size=4), st.integers(-3, 3),
+                    st.lists(st.text(max_size=2), max_size=2),
+                    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2))
+
+
+class AnswerRead(am.Metric):
+    """Reads every column field; its reason shows what it read."""
+
+    name = "answer_read"
+    inputs = ("actual_output",)
+
+    def measure(self, case):
+        seen = (case.input, case.actual_output, case.expected_output, case.latency, case.cost)
+        return float(case.actual_output == case.expected_output), repr(seen)
+
+
+def _records(columns):
+    """The reference: each row as a record, a missing cell (None, NaN) left out."""
+    rows = []
+    for values in zip(*columns.values()):
+        record = {}
+        for name, value in zip(columns, values):
+            if value is None or (isinstance(value, float) and value != value):
+                continue
+            record[name] = value
+        rows.append(record)
+    return rows
+
+
+@given(st.lists(st.tuples(CELLS, CELLS, ANSWERS, ANSWERS), min_size=1, max_size=12))
+def test_field_columns_read_as_the_records_reading_reads_them(rows):
+    pd = pytest.importorskip("pandas")
+    columns = {"latency": [r[0] for r in rows], "cost": [r[1] for r in rows],
+               "actual_output": [r[2] for r in rows], "expected_output": [r[3] for r in rows]}
+    frame = pd.DataFrame({name: pd.Series(values, dtype=object)
+                          for name, values in columns.items()})
+    metric = AnswerRead()
+    mine = am.evaluate(frame, metric, errors="record")
+    theirs = am.evaluate(_records(columns), metric, errors="record")
+    assert mine.batch.cases is None  # read as columns
+    a, b = mine["answer_read"], theirs["answer_read"]
+    assert a.values.tolist() == pytest.approx(b.values.tolist(), nan_ok=True)
+    assert dict(a.errors) == dict(b.errors)
+    assert a.reason_list() == b.reason_list()
+
+
+def test_a_table_of_answers_alone_needs_no_call_columns():
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    from agentmetrics import partition
+
+    data = {"actual_output": ["Paris", "Lyon", None], "expected_output": ["Paris", "Paris", "Rome"]}
+    for table in (pd.DataFrame(data), pa.table(data)):
+        result = am.evaluate(table, AnswerRead(), errors="record")
+        assert result["answer_read"].values.tolist()[:2] == [1.0, 0.0]
+        assert "requires the test case field 'actual_output'" in result["answer_read"].errors[2]
+        assert result.batch.field("tool_calls").tolist() == [None, None, None]
+        rows, _ = partition.score(table, [AnswerRead()], errors="record")
+        frame = rows.to_pandas() if hasattr(rows, "to_pylist") or hasattr(rows, "schema") else rows
+        assert frame["answer_read"].tolist()[:2] == [1.0, 0.0]
+    # A table with neither calls nor case fields is still refused, naming the column.
+    with pytest.raises(InvalidCaseError, match="no column 'tool_calls'"):
+        am.evaluate(pd.DataFrame({"other": [1]}), AnswerRead())
+
+
+def test_numeric_columns_are_read_as_float_columns_and_checked():
+    pd = pytest.importorskip("pandas")
+
+    frame = pd.DataFrame({"actual_output": ["a", "b", "c"], "latency": [0.5, -1.0, float("nan")],
+                          "cost": [1, 2, 3]})
+    result = am.evaluate(frame, AnswerRead(), errors="record")
+    assert result.batch.field("latency").dtype == "float64"
+    assert result.batch.field("cost").tolist() == [1.0, 2.0, 3.0]
+    assert list(result["answer_read"].errors) == [1]
+    assert "AgentTestCase.latency: expected seconds, a finite number at or above 0" in \
+        result["answer_read"].errors[1]
+    assert result.batch.case(2).latency is None  # NaN in a float column: not given
+
+
+def test_a_declared_text_input_refuses_another_kind_in_a_column():
+    pd = pytest.importorskip("pandas")
+
+    class TextAnswer(am.Metric):
+        name = "text_answer_columns"
+        inputs = (am.Input("actual_output", "text"),)
+
+        def measure(self, case):
+            return 1.0, "text"
+
+    frame = pd.DataFrame({"actual_output": pd.Series(["a", 3, None], dtype=object)})
+    result = am.evaluate(frame, TextAnswer(), errors="record")
+    errors = result["text_answer_columns"].errors
+    assert sorted(errors) == [1, 2]
+    assert "reads actual_output as text (a str), got int 3" in errors[1]
+    assert "requires the test case field 'actual_output'" in errors[2]

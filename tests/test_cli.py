@@ -223,6 +223,15 @@ def test_list_shows_every_metric_with_its_metadata(capsys):
         "higher_is_better": True, "required_fields": ["tool_calls", "expected_tool_calls"],
         "default_threshold": 0.8, "value_range": [0.0, 1.0], "unit": None,
         "parameters": {"threshold": 0.8, "order_matters": False},
+        "parameter_details": [
+            {"name": "threshold", "type": "float | None", "default": 0.8, "required": False,
+             "secret": False, "doc": "a case passes at or above it (None: the default threshold)"},
+            {"name": "order_matters", "type": "bool", "default": False, "required": False,
+             "secret": False, "doc": ""}],
+        "metric_version": "1",
+        "inputs": [{"name": "tool_calls", "kind": "calls", "doc": ""},
+                   {"name": "expected_tool_calls", "kind": "calls", "doc": ""}],
+        "aggregates": [],
         "description": "Intersection over union of tool names called and expected, optionally order-aware.",
         "needs": [], "shadows": None, "shadowed_by": None, "error": None}
 
@@ -234,13 +243,16 @@ def test_describe_a_metric(capsys):
         "name:               tool_selection_accuracy",
         "class:              ToolSelectionAccuracy (from agentmetrics.metrics._tool_selection)",
         "distribution:       agent-tool-metrics 0.1.0",
+        "metric version:     1",
         "description:        Intersection over union of tool names called and expected, optionally order-aware.",
         "requires LLM judge: no",
         "higher is better:   yes",
-        "required fields:    tool_calls, expected_tool_calls",
+        "inputs:             tool_calls (calls), expected_tool_calls (calls)",
         "values:             [0, 1], no unit (a share or score)",
         "default threshold:  0.8",
-        "parameters:         threshold=0.8, order_matters=False",
+        "parameters:",
+        "  threshold: float | None = 0.8  a case passes at or above it (None: the default threshold)",
+        "  order_matters: bool = False",
         "status:             ok",
     ]
     status, out, _ = run(capsys, "describe", "agent-tool-metrics/tool_selection_accuracy", "--json")

@@ -175,7 +175,7 @@ def test_disabling_autoload_hides_third_party_metrics(fresh_env):
     names = [r["name"] for r in json.loads(
         run(agentmetrics, "list", "--json", env={"AGENTMETRICS_DISABLE_PLUGIN_AUTOLOAD": "1"}).stdout)]
     assert names == ["answer_match", "cost", "expectation_match", "latency", "per_turn",
-                     "tool_call_micro_f1", "tool_selection_accuracy"]  # the built-ins
+                     "tool_call_micro_f1", "tool_selection_accuracy", "weighted"]  # the built-ins
     hidden = run(fresh_env, "-c", "import agentmetrics as am; am.get_metric('tool_call_f1')",
                  env={"AGENTMETRICS_DISABLE_PLUGIN_AUTOLOAD": "1"}, check=False)
     assert "plugins are disabled by AGENTMETRICS_DISABLE_PLUGIN_AUTOLOAD" in hidden.stderr

@@ -110,6 +110,8 @@ def test_marker_without_a_recorded_case_says_how_to_record(pytester):
         "*agent_metric('tool_selection_accuracy') is set, but the test recorded no agent run to score.",
         "*def test_forgot(agent_eval):",
         "*agent_eval.record_run(tool_calls=*, expected_tool_calls=*)",
+        "or, for a run without tool calls, agent_eval.record_run(actual_output=..., "
+        "expected_output=...), or agent_eval.record(AgentTestCase(...)).",
     ])
 
 
@@ -211,3 +213,55 @@ def test_loading_the_plugin_imports_no_numpy_and_scans_nothing(pytester):
     result = pytester.runpytest_subprocess("-s", "-p", "no:randomly")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*LIGHT-LOAD-OK*"])
+
+
+def test_record_run_without_tool_calls_is_scored_by_what_the_metric_reads(pytester):
+    pytester.makepyfile("""
+        import pytest
+        from agentmetrics import Metric
+
+        class AnswerEquals(Metric):
+            name = "answer_equals"
+            inputs = ("actual_output", "expected_output")
+
+            def measure(self, case):
+                same = case.actual_output == case.expected_output
+                return float(same), "same answer" if same else "another answer"
+
+        @pytest.mark.agent_metric(metric=AnswerEquals)
+        def test_answers(agent_eval):
+            case = agent_eval.record_run(input="2 + 2?", actual_output="4", expected_output="4",
+                                         latency=1.25, cost=0.002, usage={"input": 12})
+            assert (case.tool_calls, case.latency, case.cost, case.usage) == (
+                None, 1.25, 0.002, {"input": 12})
+            agent_eval.record_run(input="3 + 3?", actual_output="7", expected_output="6")
+
+        @pytest.mark.agent_metric("tool_selection_accuracy")
+        def test_a_tool_metric_names_the_missing_field(agent_eval):
+            agent_eval.record_run(actual_output="4", expected_output="4")
+    """)
+    result = pytester.runpytest("-p", "no:randomly", "--agentmetrics-report=scores.json",
+                                "--agentmetrics-html=report.html")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines([
+        "*agent_metric: 1 of 2 evaluations did not pass",
+        "*1*answer_equals*0.00*0.5*another answer",
+    ])
+    result.stdout.fnmatch_lines([
+        "*agent_metric: 1 of 1 evaluations did not pass",
+        "*error: metric 'tool_selection_accuracy' requires the test case field 'tool_calls'*",
+    ])
+    evaluations = json.loads((pytester.path / "scores.json").read_text())["evaluations"]
+    answers = [e for e in evaluations if e["name"] == "answer_equals"]
+    assert [(e["value"], e["passed"], e["tool_calls"], e["error"]) for e in answers] == [
+        (1.0, True, None, None), (0.0, False, None, None)]
+    assert "answer_equals" in (pytester.path / "report.html").read_text()
+
+
+def test_record_run_still_takes_the_calls_by_position(pytester):
+    pytester.makepyfile("""
+        def test_it(agent_eval):
+            case = agent_eval.record_run(["A"], ["A", "B"], input="go")
+            assert (case.tool_names, case.expected_tool_names, case.input) == (("A",), ("A", "B"), "go")
+    """)
+    pytester.runpytest().assert_outcomes(passed=1)

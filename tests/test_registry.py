@@ -249,7 +249,8 @@ def test_disable_autoload_keeps_only_builtins(site, monkeypatch):
     monkeypatch.setenv(registry.DISABLE_AUTOLOAD_ENV, "1")
     refresh()
     assert [n for n, _ in names()] == ["answer_match", "cost", "expectation_match", "latency",
-                                       "per_turn", "tool_call_micro_f1", "tool_selection_accuracy"]  # the built-ins
+                                       "per_turn", "tool_call_micro_f1", "tool_selection_accuracy",
+                                       "weighted"]  # the built-ins
     with pytest.raises(MetricNotFoundError, match="plugins are disabled by AGENTMETRICS_DISABLE_PLUGIN_AUTOLOAD"):
         get_metric("count_calls")
     monkeypatch.setenv(registry.DISABLE_AUTOLOAD_ENV, "0")

@@ -6,7 +6,8 @@ recognisable key; the key (in any form: as given, stripped, escaped,
 percent-encoded) must appear in none: repr, labels, result keys, summary,
 per-tool table, failures, error rows, exception text with its whole chain,
 warnings, log records, the CLI's table/CSV/JSONL/JSON output and its error
-messages, the pytest plugin's JSON report, junitxml and terminal output, and
+messages, `describe` and `list` (text, JSON and Python: parameters, their defaults
+and docs, a constructor's error), the pytest plugin's JSON report, junitxml and terminal output, and
 the cache file. A pickled metric still carries the key (a worker needs it).
 The real judge metric is swept the same way, over HTTP, in
 plugins/agent-tool-metrics-judge/tests/test_judge_secrets.py.
@@ -263,6 +264,60 @@ def test_the_command_line_shows_no_secret(tmp_path, capsys, registered, everythi
     assert not leaks(out + err), out + err
     # Tables wrap a long cell over lines: a secret cut in two must not pass unseen.
     assert not leaks("".join((out + err).split())), out + err
+    assert not leaks(everything()), everything()
+
+
+class KeyedByDefault(Metric):
+    """Holds its credentials in its defaults.
+
+    Parameters
+    ----------
+    api_key : str
+        The service key.
+    token
+        A credential by its name, not declared.
+    base_url : str
+        Where the service is.
+    """
+
+    name = "keyed_by_default"
+    required_fields = ("tool_calls",)
+    secret_params = ("api_key",)
+
+    def __init__(self, threshold=None, api_key=KEY, token=KEY + "t", base_url=URL, headers=None):
+        super().__init__(threshold)
+        if headers is None:  # fails with its defaults, quoting them
+            raise ValueError(f"no headers for {self.name} with {api_key!r}, {token}, {base_url}")
+        self.api_key, self.token, self.base_url, self.headers = api_key, token, base_url, headers
+
+    def measure(self, case):
+        return 1.0, "ok"
+
+
+@pytest.mark.parametrize("argv", [["describe", "keyed_by_default"],
+                                  ["describe", "keyed_by_default", "--json"],
+                                  ["describe", "keyed"], ["describe", "keyed", "--json"],
+                                  ["list"], ["list", "--json"]])
+def test_describe_and_list_show_no_secret_default(capsys, registered, everything, argv):
+    """Every describe field (parameters with types, defaults and docs, the error of a
+    metric that cannot be built with its defaults) on every channel: text, JSON, Python."""
+    from agentmetrics.cli import main
+    from agentmetrics.registry import describe_metric
+
+    with agentmetrics.registry.isolated():
+        register_metric(KeyedByDefault)
+        described = describe_metric("keyed_by_default")
+        status = main(argv)
+        out, err = capsys.readouterr()
+    assert status in (0, 1) and "Traceback" not in err
+    assert "keyed" in out
+    assert not leaks(out + err) and not leaks("".join((out + err).split())), out + err
+    assert not leaks(repr(described)) and not leaks(repr(describe_metric("keyed")))
+    shown = {detail.name: detail for detail in described.parameter_details}
+    assert (shown["api_key"].default, shown["api_key"].secret) == ("***", True)
+    assert (shown["token"].default, shown["token"].secret) == ("***", True)
+    assert shown["base_url"].default == "https://***@judge.example/v1?api_key=***"
+    assert described.error.startswith("it cannot be built with its defaults")
     assert not leaks(everything()), everything()
 
 

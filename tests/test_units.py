@@ -137,6 +137,8 @@ def test_compare_says_the_unit_and_respects_the_direction():
     assert metric.unit == "s"
     assert (metric.improved, metric.regressed, metric.newly_passing) == (4, 0, 1)
     assert math.isfinite(metric.difference.low) and math.isfinite(metric.difference.high)
+    page = comparison.to_html()
+    assert '>latency_s <span class="muted">in s</span></td>' in page
 
 
 def test_describe_shows_the_values_and_the_unit(capsys):

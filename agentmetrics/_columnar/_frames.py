@@ -15,6 +15,7 @@ import numpy as np
 
 from agentmetrics._base._optional import require
 from agentmetrics._columnar._arrow import check_unique_columns
+from agentmetrics._columnar._fields import COLUMN_FIELDS
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.model._model import describe, is_not_given
 
@@ -30,13 +31,15 @@ TABLE_FIELDS = ("input", "actual_output", "expected_output", "latency", "cost", 
 class FrameColumns:
     """A DataFrame's two call columns and its ids, and what the cells hold:
     ``"objects"`` (call objects, read as records), ``"arrow"`` (Arrow-backed
-    lists, as Arrow arrays) or ``"lists"`` (lists of names, as Python lists)."""
+    lists, as Arrow arrays) or ``"lists"`` (lists of names, as Python lists).
+    ``fields``: the case-field columns, as lists of values for ``"objects"``,
+    as the DataFrame's columns otherwise (read as columns by ``_fields``)."""
 
     kind: Literal["objects", "arrow", "lists"]
     called: Any
     expected: Any
     ids: tuple[Any, ...] | None
-    fields: dict[str, list[Any]] = attrs.field(factory=dict)
+    fields: dict[str, Any] = attrs.field(factory=dict)
 
 
 def frame_columns(frame: Any, *, tool_calls: str, expected_tool_calls: str,
@@ -48,7 +51,10 @@ def frame_columns(frame: Any, *, tool_calls: str, expected_tool_calls: str,
     if not isinstance(frame, pd.DataFrame):
         raise InvalidCaseError(f"from_pandas: expected a pandas DataFrame, got {describe(frame)}.")
     check_unique_columns(frame.columns, (tool_calls, expected_tool_calls, id), "from_pandas")
-    missing = [c for c in (tool_calls, expected_tool_calls, id) if c and c not in frame.columns]
+    present = field_columns(frame.columns)
+    missing = [c for c in (tool_calls, expected_tool_calls, id) if c and c not in frame.columns
+               and not (present and c in (tool_calls, expected_tool_calls)
+                        and c in ("tool_calls", "expected_tool_calls"))]
     if missing:
         raise InvalidCaseError(
             f"from_pandas: no column {missing[0]!r}; the DataFrame has "
@@ -61,16 +67,22 @@ def frame_columns(frame: Any, *, tool_calls: str, expected_tool_calls: str,
         case_ids = None
     else:
         case_ids = tuple(frame.index.tolist())
-    called, expected = frame[tool_calls], frame[expected_tool_calls]
-    fields = {name: frame[name].tolist() for name in field_columns(frame.columns)
-              if name not in (tool_calls, expected_tool_calls, id)}
-    if fields or holds_mappings(called) or holds_mappings(expected):
-        # Cases with more than calls are read as records, every field by the reference.
+    # A call column the table does not have (it holds other fields): not given on any row.
+    absent = pd.Series([None] * len(frame), index=frame.index, dtype=object)
+    called = frame[tool_calls] if tool_calls in frame.columns else absent
+    expected = frame[expected_tool_calls] if expected_tool_calls in frame.columns else absent
+    names = [name for name in present if name not in (tool_calls, expected_tool_calls, id)]
+    if (any(name not in COLUMN_FIELDS for name in names) or holds_mappings(called)
+            or holds_mappings(expected)):
+        # Call objects, usage or metadata: read as records, every field by the reference.
+        fields = {name: frame[name].tolist() for name in names}
         return FrameColumns("objects", called.tolist(), expected.tolist(), case_ids, fields)
+    columns = {name: frame[name] for name in names}  # read as columns (_fields)
     if is_arrow_list(called) and is_arrow_list(expected):
         pa = require("pyarrow", "arrow")
-        return FrameColumns("arrow", pa.array(called.array), pa.array(expected.array), case_ids)
-    return FrameColumns("lists", called.tolist(), expected.tolist(), case_ids)
+        return FrameColumns("arrow", pa.array(called.array), pa.array(expected.array), case_ids,
+                            columns)
+    return FrameColumns("lists", called.tolist(), expected.tolist(), case_ids, columns)
 
 
 def field_columns(present: Any) -> tuple[str, ...]:

@@ -29,6 +29,7 @@ from agentmetrics._columnar import (
     ingest,
     records_from_arrow,
 )
+from agentmetrics._columnar._fields import COLUMN_FIELDS, read_field_columns
 from agentmetrics._columnar._frames import add_fields, frame_columns, object_records, refuse_row
 from agentmetrics._columnar._names import as_chunked, encode_arrow_names, offsets_from_lengths
 from agentmetrics.cases._encode import NameEncoder
@@ -45,6 +46,11 @@ __all__ = ["ToolCallBatch"]
 _NAME = attrgetter("name")
 #: The case fields :meth:`ToolCallBatch.field` gives as float64 columns.
 _NUMBER_FIELDS = ("latency", "cost")
+
+
+def _value(cell: Any) -> Any:
+    """A field column's cell as the case holds it: NaN (a number not given) as None."""
+    return None if isinstance(cell, float) and cell != cell else cell
 _METADATA = attrgetter("metadata")
 
 
@@ -73,6 +79,9 @@ class ToolCallBatch:
     case_ids: tuple[Any, ...] | None = None
     cases: tuple[AgentTestCase, ...] | None = None
     invalid: Mapping[int, str] = attrs.field(factory=dict)
+    #: Case fields read as columns from a table (see :meth:`field`), when the
+    #: batch holds no case objects: float64 for latency and cost, else object.
+    fields: Mapping[str, npt.NDArray[Any]] = attrs.field(factory=dict)
 
     # -- constructors ----------------------------------------------------------
 
@@ -310,10 +319,31 @@ class ToolCallBatch:
             return batch
         if read.kind == "arrow":
             batch = cls.from_arrow(tool_calls=read.called, expected_tool_calls=read.expected,
-                                   errors=errors)
-            return attrs.evolve(batch, case_ids=read.ids)
-        return cls.from_columns(tool_calls=read.called, expected_tool_calls=read.expected,
-                                ids=read.ids, errors=errors)
+                                   errors="record" if read.fields else errors)
+            batch = attrs.evolve(batch, case_ids=read.ids)
+        else:
+            batch = cls.from_columns(tool_calls=read.called, expected_tool_calls=read.expected,
+                                     ids=read.ids, errors="record" if read.fields else errors)
+        return batch.with_field_columns(read.fields, errors) if read.fields else batch
+
+    def with_field_columns(self, fields: Mapping[str, Any], errors: ErrorsMode = "raise",
+                           where: str = "record") -> ToolCallBatch:
+        """This batch with the case-field columns ``fields`` (name -> a column
+        of a table: latency, cost, input, actual_output, expected_output) read
+        as columns, checked as a case checks each value; a row a cell makes
+        unreadable is an invalid row (``errors="raise"``: refused at once)."""
+        columns, bad = read_field_columns(fields, len(self), where)
+        invalid = dict(self.invalid)
+        for row, message in bad.items():
+            invalid.setdefault(row, message)
+        if errors == "raise" and invalid:
+            row = min(invalid)
+            raise refuse_row(row, self.case_id(row),
+                             invalid[row].removeprefix(f"{where} {row}: "))
+        for row in invalid:
+            self.called_given[row] = self.expected_given[row] = False
+        return attrs.evolve(self, fields={**self.fields, **columns},
+                            invalid=dict(sorted(invalid.items())))
 
     @classmethod
     def from_object_columns(cls, called: Sequence[Any], expected: Sequence[Any],
@@ -352,7 +382,8 @@ class ToolCallBatch:
         if ids is not None and not isinstance(ids, (list, tuple)):
             ids = ids.to_pylist()  # type: ignore[union-attr]
         given = [as_chunked(tool_calls, "tool_calls"), as_chunked(expected_tool_calls, "expected_tool_calls")]
-        if fields or any(holds_call_objects(column) for column in given):
+        columnar = not any(name not in COLUMN_FIELDS for name in fields or {})
+        if not columnar or any(holds_call_objects(column) for column in given):
             if len(given[0]) != len(given[1]):
                 raise InvalidCaseError(
                     f"from_arrow: tool_calls has {len(given[0])} rows but "
@@ -378,8 +409,9 @@ class ToolCallBatch:
         if errors == "raise" and invalid:
             row = min(invalid)
             raise refuse_row(row, None if case_ids is None else case_ids[row], invalid[row])
-        return cls._assemble(encoded.vocabulary, encoded.sides[0], encoded.sides[1], case_ids,
-                             invalid=invalid)
+        batch = cls._assemble(encoded.vocabulary, encoded.sides[0], encoded.sides[1], case_ids,
+                              invalid=invalid)
+        return batch.with_field_columns(fields, errors, where="row") if fields else batch
 
     # -- reading ---------------------------------------------------------------
 
@@ -413,10 +445,12 @@ class ToolCallBatch:
         if self.cases is not None:
             return self.cases[row]
         metadata = {} if self.case_ids is None else {"id": self.case_ids[row]}
+        values = {name: _value(column[row]) for name, column in self.fields.items()}
         return AgentTestCase(
             tool_calls=self.called_names(row),
             expected_tool_calls=self.expected_names(row),
             metadata=metadata,
+            **values,
         )
 
     def field(self, name: str) -> npt.NDArray[Any]:
@@ -428,6 +462,9 @@ class ToolCallBatch:
             raise InvalidCaseError(f"ToolCallBatch.field: expected one of "
                                    f"{sorted(CASE_FIELDS)}, got {name!r}.")
         rows = len(self)
+        column = self.fields.get(name)
+        if column is not None:
+            return column
         values: list[Any] = [None] * rows
         if self.cases is not None:
             values = [getattr(case, name) for case in self.cases]
@@ -478,6 +515,7 @@ class ToolCallBatch:
             case_ids=None if self.case_ids is None else self.case_ids[start:stop],
             cases=None if self.cases is None else self.cases[start:stop],
             invalid={r - start: m for r, m in self.invalid.items() if start <= r < stop},
+            fields={name: column[start:stop] for name, column in self.fields.items()},
         )
 
 
@@ -512,10 +550,16 @@ class ToolCallBatch:
             cases = tuple(chain.from_iterable(b.cases or () for b in batches))
         invalid = {start + row: message for start, b in zip(rows, batches)
                    for row, message in b.invalid.items()}
+        fields: dict[str, npt.NDArray[Any]] = {}
+        if cases is None:  # the fields as columns, from the columns or the cases of each part
+            names = dict.fromkeys(name for b in batches for name in b.fields)
+            if any(b.cases is not None for b in batches):
+                names.update(dict.fromkeys(COLUMN_FIELDS))
+            fields = {name: np.concatenate([b.field(name) for b in batches]) for name in names}
         return cls(vocabulary=tuple(index), called_ids=sides[0][0], called_offsets=sides[0][1],
                    expected_ids=sides[1][0], expected_offsets=sides[1][1],
                    called_given=sides[0][2], expected_given=sides[1][2], case_ids=case_ids,
-                   cases=cases, invalid=invalid)
+                   cases=cases, invalid=invalid, fields=fields)
 
 
 # Pickles and reprs name the public path, not this private module.

@@ -8,13 +8,22 @@ from typing import IO, Any
 
 from agentmetrics._base._display import range_text
 from agentmetrics.cli._common import output_width, print_table
-from agentmetrics.registry import OWN_DISTRIBUTION, MetricDescription, describe_metric, describe_metrics
+from agentmetrics.metric._inputs import Input
+from agentmetrics.registry import (
+    OWN_DISTRIBUTION,
+    MetricDescription,
+    ParameterDescription,
+    describe_metric,
+    describe_metrics,
+)
 
 __all__ = ["run_describe", "run_list"]
 
 
 def _description_record(described: MetricDescription) -> dict[str, Any]:
     info = described.info
+    details = None if described.parameter_details is None else [
+        detail.to_json() for detail in described.parameter_details]
     return {
         "name": info.name,
         "class": info.class_name,
@@ -29,10 +38,13 @@ def _description_record(described: MetricDescription) -> dict[str, Any]:
         "value_range": None if described.value_range is None else [
             None if abs(bound) == float("inf") else bound for bound in described.value_range],
         "unit": described.unit,
-        "parameters": None if described.parameters is None else {
-            key: value if value is None or isinstance(value, (str, int, float, bool)) else repr(value)
-            for key, value in described.parameters.items()
-        },
+        "parameters": None if details is None else {
+            detail["name"]: detail["default"] for detail in details},
+        "parameter_details": details,
+        "metric_version": described.metric_version,
+        "inputs": None if described.inputs is None else [
+            declared.to_json() for declared in described.inputs],
+        "aggregates": list(described.aggregates),
         "description": described.description,
         "needs": list(described.needs),
         "shadows": info.shadows,
@@ -46,6 +58,21 @@ def _values_text(described: MetricDescription) -> str:
     value_range and unit."""
     shown = "-" if described.value_range is None else range_text(described.value_range)
     return f"{shown}, unit {described.unit}" if described.unit else f"{shown}, no unit (a share or score)"
+
+
+def _inputs_text(inputs: tuple[Input, ...]) -> str:
+    """``actual_output (json), metadata.rubric (text): the grading rubric``."""
+    return ", ".join(f"{declared.name} ({declared.value_kind})"
+                     + (f": {declared.doc}" if declared.doc else "")
+                     for declared in inputs) or "none"
+
+
+def _parameter_lines(details: tuple[ParameterDescription, ...], indent: int) -> list[str]:
+    """One line per parameter, ``name: type = default`` and its doc in a column."""
+    texts = [detail.text() for detail in details]
+    width = max(map(len, texts), default=0)
+    return [(" " * indent + f"{text:<{width}}  {detail.doc}").rstrip()
+            for text, detail in zip(texts, details)]
 
 
 def _yes_no(value: bool | None) -> str:
@@ -104,7 +131,6 @@ def run_describe(args: argparse.Namespace, out: IO[str]) -> int:
     source = "registered in this process" if info.distribution is None else (
         f"{info.distribution} {info.version or ''}".rstrip()
     )
-    parameters = described.parameters
     rows = [
         ("name", info.name),
         ("class", f"{attribute} (from {module})"),
@@ -114,22 +140,30 @@ def run_describe(args: argparse.Namespace, out: IO[str]) -> int:
         rows.append(("shadows", info.shadows))
     if info.shadowed_by:
         rows.append(("shadowed by", f"{info.shadowed_by} (plain-name lookups find it)"))
+    width = len("requires LLM judge")  # the longest key, broken or not
+    parameter_lines: list[str] = []
     if described.error is None:
-        assert parameters is not None and described.required_fields is not None
+        details = described.parameter_details
+        assert details is not None and described.inputs is not None
         rows += [
+            ("metric version", described.metric_version or "-"),
             ("description", described.description or "-"),
             ("requires LLM judge", _yes_no(described.requires_llm_judge)),
             ("higher is better", _yes_no(described.higher_is_better)),
-            ("required fields", ", ".join(described.required_fields) or "none"),
+            ("inputs", _inputs_text(described.inputs)),
             ("values", _values_text(described)),
             ("default threshold", f"{described.default_threshold:g}"
              + (f" {described.unit}" if described.unit else "")),
-            ("parameters", ", ".join(f"{k}={v!r}" for k, v in parameters.items()) or "none"),
-            ("status", f"ok (needs {', '.join(described.needs)})" if described.needs else "ok"),
         ]
+        if described.aggregates:
+            rows.append(("aggregates", ", ".join(described.aggregates)))
+        rows.append(("parameters", "" if details else "none"))
+        parameter_lines = _parameter_lines(details, 2)
+        rows.append(("status", f"ok (needs {', '.join(described.needs)})" if described.needs else "ok"))
     else:
         rows.append(("status", f"broken: {described.error}"))
-    width = len("requires LLM judge")  # the longest key, broken or not
     for key, value in rows:
-        out.write(f"{key + ':':<{width + 2}}{value}\n")
+        out.write(f"{key + ':':<{width + 2}}{value}".rstrip() + "\n")
+        if key == "parameters":
+            out.writelines(line + "\n" for line in parameter_lines)
     return 1 if described.error else 0

@@ -223,10 +223,10 @@ def _quantile(ordered: FloatArray, q: float) -> float:
     """numpy's default ('linear') quantile of sorted values, computed the same
     way from the same multiset whatever produced it."""
     n = len(ordered)
-    position = q * (n - 1)
+    position = Fraction(q) * (n - 1)  # exact: no rounding picks the neighbours
     below = math.floor(position)
     above = min(below + 1, n - 1)
-    fraction = position - below
+    fraction = float(position - below)
     low, high = float(ordered[below]), float(ordered[above])
     return low + (high - low) * fraction if fraction else low
 

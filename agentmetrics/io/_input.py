@@ -32,6 +32,7 @@ from agentmetrics._base._optional import require
 from agentmetrics._base._prefetch import prefetched
 from agentmetrics._base._types import ErrorsMode
 from agentmetrics._columnar import case_from_record, check_unique_columns
+from agentmetrics._columnar._fields import COLUMN_FIELDS
 from agentmetrics._columnar._frames import field_columns, holds_mappings, is_arrow_list
 from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
@@ -65,17 +66,18 @@ def read_batch(cases: Any, errors: ErrorsMode,
     if module.startswith("pyarrow") and type(cases).__name__ == "Table":
         check_unique_columns(cases.column_names, ("tool_calls", "expected_tool_calls", "id"),
                              "cases: the Arrow table")
+        fields = field_columns(cases.column_names)
         missing = [name for name in ("tool_calls", "expected_tool_calls")
                    if name not in cases.column_names]
-        if missing:
+        if missing and not fields:
             raise InvalidCaseError(
                 f"cases: the Arrow table has no column {missing[0]!r}; it has "
                 f"{cases.column_names}. Fix: rename the columns, or use "
                 f"ToolCallBatch.from_arrow(tool_calls=..., expected_tool_calls=...)."
             )
         return ToolCallBatch.from_arrow(
-            tool_calls=cases.column("tool_calls"),
-            expected_tool_calls=cases.column("expected_tool_calls"),
+            tool_calls=_calls_or_none(cases, "tool_calls"),
+            expected_tool_calls=_calls_or_none(cases, "expected_tool_calls"),
             ids=cases.column("id") if "id" in cases.column_names else None,
             errors=errors,
             fields={name: cases.column(name) for name in field_columns(cases.column_names)},
@@ -93,6 +95,15 @@ def read_batch(cases: Any, errors: ErrorsMode,
             on_progress(len(kept))
         return batch
     return ToolCallBatch.from_cases(kept, errors=errors, on_progress=on_progress)
+
+
+def _calls_or_none(table: Any, name: str) -> Any:
+    """A table's call column, or one of nulls (not given on any row) when the
+    table holds other case fields and no such column."""
+    if name in table.column_names:
+        return table.column(name)
+    pa = require("pyarrow", "arrow")
+    return pa.nulls(table.num_rows, pa.list_(pa.string()))
 
 
 # --------------------------------------------------------------------------- a partition of an engine
@@ -168,7 +179,10 @@ def _require_columns(present: Sequence[str], names: dict[str, str | None],
                      keep: tuple[str, ...]) -> None:
     wanted = [names["tool_calls"], names["expected_tool_calls"], names["id"], *keep]
     check_unique_columns(present, [*wanted, "id" if names["id"] is None else None], "data")
-    missing = [name for name in wanted if name is not None and name not in present]
+    # Call columns may be absent from a table of other case fields (answers, latencies).
+    optional = set(_CALL_FIELDS) if field_columns(present) else set()
+    missing = [name for name in wanted if name is not None and name not in present
+               and name not in optional]
     if missing:
         raise InvalidCaseError(
             f"data: no column {missing[0]!r}; the partition has {list(present)}. Fix: pass "
@@ -185,7 +199,9 @@ def _from_pandas(frame: Any, names: dict[str, str | None], keep: tuple[str, ...]
         return (*_from_arrow(pa.table({}), names, keep), 0)
     _require_columns(present, names, keep)
     refuse_text_calls({str(c): frame[c].dtype for c in frame.columns}, names, "data")
-    called, expected = frame[names["tool_calls"]], frame[names["expected_tool_calls"]]
+    absent = pd.Series([None] * len(frame), index=frame.index, dtype=object)
+    called, expected = (frame[names[side]] if names[side] in present else absent
+                        for side in _CALL_FIELDS)
     id_name = names["id"] if names["id"] is not None else ("id" if "id" in present else None)
     id_values: tuple[Any, ...] | None = None
     if id_name is not None:
@@ -201,21 +217,27 @@ def _from_pandas(frame: Any, names: dict[str, str | None], keep: tuple[str, ...]
     # than 0 is where the rows are in the whole; from 0 it may be a batch's own.
     first = (int(index.start) if isinstance(index, pd.RangeIndex) and index.step == 1
              and index.name is None and index.start != 0 else None)
-    fields = {name: frame[name].tolist() for name in field_columns(present)
-              if name not in (names["tool_calls"], names["expected_tool_calls"], names["id"])}
+    names_of = [name for name in field_columns(present)
+                if name not in (names["tool_calls"], names["expected_tool_calls"], names["id"])]
+    as_columns = all(name in COLUMN_FIELDS for name in names_of)
     if is_arrow_list(called, or_null=True) and is_arrow_list(expected, or_null=True):
         batch = ToolCallBatch.from_arrow(tool_calls=pa.array(called.array),
                                          expected_tool_calls=pa.array(expected.array),
-                                         ids=id_values, errors="record", fields=fields)
-    elif fields or holds_mappings(called) or holds_mappings(expected):
-        # Call objects in object columns, or cases with more than calls: read as
-        # records, arguments and every field included.
-        batch = ToolCallBatch.from_object_columns(called.tolist(), expected.tolist(), id_values,
-                                                  fields=fields)
+                                         ids=id_values, errors="record",
+                                         fields={name: frame[name] for name in names_of})
+    elif not as_columns or holds_mappings(called) or holds_mappings(expected):
+        # Call objects in object columns, or usage and metadata: read as records,
+        # arguments and every field included.
+        batch = ToolCallBatch.from_object_columns(
+            called.tolist(), expected.tolist(), id_values,
+            fields={name: frame[name].tolist() for name in names_of})
     else:
         batch = ToolCallBatch.from_columns(tool_calls=called.tolist(),
                                            expected_tool_calls=expected.tolist(),
                                            ids=id_values, errors="record")
+        if names_of:  # the other fields as columns
+            batch = batch.with_field_columns({name: frame[name] for name in names_of},
+                                             "record")
     return batch, ids, {name: _arrow_column(frame[name]) for name in keep}, first
 
 
@@ -239,8 +261,8 @@ def _from_arrow(table: Any, names: dict[str, str | None],
     ids = (table.column(id_name).combine_chunks() if id_name is not None
            else pa.nulls(table.num_rows, pa.string()))
     batch = ToolCallBatch.from_arrow(
-        tool_calls=table.column(names["tool_calls"]),
-        expected_tool_calls=table.column(names["expected_tool_calls"]),
+        tool_calls=_calls_or_none(table, str(names["tool_calls"])),
+        expected_tool_calls=_calls_or_none(table, str(names["expected_tool_calls"])),
         ids=None if id_name is None else ids, errors="record",
         fields={name: table.column(name) for name in field_columns(table.column_names)
                 if name not in (names["tool_calls"], names["expected_tool_calls"], names["id"])})

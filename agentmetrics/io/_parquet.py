@@ -10,6 +10,7 @@ from typing import Any
 
 from agentmetrics._base._optional import require
 from agentmetrics._columnar import check_unique_columns
+from agentmetrics._columnar._frames import field_columns
 from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import InvalidCaseError
 
@@ -50,19 +51,24 @@ def parquet_chunks(path: str, chunk_size: int) -> Iterator[ToolCallBatch]:
         raise InvalidCaseError(f"{path}: not a readable Parquet file ({error}).") from None
     names = file.schema_arrow.names
     check_unique_columns(names, ("tool_calls", "expected_tool_calls", "id"), str(path))
+    fields = field_columns(names)
     missing = [name for name in ("tool_calls", "expected_tool_calls") if name not in names]
-    if missing:
+    if missing and not fields:
         raise InvalidCaseError(
             f"{path}: no column {missing[0]!r}; the file has {names}. Fix: name the call "
             f"columns tool_calls and expected_tool_calls (list<string>), and id if any.")
-    columns = ["tool_calls", "expected_tool_calls"] + (["id"] if "id" in names else [])
+    calls = [name for name in ("tool_calls", "expected_tool_calls") if name in names]
+    columns = calls + (["id"] if "id" in names else []) + list(fields)
     for chunk in file.iter_batches(batch_size=chunk_size, columns=columns):
         table = pa.Table.from_batches([chunk])
+        nulls = pa.nulls(table.num_rows, pa.list_(pa.string()))  # a side the file has not
         yield ToolCallBatch.from_arrow(
-            tool_calls=table.column("tool_calls"),
-            expected_tool_calls=table.column("expected_tool_calls"),
+            tool_calls=table.column("tool_calls") if "tool_calls" in names else nulls,
+            expected_tool_calls=(table.column("expected_tool_calls")
+                                 if "expected_tool_calls" in names else nulls),
             ids=table.column("id") if "id" in names else None,
-            errors="record")  # unreadable rows become the metrics' errors, at their row
+            errors="record",  # unreadable rows become the metrics' errors, at their row
+            fields={name: table.column(name) for name in fields})
 
 
 def read_parquet_piece(handle: Any, columns: Mapping[str, str], keep: Sequence[str],
@@ -77,6 +83,7 @@ def read_parquet_piece(handle: Any, columns: Mapping[str, str], keep: Sequence[s
     file = pq.ParquetFile(handle)
     names = file.schema_arrow.names
     id_name = columns.get("id", "id" if "id" in names else None)
-    read = [name for name in names if name in wanted or name == id_name]
+    read = [name for name in names if name in wanted or name == id_name
+            or name in field_columns(names)]
     return (file.read(columns=read) if row_groups is None
             else file.read_row_groups(list(row_groups), columns=read))

@@ -128,6 +128,10 @@ class Input:
             return self.kind
         return "json" if self.key is not None else FIELD_KINDS[self.name]
 
+    def fits(self, value: object) -> bool:
+        """Whether ``value`` (not None) is of the declared kind."""
+        return _fits(self.value_kind, value)
+
     def problem(self, case: AgentTestCase) -> str | None:
         """Why ``case`` cannot give this input: None when it can (see :meth:`read`)."""
         try:

@@ -611,11 +611,16 @@ class Metric(abc.ABC):
         :class:`~agentmetrics.Input` objects, each once, in declaration order."""
         return declared_inputs(cls)
 
+    def reads(self) -> tuple[Input, ...]:
+        """What this instance reads: its class's :meth:`declared_inputs`, unless
+        the instance reads more (a composite reads what its parts read)."""
+        return declared_inputs(type(self))
+
     def check_required_fields(self, case: AgentTestCase) -> None:
         """Raise MissingFieldError for the first declared input (a required
         field) that ``case`` does not give, InputTypeError (an
         InvalidCaseError) for one of another kind than declared."""
-        for declared in declared_inputs(type(self)):
+        for declared in self.reads():
             declared.read(case, self.name)
 
     def passes(self, value: float) -> bool:

@@ -34,6 +34,7 @@ from agentmetrics.model._model import AgentTestCase, EvalScore
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
+    from agentmetrics.metric._inputs import Input
     from agentmetrics.metric._metric import Metric
 
 __all__ = [
@@ -375,7 +376,7 @@ def batch_errors(metric: Metric, batch: ToolCallBatch, errors: str) -> dict[int,
     found: dict[int, str] = dict(batch.invalid)
     given = {"tool_calls": batch.called_given, "expected_tool_calls": batch.expected_given}
     refused: dict[int, InvalidCaseError | MissingFieldError] = {}
-    for declared in reversed(type(metric).declared_inputs()):  # the first input named wins
+    for declared in reversed(metric.reads()):  # the first input named wins
         field = declared.name
         if field in given:
             for row in np.flatnonzero(~given[field]).tolist():
@@ -383,11 +384,13 @@ def batch_errors(metric: Metric, batch: ToolCallBatch, errors: str) -> dict[int,
                     has_expectation = (batch.cases is not None
                                        and batch.cases[row].expectation is not None)
                     refused[row] = MissingFieldError(metric.name, field, has_expectation)
-        elif batch.cases is not None:  # any other input: read from the cases themselves
-            for row, case in enumerate(batch.cases):
+        else:  # any other input: from the cases, or the rows its column says may lack it
+            rows = (range(len(batch)) if batch.cases is not None
+                    else _suspect_rows(batch, declared))
+            for row in rows:
                 if row not in batch.invalid:
                     try:
-                        declared.read(case, metric.name)
+                        declared.read(batch.case(row), metric.name)
                     except (MissingFieldError, InvalidCaseError) as refusal:
                         refused[row] = refusal
     found.update((row, str(why)) for row, why in refused.items())
@@ -397,6 +400,26 @@ def batch_errors(metric: Metric, batch: ToolCallBatch, errors: str) -> dict[int,
             row, batch.case_id(row), metric.name, found[row]
         ) from refused.get(row)
     return dict(sorted(found.items()))
+
+
+def _suspect_rows(batch: ToolCallBatch, declared: Input) -> list[int]:
+    """The rows of a batch without case objects whose column of ``declared``'s
+    field holds no value, or (for an input declared of a narrower kind, such
+    as text) a value of another kind: the only rows that can be refused."""
+    column = batch.field(declared.field)
+    key = declared.key
+    if key is not None:
+        column = np.array([cell.get(key) if isinstance(cell, Mapping) else None
+                           for cell in column.tolist()] + [None], dtype=object)[:-1]
+    if column.dtype == np.float64:
+        suspect = np.isnan(column)
+    else:
+        suspect = np.fromiter((cell is None for cell in column.tolist()), dtype=bool,
+                              count=len(column))
+        if declared.kind is not None and declared.value_kind != "json":
+            suspect |= ~np.fromiter(map(declared.fits, column.tolist()), dtype=bool,
+                                    count=len(column))
+    return np.flatnonzero(suspect).tolist()
 
 
 #: What a case can be refused for; any other exception from a metric is the metric's bug.
@@ -534,12 +557,12 @@ def case_values(metric: Metric, batch: ToolCallBatch, errors: str,
     n = len(cases)
     slow = set(batch.invalid)
     given = {"tool_calls": batch.called_given, "expected_tool_calls": batch.expected_given}
-    for declared in type(metric).declared_inputs():
+    for declared in metric.reads():
         if declared.name in given:
             slow.update(np.flatnonzero(~given[declared.name]).tolist())
         else:
             slow.update(row for row, case in enumerate(cases)
-                        if declared.problem(case) is not None)
+                        if row not in batch.invalid and declared.problem(case) is not None)
     out: list[float] | None = None
     if bulk is not None:
         try:

@@ -30,8 +30,10 @@ def _summary(comparison: Comparison) -> str:
                                             f"{signed(d.high, _DASH)}]</span>")
         verdict = m.verdict
         css = "worse" if verdict == "worse" else "better" if verdict == "better" else ""
+        named = (m.metric if m.unit is None else
+                 (f'{esc(m.metric)} <span class="muted">in {esc(m.unit)}</span>', m.metric, ""))
         rows.append((
-            m.metric, m.paired, m.scored, m.baseline_mean, m.candidate_mean,
+            named, m.paired, m.scored, m.baseline_mean, m.candidate_mean,
             (f"{signed(d.mean, _DASH)}{bar}", d.mean, "n"), (p_value(d.p_value), d.p_value, "n"),
             m.improved, m.regressed, m.unchanged,
             (f"{pct(m.baseline_pass_rate)} → {pct(m.candidate_pass_rate)}",

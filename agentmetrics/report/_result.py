@@ -119,6 +119,28 @@ def _summary_section(result: EvaluationResult, ci: float, cluster: Any) -> str:
     return section("Summary", "".join(body), section_id="summary")
 
 
+def _aggregates_section(result: EvaluationResult, ci: float) -> str:
+    """The corpus-level aggregates the metrics declare (p95 latency, micro F1,
+    total cost), the table ``result.aggregates()`` gives; nothing when none do."""
+    aggregates = result.aggregates(ci)
+    if not len(aggregates):
+        return ""
+    units = {label: type(scores.metric).unit for label, scores in result.results.items()}
+    rows = []
+    for row in aggregates:
+        low, high = row["low"], row["high"]
+        value = row["value"]
+        shown = num(value) if not math.isnan(value) else "nan"
+        if not math.isnan(low) or not math.isnan(high):
+            shown += (f' <span class="muted">[{num(low) if not math.isnan(low) else "-"}, '
+                      f'{num(high) if not math.isnan(high) else "-"}]</span>')
+        rows.append((row["metric"], row["aggregate"], (shown, value, "n"),
+                     units.get(row["metric"]) or "", row["n"], row["note"]))
+    body = table(("metric", "aggregate", "value [low, high]", "unit", "n", "note"), rows,
+                 caption=aggregates.title, table_id="aggregates-table", css="sortable")
+    return section("Corpus aggregates", body, section_id="aggregates")
+
+
 def _histograms_section(result: EvaluationResult) -> str:
     figures = []
     for label, scores in result.results.items():
@@ -338,6 +360,9 @@ def _sections(result: EvaluationResult, *, limit: int, ci: float, cluster: Any, 
     sections = []
     if result.results:
         sections.append(_summary_section(result, ci, cluster_key))
+        aggregates = _aggregates_section(result, ci)
+        if aggregates:
+            sections.append(aggregates)
         sections.append(_histograms_section(result))
     sections.append(_per_tool_section(result))
     if result.results:
