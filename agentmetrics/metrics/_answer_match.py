@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from agentmetrics.batch import MetricResult, passes, require_cases
+from agentmetrics.batch import MetricResult, passes
 from agentmetrics.errors import InvalidParameterError
 from agentmetrics.metric._inputs import Input
 from agentmetrics.metric._metric import Metric
@@ -113,7 +113,6 @@ class AnswerMatch(Metric):
         """The answers as two columns: rows of two texts compared in one C-level
         pass (exact, json), every other row by :meth:`matches`; reasons made by
         :meth:`measure` when asked for."""
-        require_cases(self, batch, "reads each case's actual_output and expected_output")
         actual = batch.field("actual_output")
         expected = batch.field("expected_output")
         failed = field_failures(self, batch, errors, _nones(actual) | _nones(expected))

@@ -127,10 +127,10 @@ class Cost(Metric):
         """The cost column itself (float64, NaN where a case has none), reasons
         made from the values when asked for; with ``prices``, each case's usage
         priced in one tight loop."""
-        require_cases(self, batch, "reads each case's cost or usage")
         if self.prices is not None:
+            require_cases(self, batch, "prices each case's usage")
             return case_values(self, batch, errors, self.priced)
-        values = batch.field("cost")
+        values = batch.field("cost").copy()  # the batch's own column: never written
         failed = field_failures(self, batch, errors, np.isnan(values))
         if failed:
             values[list(failed)] = np.nan

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from agentmetrics.batch import MetricResult, passes, require_cases
+from agentmetrics.batch import MetricResult, passes
 from agentmetrics.corpus import Maximum, Quantile, Reducer
 from agentmetrics.metric._inputs import Input
 from agentmetrics.metric._metric import Metric
@@ -59,8 +59,7 @@ class Latency(Metric):
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: ErrorsMode = "raise") -> MetricResult:
         """The latency column itself (float64, NaN where a case has none);
         reasons made from the values when asked for."""
-        require_cases(self, batch, "reads each case's latency")
-        values = batch.field("latency")
+        values = batch.field("latency").copy()  # the batch's own column: never written
         failed = field_failures(self, batch, errors, np.isnan(values))
         if failed:
             values[list(failed)] = np.nan
