@@ -119,14 +119,17 @@ def describe(value: Any) -> str:
 #: What each kind of field holds, as messages say it.
 STRING = "a string"
 WHOLE = "a whole number, 0 or more (not a string, a fraction or a boolean)"
-FRACTION = "a number from 0 to 1 (not a string or a boolean)"
 FLAG = "true or false (a JSON boolean, not a string or a number)"
 OBJECT = "an object"
 
 _SPEC_FIELDS = {"label": STRING, "name": STRING, "version": STRING, "source": STRING,
-                "params": "an object (the parameters by name)", "threshold": FRACTION,
+                "params": "an object (the parameters by name)",
+                "threshold": "a finite number in the metric's value_range",
                 "higher_is_better": FLAG,
-                "value_range": "a list of two numbers [low, high], each from 0 to 1"}
+                "value_range": "a list [low, high] of two numbers, low below high (null for an "
+                               "infinite end)"}
+#: Fields a metric's record may lack (written before agentmetrics kept them).
+_SPEC_OPTIONAL = ("unit",)
 _PROVENANCE_FIELDS = {"agentmetrics_version": STRING, "created": STRING, "host": STRING,
                       "platform": STRING, "python": STRING, "cases": WHOLE,
                       "fingerprint": STRING, "metrics": "a list of metrics (objects)"}
@@ -169,15 +172,6 @@ def whole(value: Any, path: str) -> int:
     return value
 
 
-def _fraction(value: Any, path: str) -> float:
-    """A number in [0, 1]: a JSON number (an integer or not), never a bool,
-    a string or a number outside the range (which includes 1e400, read as
-    infinity)."""
-    if type(value) not in (int, float) or not 0 <= value <= 1:
-        raise FieldError(path, FRACTION, describe(value))
-    return float(value)
-
-
 def flag(value: Any, path: str) -> bool:
     """A JSON boolean (never a string, a number or null)."""
     if type(value) is not bool:
@@ -185,8 +179,17 @@ def flag(value: Any, path: str) -> bool:
     return bool(value)  # a bool already: its type was checked
 
 
+def _bound(value: Any, path: str, infinite: float) -> float:
+    """One end of a value range: a JSON number, or null for an infinite end."""
+    if value is None:
+        return infinite
+    if type(value) not in (int, float) or not math.isfinite(value):
+        raise FieldError(path, "a number, or null for an infinite end", describe(value))
+    return float(value)
+
+
 def _spec(data: Any, path: str) -> MetricSpec:
-    fields = fields_of(data, path, _SPEC_FIELDS)
+    fields = fields_of(data, path, _SPEC_FIELDS, _SPEC_OPTIONAL)
     params = fields["params"]
     if not isinstance(params, dict):
         raise FieldError(f"{path}.params", _SPEC_FIELDS["params"], describe(params))
@@ -196,17 +199,25 @@ def _spec(data: Any, path: str) -> MetricSpec:
     bounds = fields["value_range"]
     if type(bounds) is not list or len(bounds) != 2:
         raise FieldError(f"{path}.value_range", _SPEC_FIELDS["value_range"], describe(bounds))
-    low = _fraction(bounds[0], f"{path}.value_range[0]")
-    high = _fraction(bounds[1], f"{path}.value_range[1]")
+    low = _bound(bounds[0], f"{path}.value_range[0]", -math.inf)
+    high = _bound(bounds[1], f"{path}.value_range[1]", math.inf)
     if not low < high:
-        raise FieldError(f"{path}.value_range", "[low, high] with low below high (numbers "
-                         "from 0 to 1)", describe(bounds))
+        raise FieldError(f"{path}.value_range", "[low, high] with low below high",
+                         describe(bounds))
+    threshold = fields["threshold"]
+    if type(threshold) not in (int, float) or not math.isfinite(threshold) \
+            or not low <= threshold <= high:
+        raise FieldError(f"{path}.threshold", f"a finite number in the metric's value_range "
+                         f"[{bounds[0]}, {bounds[1]}]", describe(threshold))
+    unit = fields.get("unit")
+    if unit is not None and type(unit) is not str:
+        raise FieldError(f"{path}.unit", "a string, or null for no unit", describe(unit))
     return MetricSpec(
         label=_string(fields, "label", path), name=_string(fields, "name", path),
         version=_string(fields, "version", path), source=_string(fields, "source", path),
-        params=dict(params), threshold=_fraction(fields["threshold"], f"{path}.threshold"),
+        params=dict(params), threshold=float(threshold),
         higher_is_better=flag(fields["higher_is_better"], f"{path}.higher_is_better"),
-        value_range=(low, high))
+        value_range=(low, high), unit=unit)
 
 
 def parse_provenance(data: Any, path: str = "provenance") -> Provenance:
@@ -255,12 +266,14 @@ class MetricSpec:
     threshold: float
     higher_is_better: bool
     value_range: tuple[float, float]
+    unit: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"label": self.label, "name": self.name, "version": self.version,
                 "source": self.source, "params": dict(self.params),
                 "threshold": self.threshold, "higher_is_better": self.higher_is_better,
-                "value_range": list(self.value_range)}
+                "value_range": [bound if math.isfinite(bound) else None
+                                for bound in self.value_range], "unit": self.unit}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str = "metric") -> MetricSpec:
@@ -358,7 +371,8 @@ def provenance_of(result: EvaluationResult, created: float | None = None) -> Pro
             version=str(cls.version), source=result.sources.get(label, ""),
             params=params, threshold=float(metric.threshold),
             higher_is_better=bool(cls.higher_is_better),
-            value_range=(float(cls.value_range[0]), float(cls.value_range[1]))))
+            value_range=(float(cls.value_range[0]), float(cls.value_range[1])),
+            unit=getattr(cls, "unit", None)))
     return Provenance(
         agentmetrics_version=__version__,
         created=_now() if created is None else stamp(created),
