@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from agentmetrics._base._display import range_text
 from agentmetrics._base._lines import MAX_DEPTH
 from agentmetrics._base._version import __version__
 from agentmetrics.errors import InvalidCaseError
-from agentmetrics.metric._metric import declared_name
+from agentmetrics.metric._metric import UNIT_LENGTH, declared_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
@@ -124,7 +125,8 @@ OBJECT = "an object"
 
 _SPEC_FIELDS = {"label": STRING, "name": STRING, "version": STRING, "source": STRING,
                 "params": "an object (the parameters by name)",
-                "threshold": "a finite number in the metric's value_range",
+                "threshold": "a finite number in the metric's value_range (not a string or "
+                             "a boolean)",
                 "higher_is_better": FLAG,
                 "value_range": "a list [low, high] of two numbers, low below high (null for an "
                                "infinite end)"}
@@ -188,15 +190,9 @@ def _bound(value: Any, path: str, infinite: float) -> float:
     return float(value)
 
 
-def _spec(data: Any, path: str) -> MetricSpec:
-    fields = fields_of(data, path, _SPEC_FIELDS, _SPEC_OPTIONAL)
-    params = fields["params"]
-    if not isinstance(params, dict):
-        raise FieldError(f"{path}.params", _SPEC_FIELDS["params"], describe(params))
-    if deeper_than(params, MAX_DEPTH):
-        raise FieldError(f"{path}.params", f"an object nested at most {MAX_DEPTH} levels",
-                         f"an object nested deeper than {MAX_DEPTH} levels")
-    bounds = fields["value_range"]
+def _value_range(bounds: Any, path: str) -> tuple[float, float]:
+    """A metric's saved ``value_range``: ``[low, high]``, low below high, an
+    infinite end written as null."""
     if type(bounds) is not list or len(bounds) != 2:
         raise FieldError(f"{path}.value_range", _SPEC_FIELDS["value_range"], describe(bounds))
     low = _bound(bounds[0], f"{path}.value_range[0]", -math.inf)
@@ -204,14 +200,56 @@ def _spec(data: Any, path: str) -> MetricSpec:
     if not low < high:
         raise FieldError(f"{path}.value_range", "[low, high] with low below high",
                          describe(bounds))
+    return low, high
+
+
+def _threshold_kind(value_range: tuple[float, float]) -> str:
+    """What a threshold in ``value_range`` is, as messages say it: a number
+    from 0 to 1 for a share or score, else a number in the metric's range."""
+    if value_range == (0.0, 1.0):
+        return "a number from 0 to 1 (not a string or a boolean)"
+    return (f"a finite number in the metric's value_range {range_text(value_range)} (not a "
+            f"string or a boolean)")
+
+
+def _spec_fields(data: Any) -> Mapping[str, str]:
+    """The fields of a metric's record, the threshold said for the record's
+    own value_range where that range is readable (missing, it is said so)."""
+    if not isinstance(data, dict):
+        return _SPEC_FIELDS
+    try:
+        value_range = _value_range(data.get("value_range"), "")
+    except FieldError:
+        return _SPEC_FIELDS
+    return {**_SPEC_FIELDS, "threshold": _threshold_kind(value_range)}
+
+
+def _unit(value: Any, path: str) -> str | None:
+    """A metric's saved unit: null (a share or score) or a name as a metric
+    class may declare it (1 to UNIT_LENGTH printable characters, unpadded)."""
+    if value is None:
+        return None
+    if type(value) is not str or not 0 < len(value) <= UNIT_LENGTH \
+            or not value.isprintable() or value != value.strip():
+        raise FieldError(path, f"null (no unit) or the values' unit, a string of 1 to "
+                         f"{UNIT_LENGTH} printable characters (e.g. \"s\")", describe(value))
+    return value
+
+
+def _spec(data: Any, path: str) -> MetricSpec:
+    fields = fields_of(data, path, _spec_fields(data), _SPEC_OPTIONAL)
+    params = fields["params"]
+    if not isinstance(params, dict):
+        raise FieldError(f"{path}.params", _SPEC_FIELDS["params"], describe(params))
+    if deeper_than(params, MAX_DEPTH):
+        raise FieldError(f"{path}.params", f"an object nested at most {MAX_DEPTH} levels",
+                         f"an object nested deeper than {MAX_DEPTH} levels")
+    low, high = _value_range(fields["value_range"], path)
     threshold = fields["threshold"]
     if type(threshold) not in (int, float) or not math.isfinite(threshold) \
             or not low <= threshold <= high:
-        raise FieldError(f"{path}.threshold", f"a finite number in the metric's value_range "
-                         f"[{bounds[0]}, {bounds[1]}]", describe(threshold))
-    unit = fields.get("unit")
-    if unit is not None and type(unit) is not str:
-        raise FieldError(f"{path}.unit", "a string, or null for no unit", describe(unit))
+        raise FieldError(f"{path}.threshold", _threshold_kind((low, high)), describe(threshold))
+    unit = _unit(fields.get("unit"), f"{path}.unit")
     return MetricSpec(
         label=_string(fields, "label", path), name=_string(fields, "name", path),
         version=_string(fields, "version", path), source=_string(fields, "source", path),
@@ -256,7 +294,8 @@ def _checked(parse: Callable[[], Any], where: str) -> Any:
 class MetricSpec:
     """One metric of a run as it is kept: its label in the result, registry
     name, version, the class's origin, its parameters as they may be shown
-    (secrets masked), threshold, direction and the range of its values."""
+    (secrets masked), threshold, direction, the range of its values (an
+    infinite end written as null) and their unit (None for a share or score)."""
 
     label: str
     name: str
