@@ -30,13 +30,14 @@ from agentmetrics._base._lines import MAX_DEPTH
 from agentmetrics._base._version import __version__
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.metric._metric import UNIT_LENGTH, declared_name
+from agentmetrics.model._canonical import encode
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
     from agentmetrics.results._results import EvaluationResult
 
 __all__ = ["FLAG", "MAX_DEPTH", "OBJECT", "WHOLE", "FieldError", "MetricSpec", "Provenance",
-           "deeper_than", "describe", "fields_of", "fingerprint", "flag", "json_safe",
+           "FINGERPRINT_FIELDS", "deeper_than", "describe", "fields_of", "fingerprint", "flag", "json_safe",
            "parse_provenance", "provenance_of", "whole"]
 
 # MAX_DEPTH (agentmetrics._base._lines, the one limit of every reader of nested input):
@@ -357,10 +358,20 @@ class Provenance:
         return _checked(lambda: parse_provenance(data), where)  # type: ignore[no-any-return]
 
 
+#: The case fields a fingerprint covers beyond the calls and the ids, in order.
+FINGERPRINT_FIELDS = ("input", "actual_output", "expected_output", "latency", "cost", "usage",
+                      "metadata")
+#: The fields held as float64 columns (NaN where a row has none).
+_NUMBERS = ("latency", "cost")
+
+
 def fingerprint(batch: ToolCallBatch) -> str:
     """A SHA-256 of what was scored: each case's id, its called and expected
-    tool names in order, and which sides were given. Equal for the same data
-    however it was read (cases, records, a DataFrame); not of the arguments."""
+    tool names in order, which sides were given, and every other case field
+    (:data:`FINGERPRINT_FIELDS`: input, actual_output, expected_output,
+    latency, cost, usage, metadata), each by its canonical encoding (type and
+    value). Equal for the same data however it was read (cases, records, a
+    DataFrame, Arrow); not of the calls' arguments."""
     import numpy as np
 
     # Names by a canonical id (their sorted order), so the same names read in
@@ -371,7 +382,7 @@ def fingerprint(batch: ToolCallBatch) -> str:
     rank[order] = np.arange(len(order))
     names = json.dumps(sorted(batch.vocabulary), ensure_ascii=False).encode("utf-8",
                                                                             "surrogatepass")
-    digest = hashlib.sha256(b"agentmetrics-cases-1\0" + len(names).to_bytes(8, "little")
+    digest = hashlib.sha256(b"agentmetrics-cases-2\0" + len(names).to_bytes(8, "little")
                             + names)
     for ids, offsets, given in ((batch.called_ids, batch.called_offsets, batch.called_given),
                                 (batch.expected_ids, batch.expected_offsets,
@@ -379,10 +390,43 @@ def fingerprint(batch: ToolCallBatch) -> str:
         digest.update(rank[ids].astype("<i8").tobytes() if len(ids) else b"")
         digest.update(np.asarray(offsets, dtype="<i8").tobytes())
         digest.update(np.asarray(given, dtype=np.uint8).tobytes())
-    if batch.case_ids is not None:
+    if batch.case_ids is not None and batch.cases is None:  # else in the cases' metadata
         digest.update(json.dumps(json_safe(list(batch.case_ids)),
                                  ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    for name in FINGERPRINT_FIELDS:
+        part = _field_bytes(batch, name)
+        if part is not None:  # a field no row has adds nothing: the calls alone as before
+            digest.update(name.encode("ascii") + b"\0" + len(part).to_bytes(8, "little")
+                          + part)
     return digest.hexdigest()
+
+
+def _field_bytes(batch: ToolCallBatch, name: str) -> bytes | None:
+    """The case field ``name`` of every row as canonical bytes, None when no
+    row has it (a row that could not be read has none)."""
+    import numpy as np
+
+    if name in batch.fields:
+        values: list[Any] = batch.field(name).tolist()
+    elif batch.cases is None:
+        return None  # nothing but the calls and ids (which are fingerprinted already)
+    else:  # a row that could not be read (an UnreadableCase) has no fields
+        invalid = batch.invalid
+        values = [None if row in invalid else getattr(case, name, None)
+                  for row, case in enumerate(batch.cases)]
+    if name in _NUMBERS:
+        numbers = np.array([math.nan if value is None else value for value in values],
+                           dtype="<f8")
+        missing = np.isnan(numbers)
+        if missing.all():
+            return None
+        numbers[missing] = math.nan  # one NaN, whatever its bits
+        return numbers.tobytes() + np.packbits(missing).tobytes()
+    if name == "metadata":
+        values = [value or None for value in values]  # {} and no metadata alike
+    if all(value is None for value in values):
+        return None
+    return encode(values, fallback=repr)
 
 
 def _now() -> str:
