@@ -36,9 +36,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
     from agentmetrics.results._results import EvaluationResult
 
-__all__ = ["FLAG", "MAX_DEPTH", "OBJECT", "WHOLE", "FieldError", "MetricSpec", "Provenance",
-           "FINGERPRINT_FIELDS", "deeper_than", "describe", "fields_of", "fingerprint", "flag", "json_safe",
-           "parse_provenance", "provenance_of", "whole"]
+__all__ = ["FINGERPRINT_FIELDS", "FLAG", "MAX_DEPTH", "OBJECT", "WHOLE", "FieldError",
+           "MetricSpec", "Provenance", "deeper_than", "describe", "field_values", "fields_of",
+           "fingerprint", "flag", "json_safe", "parse_provenance", "provenance_of", "whole"]
 
 # MAX_DEPTH (agentmetrics._base._lines, the one limit of every reader of nested input):
 # how deeply a saved run's values (metadata, ids, a metric's parameters) may
@@ -401,31 +401,38 @@ def fingerprint(batch: ToolCallBatch) -> str:
     return digest.hexdigest()
 
 
-def _field_bytes(batch: ToolCallBatch, name: str) -> bytes | None:
-    """The case field ``name`` of every row as canonical bytes, None when no
-    row has it (a row that could not be read has none)."""
-    import numpy as np
-
+def field_values(batch: ToolCallBatch, name: str) -> list[Any] | None:
+    """The case field ``name`` of every row (None where a row has none, as
+    for a row that could not be read), from the batch's field columns or its
+    cases; None when no row has it. What the fingerprint covers and a saved
+    run keeps."""
     if name in batch.fields:
         values: list[Any] = batch.field(name).tolist()
     elif batch.cases is None:
-        return None  # nothing but the calls and ids (which are fingerprinted already)
+        return None  # nothing but the calls and ids
     else:  # a row that could not be read (an UnreadableCase) has no fields
         invalid = batch.invalid
         values = [None if row in invalid else getattr(case, name, None)
                   for row, case in enumerate(batch.cases)]
+    if name in _NUMBERS:  # float64 columns hold NaN for "none"
+        values = [None if value is None or math.isnan(value) else value for value in values]
+    elif name == "metadata":
+        values = [value or None for value in values]  # {} and no metadata alike
+    return None if all(value is None for value in values) else values
+
+
+def _field_bytes(batch: ToolCallBatch, name: str) -> bytes | None:
+    """The case field ``name`` of every row as canonical bytes (numbers as
+    float64, whatever type they were read as), None when no row has it."""
+    import numpy as np
+
+    values = field_values(batch, name)
+    if values is None:
+        return None
     if name in _NUMBERS:
         numbers = np.array([math.nan if value is None else value for value in values],
                            dtype="<f8")
-        missing = np.isnan(numbers)
-        if missing.all():
-            return None
-        numbers[missing] = math.nan  # one NaN, whatever its bits
-        return numbers.tobytes() + np.packbits(missing).tobytes()
-    if name == "metadata":
-        values = [value or None for value in values]  # {} and no metadata alike
-    if all(value is None for value in values):
-        return None
+        return numbers.tobytes() + np.packbits(np.isnan(numbers)).tobytes()
     return encode(values, fallback=repr)
 
 
