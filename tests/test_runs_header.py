@@ -122,6 +122,8 @@ WRONG = [
     (("metadata",), ["false", 0, None, {}], "true or false"),
     (("fields",), ["value", ["value", "passed"], None, ["value", "passed", "reason", 1],
                    _MISSING], "the list"),
+    (("case_fields",), ["input", None, {}, [1], ["nope"], ["cost", "latency"],
+                        ["input", "input"]], "a list of case fields"),
     (("provenance",), [[], "x", None, 1, _MISSING], "an object"),
     (("provenance", "agentmetrics_version"), [1, None, ["0.1.0"], _MISSING], "a string"),
     (("provenance", "created"), [0, 1.5, None, True, {}], "a string"),
