@@ -2,7 +2,9 @@
 one line per case), one JSON document (the header's fields, then ``rows``,
 one case a line) or Parquet (one row per case, the header in the schema's
 metadata). Every value (to the bit), pass flag, reason, error, case id (with
-its type), call name and, where the cases have any, their metadata. The
+its type), call name and, where the cases have any, their metadata and the
+case fields of :data:`~agentmetrics.runs._format.CASE_FIELDS` (input,
+outputs, latency, cost, usage; scrubbed of the metrics' secrets). The
 bytes are hashed as they are written (see :mod:`agentmetrics.runs._identity`).
 
 Below :mod:`agentmetrics.results._results`, which calls it: it reads a result only
@@ -16,10 +18,12 @@ One JSONL line per case::
 ``scores`` holds ``[value, passed, reason, error]`` per metric, in the order of
 the header's ``provenance.metrics`` (labels are never column names, so any
 label is kept as it is); ``metadata`` is there when the header says so. A
-JSON file is ``{<the header's fields>, "rows": [<these lines>]}``. In
+JSON file is ``{<the header's fields>, "rows": [<these lines>]}``. Each case
+field the header's ``case_fields`` names follows (``"latency": 1.5``, null
+where the case has none). In
 Parquet the columns are ``case``, ``id`` (the id's JSON text), ``tool_calls``
 and ``expected_tool_calls`` (``list<string>``), ``invalid``, ``metadata`` (JSON
-text, when kept), and per metric ``k`` (its index) ``m{k}.value``,
+text, when kept), each kept case field (JSON text), and per metric ``k`` (its index) ``m{k}.value``,
 ``m{k}.passed``, ``m{k}.reason``, ``m{k}.error``.
 """
 
