@@ -98,3 +98,12 @@ def test_field_columns_of_a_table_fingerprint_as_the_cases_do():
     assert frame.provenance.fingerprint == _print(records)
     slower = pandas.DataFrame([records[0], dict(records[1], latency=0.75)])
     assert am.evaluate(slower, METRIC, progress=False).provenance.fingerprint != _print(records)
+
+
+def test_a_value_nested_too_deeply_to_encode_is_still_fingerprinted():
+    deep = 1
+    for _ in range(5000):
+        deep = [deep]
+    base = {"tool_calls": ["A"], "expected_tool_calls": ["A"]}
+    assert _print([{**base, "input": deep}]) == _print([{**base, "input": deep}])
+    assert _print([{**base, "input": deep}]) != _print([{**base, "input": "x"}])

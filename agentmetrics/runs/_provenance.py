@@ -30,7 +30,7 @@ from agentmetrics._base._lines import MAX_DEPTH
 from agentmetrics._base._version import __version__
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.metric._metric import UNIT_LENGTH, declared_name
-from agentmetrics.model._canonical import encode
+from agentmetrics.model._canonical import Unencodable, encode
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
@@ -433,7 +433,11 @@ def _field_bytes(batch: ToolCallBatch, name: str) -> bytes | None:
         numbers = np.array([math.nan if value is None else value for value in values],
                            dtype="<f8")
         return numbers.tobytes() + np.packbits(np.isnan(numbers)).tobytes()
-    return encode(values, fallback=repr)
+    try:
+        return encode(values, fallback=repr)
+    except Unencodable:  # nested too deeply to encode: by what JSON can hold of it
+        return encode([json.dumps(json_safe(value), ensure_ascii=False, default=repr)
+                       for value in values])
 
 
 def _now() -> str:
