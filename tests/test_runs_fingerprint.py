@@ -107,3 +107,29 @@ def test_a_value_nested_too_deeply_to_encode_is_still_fingerprinted():
     base = {"tool_calls": ["A"], "expected_tool_calls": ["A"]}
     assert _print([{**base, "input": deep}]) == _print([{**base, "input": deep}])
     assert _print([{**base, "input": deep}]) != _print([{**base, "input": "x"}])
+
+
+@pytest.mark.parametrize("suffix", ["jsonl", "parquet"])
+def test_the_cli_s_saved_run_has_the_in_memory_fingerprint(tmp_path, suffix, capsys):
+    import json
+
+    from agentmetrics.cli import main
+
+    records = [{"tool_calls": ["A"], "expected_tool_calls": ["A", "B"], "input": "hi",
+                "actual_output": "yo", "expected_output": "yo", "latency": 1.5, "cost": 0.25,
+                "usage": {"input": 3}, "metadata": {"id": "c1", "task": "t"}},
+               {"tool_calls": ["B"], "expected_tool_calls": ["B"], "actual_output": "a",
+                "latency": 2.0, "metadata": {"id": "c2", "task": "u"}}]  # one struct for Arrow
+    source = tmp_path / f"cases.{suffix}"
+    if suffix == "jsonl":
+        source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    else:
+        pyarrow = pytest.importorskip("pyarrow")
+        parquet = pytest.importorskip("pyarrow.parquet")
+        parquet.write_table(pyarrow.Table.from_pylist(records), source)
+    saved = tmp_path / "run.jsonl"
+    status = main(["evaluate", str(source), "--metric", METRIC.name, "--save", str(saved),
+                   "--no-history"])
+    capsys.readouterr()
+    assert status == 0
+    assert am.load_result(saved).provenance.fingerprint == _print(records)
