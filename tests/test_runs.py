@@ -416,16 +416,16 @@ def test_a_run_of_a_future_format_is_refused(tmp_path, name):
     if name.endswith(".jsonl"):
         lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
         header = json.loads(lines[0])
-        header["agentmetrics_run"] = 2
+        header["agentmetrics_run"] = 3
         path.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
     else:
         table = pyarrow.parquet.read_table(path)
         header = json.loads(table.schema.metadata[b"agentmetrics_run"])
-        header["agentmetrics_run"] = 2
+        header["agentmetrics_run"] = 3
         pyarrow.parquet.write_table(table.replace_schema_metadata(
             {"agentmetrics_run": json.dumps(header)}), path)
-    with pytest.raises(errors.InvalidCaseError, match=r"saved run of format 2, written by a newer "
-                       r"agentmetrics; this one \(.*\) reads format 1 and older. Fix: upgrade"):
+    with pytest.raises(errors.InvalidCaseError, match=r"saved run of format 3, written by a newer "
+                       r"agentmetrics; this one \(.*\) reads format 2 and older. Fix: upgrade"):
         load_result(path)
 
 
@@ -458,7 +458,7 @@ def test_every_documented_suffix_round_trips(tmp_path, suffix, upper):
     if suffix.startswith(".json") and not suffix.startswith(".jsonl"):
         text = gzip.decompress(data) if suffix.endswith(".gz") else data
         document = json.loads(text)  # one JSON document
-        assert len(document["rows"]) == 24 and document["agentmetrics_run"] == 1
+        assert len(document["rows"]) == 24 and document["agentmetrics_run"] == 2
 
 
 @pytest.mark.parametrize("name", ["run.csv", "run.txt", "run", "run.gz", "run.jsonl.bz2",
@@ -583,7 +583,8 @@ def test_a_jsonl_run_is_plain_text_one_case_a_line(tmp_path):
     lines = path.read_text(encoding="utf-8").splitlines()
     header = json.loads(lines[0])
     assert list(header)[:5] == ["agentmetrics_run", "cases", "ids", "metadata", "fields"]
-    assert header["agentmetrics_run"] == 1 and header["cases"] == 24
+    assert header["agentmetrics_run"] == 2 and header["cases"] == 24
+    assert header["case_fields"] == []  # the cases have no input, output, latency, ...
     assert [m["label"] for m in header["provenance"]["metrics"]] == list(_evaluated().metrics)
     first = json.loads(lines[1])
     assert first["case"] == 0 and first["id"] == "case-0" and first["tool_calls"] == ["B", "A"]

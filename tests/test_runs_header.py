@@ -122,6 +122,8 @@ WRONG = [
     (("metadata",), ["false", 0, None, {}], "true or false"),
     (("fields",), ["value", ["value", "passed"], None, ["value", "passed", "reason", 1],
                    _MISSING], "the list"),
+    (("case_fields",), ["input", None, {}, [1], ["nope"], ["cost", "latency"],
+                        ["input", "input"]], "a list of case fields"),
     (("provenance",), [[], "x", None, 1, _MISSING], "an object"),
     (("provenance", "agentmetrics_version"), [1, None, ["0.1.0"], _MISSING], "a string"),
     (("provenance", "created"), [0, 1.5, None, True, {}], "a string"),
@@ -140,6 +142,7 @@ WRONG = [
     ((*M0, "params"), [[], "x", None, 1, _MISSING], "an object"),
     ((*M0, "threshold"), ["0.8", True, False, None, [0.8], {"float": "0.8"}, HUGE, -0.5,
                           1.5, _MISSING], "a number from 0 to 1"),
+    ((*M0, "unit"), [5, True, [], {}, "", " s", "x" * 13], "the values' unit"),
     ((*M0, "higher_is_better"), ["false", "true", 0, 1, None, [], _MISSING], "true or false"),
     ((*M0, "value_range"), ["0,1", [0], [0, "1"], [True, 1], [0, HUGE], [0, 1, 2], {},
                             None, [1, 0], [0.5, 0.5], _MISSING], "number"),
@@ -224,6 +227,25 @@ def test_whole_numbers_are_numbers_where_a_number_is_expected(tmp_path):
     metric = loaded["tool_selection_accuracy"].metric
     assert metric.threshold == 1.0 and type(metric.threshold) is float
     assert type(metric).value_range == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("threshold", [-1.0, "2.5", _MISSING])
+def test_a_threshold_is_checked_against_the_saved_metric_s_own_range(tmp_path, threshold):
+    # A metric in seconds: its threshold is said against [0, inf), not [0, 1].
+    path = _result().save(tmp_path / "run.jsonl", history=False)
+    header, rest = _split(path)
+    header["provenance"]["metrics"][0].update(value_range=[0, None], unit="s")
+    _set(header, (*M0, "threshold"), threshold)
+    _write(path, header, rest, "run.jsonl")
+    with pytest.raises(errors.InvalidCaseError, match=(
+            r"provenance\.metrics\[0\]\.threshold is .*; expected a finite number in the "
+            r"metric's value_range \[0, inf\)")):
+        load_result(path)
+    _set(header, (*M0, "threshold"), 2.5)
+    _write(path, header, rest, "run.jsonl")
+    metric = load_result(path)["tool_selection_accuracy"].metric
+    assert (metric.threshold, type(metric).value_range, type(metric).unit) == (
+        2.5, (0.0, math.inf), "s")
 
 
 def test_rows_with_ids_under_a_header_without_ids_are_refused(tmp_path):

@@ -378,3 +378,33 @@ def test_the_conformance_kit_checks_a_metric_in_its_own_units():
     check_metric(Unbounded, cases=cases([-3.0, 0.0, 8.5]))
     with pytest.raises(MetricConformanceError, match=r"class attributes: Sloppy.default_threshold"):
         check_metric(Sloppy, cases=cases())
+
+
+@pytest.mark.parametrize("suffix", ["jsonl", "json", "parquet"])
+def test_a_run_in_seconds_is_saved_and_loaded_with_its_range_and_unit(tmp_path, suffix):
+    if suffix == "parquet":
+        pytest.importorskip("pyarrow")
+    result = am.evaluate(cases(), Latency())
+    back = am.load_result(result.save(tmp_path / f"run.{suffix}", history=False))
+    label = next(iter(back.results))
+    metric = back[label].metric
+    assert back[label].values.tolist() == result[label].values.tolist()
+    assert (type(metric).value_range, type(metric).unit, metric.threshold) == (
+        (0.0, math.inf), "s", Latency.default_threshold)
+    assert back.summary().title == result.summary().title
+
+
+def test_a_saved_metric_record_is_checked_against_its_own_range():
+    from agentmetrics.runs import MetricSpec
+
+    spec = MetricSpec(label="l", name="latency_s", version="1", source="", params={},
+                      threshold=2.5, higher_is_better=False, value_range=(0.0, math.inf), unit="s")
+    data = spec.to_json()
+    assert data["value_range"] == [0.0, None] and data["unit"] == "s"
+    assert MetricSpec.from_json(data) == spec
+    assert MetricSpec.from_json({k: v for k, v in data.items() if k != "unit"}).unit is None
+    for bad, where in (({"threshold": -1.0}, "threshold"), ({"threshold": "2.5"}, "threshold"),
+                       ({"value_range": [0.0, 1e400]}, r"value_range\[1\]"),
+                       ({"value_range": [1.0, 0.0]}, "value_range"), ({"unit": 5}, "unit")):
+        with pytest.raises(am.InvalidCaseError, match=where):
+            MetricSpec.from_json({**data, **bad})

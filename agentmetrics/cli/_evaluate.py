@@ -262,7 +262,9 @@ def run_evaluate(args: argparse.Namespace, out: IO[str]) -> int:
     # What score_chunks reads: lists of cases, or ToolCallBatches from Arrow.
     opened = open_input(args.file, chunk_size=args.chunk_size, errors=args.errors,
                        input_format=args.input_format, hosted_tools=not args.no_hosted_tools,
-                       names_only=all(metric.scores_from_names() for metric in metrics),
+                       # a run saved keeps its cases' metadata and fields: read them
+                       names_only=not args.save and all(metric.scores_from_names()
+                                                        for metric in metrics),
                        reader=args.reader)
     chunks, lines, source = opened.chunks, opened.places, opened.source
 

@@ -41,15 +41,22 @@ from agentmetrics.runs._provenance import (
     whole,
 )
 
-__all__ = ["DECODER", "FIELDS", "FORMAT_KEY", "FORMAT_VERSION", "ROWS_KEY", "SUFFIXES", "Header",
+__all__ = ["CASE_FIELDS", "DECODER", "FIELDS", "FORMAT_KEY", "FORMAT_VERSION", "ROWS_KEY", "SUFFIXES", "Header",
            "check_header", "decode_json", "decode_score", "decode_value",
-           "encode_id", "encode_metadata", "encode_score", "form_of", "is_saved_run",
+           "encode_field", "encode_id", "encode_metadata", "encode_score", "form_of", "is_saved_run",
            "looks_like_parquet", "split_text"]
 
 #: The header key that marks a saved run; its value is the format's version.
 FORMAT_KEY = "agentmetrics_run"
-#: The version this agentmetrics writes and the newest it reads.
-FORMAT_VERSION = 1
+#: The version this agentmetrics writes and the newest it reads. Format 2 added
+#: the header's ``case_fields`` and those fields in each row; format 1 is read
+#: as a run that kept none.
+FORMAT_VERSION = 2
+
+#: The case fields a saved run keeps (beyond the calls and the metadata),
+#: each where any case has it, in this order: what a run needs to be audited
+#: and scored again.
+CASE_FIELDS = ("input", "actual_output", "expected_output", "latency", "cost", "usage")
 
 #: The key of a JSON file's document that holds its rows (the rest is the header).
 ROWS_KEY = "rows"
@@ -157,6 +164,12 @@ def encode_metadata(metadata: Mapping[str, Any], row: int) -> Any:
                          containers=True, depth=2) for key, item in metadata.items()}
 
 
+def encode_field(value: Any, name: str, row: int) -> Any:
+    """A case field's value as JSON (see :func:`_encode`; lists and mappings
+    with str keys are kept, each value with its type)."""
+    return _encode(value, lambda: f"case {row}: its {name}", containers=True)
+
+
 def decode_value(value: Any, depth: int = 1) -> Any:
     """What :func:`_encode` encoded. Raises ValueError for what it never
     writes, a value nested deeper than MAX_DEPTH among them (``depth``: the
@@ -231,12 +244,14 @@ def decode_score(value: Any) -> float:
 @attrs.frozen(slots=True)
 class Header:
     """A saved run's header, every field checked: the number of ``cases``,
-    whether the rows hold ``ids`` and ``metadata``, and the provenance."""
+    whether the rows hold ``ids`` and ``metadata``, the provenance, and the
+    ``case_fields`` each row holds (none in a run of format 1)."""
 
     cases: int
     ids: bool
     metadata: bool
     provenance: Provenance
+    case_fields: tuple[str, ...] = ()
 
 
 #: The header's fields (the version is checked before them).
@@ -244,6 +259,8 @@ _HEADER_FIELDS = {FORMAT_KEY: "a format version, a whole number from 1",
                   "cases": f"the number of cases, {WHOLE}", "ids": FLAG, "metadata": FLAG,
                   "fields": f"the list {json.dumps(FIELDS)} (format {FORMAT_VERSION})",
                   "provenance": f"{OBJECT} (where the run comes from)"}
+_CASE_FIELDS_EXPECTED = (f"a list of case fields the rows hold, each once, in the order "
+                         f"{json.dumps(list(CASE_FIELDS))}")
 
 
 def check_header(header: Any, where: str) -> Header:
@@ -282,7 +299,12 @@ def check_header(header: Any, where: str) -> Header:
 
 
 def _header(header: dict[str, Any]) -> Header:
-    fields_of(header, "", _HEADER_FIELDS)
+    fields_of(header, "", _HEADER_FIELDS, ("case_fields",))
+    case_fields = header.get("case_fields", [])
+    if type(case_fields) is not list or not all(
+            type(field) is str and field in CASE_FIELDS for field in case_fields) or (
+            case_fields != [field for field in CASE_FIELDS if field in case_fields]):
+        raise FieldError("case_fields", _CASE_FIELDS_EXPECTED, describe(case_fields))
     cases = whole(header["cases"], "cases")
     ids, metadata = flag(header["ids"], "ids"), flag(header["metadata"], "metadata")
     written = header["fields"]
@@ -303,7 +325,7 @@ def _header(header: dict[str, Any]) -> Header:
             raise FieldError(f"provenance.metrics[{k}].label", "a label no other metric of the "
                              "run has", describe(spec.label) + ", there twice")
         labels.add(spec.label)
-    return Header(cases, ids, metadata, provenance)
+    return Header(cases, ids, metadata, provenance, tuple(case_fields))
 
 
 def _shape(value: Any) -> str:

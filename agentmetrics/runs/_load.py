@@ -25,7 +25,7 @@ from agentmetrics._columnar import LazyCases, paused_gc
 from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import AgentMetricsError, InvalidCaseError, InvalidParameterError
 from agentmetrics.model._metric_result import MetricResult, out_of_range
-from agentmetrics.model._model import UnreadableCase
+from agentmetrics.model._model import AgentTestCase, UnreadableCase
 from agentmetrics.results._results import EvaluationResult
 from agentmetrics.runs._format import (
     DECODER,
@@ -58,6 +58,8 @@ class _Columns:
         self.expected: list[Any] = []
         self.invalid: dict[int, str] = {}
         self.metadata: list[Any] | None = None
+        #: The case fields kept (the header's ``case_fields``), each row's value decoded.
+        self.fields: dict[str, list[Any]] = {}
         #: Per metric: values (float64), passed (bool), reasons, errors.
         self.scores: list[tuple[Any, Any, list[str], dict[int, str]]] = []
 
@@ -127,7 +129,7 @@ def _read_text(text: str, name: str) -> tuple[Header, _Columns, Callable[[int], 
                 f"save the run again.")
         records = _records(split.rows, name)
         where = lambda row: f"{name}:{row + 2}"  # noqa: E731
-    keys = _KEYS + (("metadata",) if header.metadata else ())
+    keys = _KEYS + (("metadata",) if header.metadata else ()) + header.case_fields
     fields = _fields(records, keys, where)
     if fields[0] != list(range(n)) or set(map(type, fields[0])) - {int}:
         row = next(i for i, case in enumerate(fields[0]) if case != i or type(case) is not int)
@@ -139,6 +141,9 @@ def _read_text(text: str, name: str) -> tuple[Header, _Columns, Callable[[int], 
     scores = fields[5]
     if header.metadata:
         columns.metadata = _metadata(fields[6], where)
+    start = len(_KEYS) + header.metadata
+    for offset, field in enumerate(header.case_fields):
+        columns.fields[field] = _case_field(fields[start + offset], field, where)
     if set(map(type, scores)) - {list} or set(map(len, scores)) - {metrics}:
         row = next(i for i, entry in enumerate(scores)
                    if type(entry) is not list or len(entry) != metrics)
@@ -240,6 +245,17 @@ def _metadata(found: list[Any], where: Callable[[int], str]) -> list[Any]:
     return metadata
 
 
+def _case_field(found: list[Any], name: str, where: Callable[[int], str]) -> list[Any]:
+    """A kept case field's values, decoded (null: the case had none)."""
+    values = []
+    for row, value in enumerate(found):
+        try:
+            values.append(decode_value(value))
+        except ValueError as error:
+            raise _damaged(where(row), f"{name!r} cannot be read ({error})") from None
+    return values
+
+
 def _score_columns(values: list[Any], passed: list[Any], reasons: list[Any], errors: list[Any],
                    k: int, where: Callable[[int], str]) -> tuple[Any, Any, list[str],
                                                                  dict[int, str]]:
@@ -315,6 +331,8 @@ def _read_parquet(path: Path, data: bytes | None
                 "expected_tool_calls": names, "invalid": text}
     if header.metadata:
         expected["metadata"] = text
+    for field in header.case_fields:
+        expected[field] = text
     for k in range(metrics):
         expected.update({f"m{k}.value": pa.float64(), f"m{k}.passed": pa.bool_(),
                          f"m{k}.reason": text, f"m{k}.error": text})
@@ -349,6 +367,12 @@ def _read_parquet(path: Path, data: bytes | None
                               lambda i: f"{where(present[i])}: metadata"))
         columns.metadata = _metadata([None if text is None else next(parsed) for text in texts],
                                      where)
+    for field in header.case_fields:
+        texts = table.column(field).to_pylist()
+        present = [row for row, text in enumerate(texts) if text is not None]
+        parsed = iter(_values([texts[row] for row in present], _place(where, present, field)))
+        columns.fields[field] = _case_field(
+            [None if text is None else next(parsed) for text in texts], field, where)
     columns.called = table.column("tool_calls")  # read by ToolCallBatch.from_arrow
     columns.expected = table.column("expected_tool_calls")
     for k in range(metrics):
@@ -364,6 +388,11 @@ def _read_parquet(path: Path, data: bytes | None
             *_reasons(table.column(f"m{k}.reason").to_pylist(),
                       table.column(f"m{k}.error").to_pylist(), k, where)))
     return header, columns, where
+
+
+def _place(where: Callable[[int], str], rows: list[int], field: str) -> Callable[[int], str]:
+    """Where the ``i``-th of ``rows`` holds ``field``, for messages."""
+    return lambda i: f"{where(rows[i])}: {field}"
 
 
 def _values(texts: list[str], where: Callable[[int], str]) -> list[Any]:
@@ -418,27 +447,36 @@ def _batch(columns: _Columns, parquet: bool, name: str,
                            "null on both sides")
     if columns.invalid:
         batch = attrs.evolve(batch, invalid=dict(sorted(columns.invalid.items())))
-    if columns.metadata is not None:
+    if columns.metadata is not None or columns.fields:
         batch = attrs.evolve(batch, cases=_cases(batch, columns, name))
     return batch
 
 
 def _cases(batch: ToolCallBatch, columns: _Columns, name: str) -> Any:
-    """The cases, built when first read: their tool names and metadata (a row
-    that was not a case is an UnreadableCase, as when it was read)."""
-
-    assert columns.metadata is not None
+    """The cases, built when first read: their tool names, metadata and the
+    case fields kept (a row that was not a case is an UnreadableCase, as when
+    it was read). Without kept metadata a case's metadata holds its id."""
     called, expected = batch.name_lists()
     records: list[Any] = []
     built: dict[int, Any] = {}
-    for row, metadata in enumerate(columns.metadata):
+    for row in range(len(batch)):
+        if columns.metadata is not None:
+            metadata = columns.metadata[row]
+        else:
+            metadata = None if row in columns.invalid else (
+                {} if batch.case_ids is None else {"id": batch.case_ids[row]})
         if metadata is None:
             built[row] = UnreadableCase(name, row, columns.invalid.get(
                 row, "not a case when the run was saved"), id=batch.case_id(row))
             records.append({})
         else:
-            records.append({"tool_calls": called[row], "expected_tool_calls": expected[row],
-                            "metadata": metadata})
+            record = {"tool_calls": called[row], "expected_tool_calls": expected[row],
+                      "metadata": metadata}
+            kept = {field: values[row] for field, values in columns.fields.items()
+                    if values[row] is not None}
+            if kept:  # built here: the records' reading keeps only input and actual_output
+                built[row] = AgentTestCase(**record, **kept)
+            records.append(record)
     return LazyCases(records, built)
 
 

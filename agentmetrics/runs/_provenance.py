@@ -25,18 +25,20 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from agentmetrics._base._display import range_text
 from agentmetrics._base._lines import MAX_DEPTH
 from agentmetrics._base._version import __version__
 from agentmetrics.errors import InvalidCaseError
-from agentmetrics.metric._metric import declared_name
+from agentmetrics.metric._metric import UNIT_LENGTH, declared_name
+from agentmetrics.model._canonical import Unencodable, encode
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
     from agentmetrics.results._results import EvaluationResult
 
-__all__ = ["FLAG", "MAX_DEPTH", "OBJECT", "WHOLE", "FieldError", "MetricSpec", "Provenance",
-           "deeper_than", "describe", "fields_of", "fingerprint", "flag", "json_safe",
-           "parse_provenance", "provenance_of", "whole"]
+__all__ = ["FINGERPRINT_FIELDS", "FLAG", "MAX_DEPTH", "OBJECT", "WHOLE", "FieldError",
+           "MetricSpec", "Provenance", "deeper_than", "describe", "field_values", "fields_of",
+           "fingerprint", "flag", "json_safe", "parse_provenance", "provenance_of", "whole"]
 
 # MAX_DEPTH (agentmetrics._base._lines, the one limit of every reader of nested input):
 # how deeply a saved run's values (metadata, ids, a metric's parameters) may
@@ -119,14 +121,18 @@ def describe(value: Any) -> str:
 #: What each kind of field holds, as messages say it.
 STRING = "a string"
 WHOLE = "a whole number, 0 or more (not a string, a fraction or a boolean)"
-FRACTION = "a number from 0 to 1 (not a string or a boolean)"
 FLAG = "true or false (a JSON boolean, not a string or a number)"
 OBJECT = "an object"
 
 _SPEC_FIELDS = {"label": STRING, "name": STRING, "version": STRING, "source": STRING,
-                "params": "an object (the parameters by name)", "threshold": FRACTION,
+                "params": "an object (the parameters by name)",
+                "threshold": "a finite number in the metric's value_range (not a string or "
+                             "a boolean)",
                 "higher_is_better": FLAG,
-                "value_range": "a list of two numbers [low, high], each from 0 to 1"}
+                "value_range": "a list [low, high] of two numbers, low below high (null for an "
+                               "infinite end)"}
+#: Fields a metric's record may lack (written before agentmetrics kept them).
+_SPEC_OPTIONAL = ("unit",)
 _PROVENANCE_FIELDS = {"agentmetrics_version": STRING, "created": STRING, "host": STRING,
                       "platform": STRING, "python": STRING, "cases": WHOLE,
                       "fingerprint": STRING, "metrics": "a list of metrics (objects)"}
@@ -169,15 +175,6 @@ def whole(value: Any, path: str) -> int:
     return value
 
 
-def _fraction(value: Any, path: str) -> float:
-    """A number in [0, 1]: a JSON number (an integer or not), never a bool,
-    a string or a number outside the range (which includes 1e400, read as
-    infinity)."""
-    if type(value) not in (int, float) or not 0 <= value <= 1:
-        raise FieldError(path, FRACTION, describe(value))
-    return float(value)
-
-
 def flag(value: Any, path: str) -> bool:
     """A JSON boolean (never a string, a number or null)."""
     if type(value) is not bool:
@@ -185,28 +182,81 @@ def flag(value: Any, path: str) -> bool:
     return bool(value)  # a bool already: its type was checked
 
 
+def _bound(value: Any, path: str, infinite: float) -> float:
+    """One end of a value range: a JSON number, or null for an infinite end."""
+    if value is None:
+        return infinite
+    if type(value) not in (int, float) or not math.isfinite(value):
+        raise FieldError(path, "a number, or null for an infinite end", describe(value))
+    return float(value)
+
+
+def _value_range(bounds: Any, path: str) -> tuple[float, float]:
+    """A metric's saved ``value_range``: ``[low, high]``, low below high, an
+    infinite end written as null."""
+    if type(bounds) is not list or len(bounds) != 2:
+        raise FieldError(f"{path}.value_range", _SPEC_FIELDS["value_range"], describe(bounds))
+    low = _bound(bounds[0], f"{path}.value_range[0]", -math.inf)
+    high = _bound(bounds[1], f"{path}.value_range[1]", math.inf)
+    if not low < high:
+        raise FieldError(f"{path}.value_range", "[low, high] with low below high",
+                         describe(bounds))
+    return low, high
+
+
+def _threshold_kind(value_range: tuple[float, float]) -> str:
+    """What a threshold in ``value_range`` is, as messages say it: a number
+    from 0 to 1 for a share or score, else a number in the metric's range."""
+    if value_range == (0.0, 1.0):
+        return "a number from 0 to 1 (not a string or a boolean)"
+    return (f"a finite number in the metric's value_range {range_text(value_range)} (not a "
+            f"string or a boolean)")
+
+
+def _spec_fields(data: Any) -> Mapping[str, str]:
+    """The fields of a metric's record, the threshold said for the record's
+    own value_range where that range is readable (missing, it is said so)."""
+    if not isinstance(data, dict):
+        return _SPEC_FIELDS
+    try:
+        value_range = _value_range(data.get("value_range"), "")
+    except FieldError:
+        return _SPEC_FIELDS
+    return {**_SPEC_FIELDS, "threshold": _threshold_kind(value_range)}
+
+
+def _unit(value: Any, path: str) -> str | None:
+    """A metric's saved unit: null (a share or score) or a name as a metric
+    class may declare it (1 to UNIT_LENGTH printable characters, unpadded)."""
+    if value is None:
+        return None
+    if type(value) is not str or not 0 < len(value) <= UNIT_LENGTH \
+            or not value.isprintable() or value != value.strip():
+        raise FieldError(path, f"null (no unit) or the values' unit, a string of 1 to "
+                         f"{UNIT_LENGTH} printable characters (e.g. \"s\")", describe(value))
+    return value
+
+
 def _spec(data: Any, path: str) -> MetricSpec:
-    fields = fields_of(data, path, _SPEC_FIELDS)
+    fields = fields_of(data, path, _spec_fields(data), _SPEC_OPTIONAL)
     params = fields["params"]
     if not isinstance(params, dict):
         raise FieldError(f"{path}.params", _SPEC_FIELDS["params"], describe(params))
     if deeper_than(params, MAX_DEPTH):
         raise FieldError(f"{path}.params", f"an object nested at most {MAX_DEPTH} levels",
                          f"an object nested deeper than {MAX_DEPTH} levels")
-    bounds = fields["value_range"]
-    if type(bounds) is not list or len(bounds) != 2:
-        raise FieldError(f"{path}.value_range", _SPEC_FIELDS["value_range"], describe(bounds))
-    low = _fraction(bounds[0], f"{path}.value_range[0]")
-    high = _fraction(bounds[1], f"{path}.value_range[1]")
-    if not low < high:
-        raise FieldError(f"{path}.value_range", "[low, high] with low below high (numbers "
-                         "from 0 to 1)", describe(bounds))
+    low, high = _value_range(fields["value_range"], path)
+    threshold = fields["threshold"]
+    if type(threshold) not in (int, float) or not math.isfinite(threshold) \
+            or not low <= threshold <= high:
+        raise FieldError(f"{path}.threshold", _threshold_kind((low, high)), describe(threshold))
+    unit = _unit(fields.get("unit"), f"{path}.unit")
     return MetricSpec(
         label=_string(fields, "label", path), name=_string(fields, "name", path),
         version=_string(fields, "version", path), source=_string(fields, "source", path),
-        params=dict(params), threshold=_fraction(fields["threshold"], f"{path}.threshold"),
+        params=dict(params), threshold=float(threshold),
         higher_is_better=flag(fields["higher_is_better"], f"{path}.higher_is_better"),
-        value_range=(low, high))
+        value_range=(low, high), unit=unit)
 
 
 def parse_provenance(data: Any, path: str = "provenance") -> Provenance:
@@ -245,7 +295,8 @@ def _checked(parse: Callable[[], Any], where: str) -> Any:
 class MetricSpec:
     """One metric of a run as it is kept: its label in the result, registry
     name, version, the class's origin, its parameters as they may be shown
-    (secrets masked), threshold, direction and the range of its values."""
+    (secrets masked), threshold, direction, the range of its values (an
+    infinite end written as null) and their unit (None for a share or score)."""
 
     label: str
     name: str
@@ -255,12 +306,14 @@ class MetricSpec:
     threshold: float
     higher_is_better: bool
     value_range: tuple[float, float]
+    unit: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"label": self.label, "name": self.name, "version": self.version,
                 "source": self.source, "params": dict(self.params),
                 "threshold": self.threshold, "higher_is_better": self.higher_is_better,
-                "value_range": list(self.value_range)}
+                "value_range": [bound if math.isfinite(bound) else None
+                                for bound in self.value_range], "unit": self.unit}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str = "metric") -> MetricSpec:
@@ -305,10 +358,20 @@ class Provenance:
         return _checked(lambda: parse_provenance(data), where)  # type: ignore[no-any-return]
 
 
+#: The case fields a fingerprint covers beyond the calls and the ids, in order.
+FINGERPRINT_FIELDS = ("input", "actual_output", "expected_output", "latency", "cost", "usage",
+                      "metadata")
+#: The fields held as float64 columns (NaN where a row has none).
+_NUMBERS = ("latency", "cost")
+
+
 def fingerprint(batch: ToolCallBatch) -> str:
     """A SHA-256 of what was scored: each case's id, its called and expected
-    tool names in order, and which sides were given. Equal for the same data
-    however it was read (cases, records, a DataFrame); not of the arguments."""
+    tool names in order, which sides were given, and every other case field
+    (:data:`FINGERPRINT_FIELDS`: input, actual_output, expected_output,
+    latency, cost, usage, metadata), each by its canonical encoding (type and
+    value). Equal for the same data however it was read (cases, records, a
+    DataFrame, Arrow); not of the calls' arguments."""
     import numpy as np
 
     # Names by a canonical id (their sorted order), so the same names read in
@@ -319,7 +382,7 @@ def fingerprint(batch: ToolCallBatch) -> str:
     rank[order] = np.arange(len(order))
     names = json.dumps(sorted(batch.vocabulary), ensure_ascii=False).encode("utf-8",
                                                                             "surrogatepass")
-    digest = hashlib.sha256(b"agentmetrics-cases-1\0" + len(names).to_bytes(8, "little")
+    digest = hashlib.sha256(b"agentmetrics-cases-2\0" + len(names).to_bytes(8, "little")
                             + names)
     for ids, offsets, given in ((batch.called_ids, batch.called_offsets, batch.called_given),
                                 (batch.expected_ids, batch.expected_offsets,
@@ -327,10 +390,54 @@ def fingerprint(batch: ToolCallBatch) -> str:
         digest.update(rank[ids].astype("<i8").tobytes() if len(ids) else b"")
         digest.update(np.asarray(offsets, dtype="<i8").tobytes())
         digest.update(np.asarray(given, dtype=np.uint8).tobytes())
-    if batch.case_ids is not None:
+    if batch.case_ids is not None and batch.cases is None:  # else in the cases' metadata
         digest.update(json.dumps(json_safe(list(batch.case_ids)),
                                  ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    for name in FINGERPRINT_FIELDS:
+        part = _field_bytes(batch, name)
+        if part is not None:  # a field no row has adds nothing: the calls alone as before
+            digest.update(name.encode("ascii") + b"\0" + len(part).to_bytes(8, "little")
+                          + part)
     return digest.hexdigest()
+
+
+def field_values(batch: ToolCallBatch, name: str) -> list[Any] | None:
+    """The case field ``name`` of every row (None where a row has none, as
+    for a row that could not be read), from the batch's field columns or its
+    cases; None when no row has it. What the fingerprint covers and a saved
+    run keeps."""
+    if name in batch.fields:
+        values: list[Any] = batch.field(name).tolist()
+    elif batch.cases is None:
+        return None  # nothing but the calls and ids
+    else:  # a row that could not be read (an UnreadableCase) has no fields
+        invalid = batch.invalid
+        values = [None if row in invalid else getattr(case, name, None)
+                  for row, case in enumerate(batch.cases)]
+    if name in _NUMBERS:  # float64 columns hold NaN for "none"
+        values = [None if value is None or math.isnan(value) else value for value in values]
+    elif name == "metadata":
+        values = [value or None for value in values]  # {} and no metadata alike
+    return None if all(value is None for value in values) else values
+
+
+def _field_bytes(batch: ToolCallBatch, name: str) -> bytes | None:
+    """The case field ``name`` of every row as canonical bytes (numbers as
+    float64, whatever type they were read as), None when no row has it."""
+    import numpy as np
+
+    values = field_values(batch, name)
+    if values is None:
+        return None
+    if name in _NUMBERS:
+        numbers = np.array([math.nan if value is None else value for value in values],
+                           dtype="<f8")
+        return numbers.tobytes() + np.packbits(np.isnan(numbers)).tobytes()
+    try:
+        return encode(values, fallback=repr)
+    except Unencodable:  # nested too deeply to encode: by what JSON can hold of it
+        return encode([json.dumps(json_safe(value), ensure_ascii=False, default=repr)
+                       for value in values])
 
 
 def _now() -> str:
@@ -358,7 +465,8 @@ def provenance_of(result: EvaluationResult, created: float | None = None) -> Pro
             version=str(cls.version), source=result.sources.get(label, ""),
             params=params, threshold=float(metric.threshold),
             higher_is_better=bool(cls.higher_is_better),
-            value_range=(float(cls.value_range[0]), float(cls.value_range[1]))))
+            value_range=(float(cls.value_range[0]), float(cls.value_range[1])),
+            unit=getattr(cls, "unit", None)))
     return Provenance(
         agentmetrics_version=__version__,
         created=_now() if created is None else stamp(created),

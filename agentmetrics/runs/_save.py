@@ -2,7 +2,9 @@
 one line per case), one JSON document (the header's fields, then ``rows``,
 one case a line) or Parquet (one row per case, the header in the schema's
 metadata). Every value (to the bit), pass flag, reason, error, case id (with
-its type), call name and, where the cases have any, their metadata. The
+its type), call name and, where the cases have any, their metadata and the
+case fields of :data:`~agentmetrics.runs._format.CASE_FIELDS` (input,
+outputs, latency, cost, usage; scrubbed of the metrics' secrets). The
 bytes are hashed as they are written (see :mod:`agentmetrics.runs._identity`).
 
 Below :mod:`agentmetrics.results._results`, which calls it: it reads a result only
@@ -16,10 +18,12 @@ One JSONL line per case::
 ``scores`` holds ``[value, passed, reason, error]`` per metric, in the order of
 the header's ``provenance.metrics`` (labels are never column names, so any
 label is kept as it is); ``metadata`` is there when the header says so. A
-JSON file is ``{<the header's fields>, "rows": [<these lines>]}``. In
+JSON file is ``{<the header's fields>, "rows": [<these lines>]}``. Each case
+field the header's ``case_fields`` names follows (``"latency": 1.5``, null
+where the case has none). In
 Parquet the columns are ``case``, ``id`` (the id's JSON text), ``tool_calls``
 and ``expected_tool_calls`` (``list<string>``), ``invalid``, ``metadata`` (JSON
-text, when kept), and per metric ``k`` (its index) ``m{k}.value``,
+text, when kept), each kept case field (JSON text), and per metric ``k`` (its index) ``m{k}.value``,
 ``m{k}.passed``, ``m{k}.reason``, ``m{k}.error``.
 """
 
@@ -41,18 +45,22 @@ from agentmetrics._base._optional import require
 from agentmetrics._columnar import paused_gc
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 from agentmetrics.model._model import AgentTestCase
+from agentmetrics._secrets import scrub
 from agentmetrics.runs._format import (
+    CASE_FIELDS,
     FIELDS,
     FORMAT_KEY,
     FORMAT_VERSION,
     ROWS_KEY,
     check_header,
+    encode_field,
     encode_id,
     encode_metadata,
     encode_score,
     form_of,
 )
 from agentmetrics.runs._identity import digest_of, new_hash, remember
+from agentmetrics.runs._provenance import field_values
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.results._results import EvaluationResult
@@ -92,6 +100,17 @@ class _Run:
             self.metadata = [encode_metadata(case.metadata, row)
                              if isinstance(case, AgentTestCase) else None
                              for row, case in enumerate(cases)]
+        #: The case fields any case has, by name: each row's value as JSON,
+        #: scrubbed of the metrics' secrets as their reasons are.
+        self.fields: dict[str, list[Any]] = {}
+        secrets = tuple(dict.fromkeys(form for scores in result.results.values()
+                                      for form in scores.metric._secret_forms()))
+        for name in CASE_FIELDS:
+            kept = field_values(batch, name)
+            if kept is not None:
+                self.fields[name] = [None if value is None else
+                                     _scrubbed(encode_field(value, name, row), secrets)
+                                     for row, value in enumerate(kept)]
         self.scores = []
         for scores in result.results.values():
             values = scores.values
@@ -115,7 +134,20 @@ class _Run:
     def header(self) -> dict[str, Any]:
         return {FORMAT_KEY: FORMAT_VERSION, "cases": self.n, "ids": self.has_ids,
                 "metadata": self.metadata is not None, "fields": list(FIELDS),
-                "provenance": self.provenance.to_json()}
+                "case_fields": list(self.fields), "provenance": self.provenance.to_json()}
+
+
+def _scrubbed(value: Any, secrets: tuple[str, ...]) -> Any:
+    """A case field's JSON with every string in it scrubbed as a metric's
+    reason is (:func:`agentmetrics._secrets.scrub`: the run's metrics' known
+    secrets in every form, and the credentials of URLs)."""
+    if type(value) is str:
+        return scrub(value, secrets)
+    if type(value) is list:
+        return [_scrubbed(item, secrets) for item in value]
+    if type(value) is dict:
+        return {key: _scrubbed(item, secrets) for key, item in value.items()}
+    return value
 
 
 def _has_metadata(cases: Any) -> bool:
@@ -182,6 +214,8 @@ def _jsonl_lines(run: _Run, batch: Any, document: bool = False) -> Iterator[str]
         invalid[row] = encode_basestring(message)
     metadata = (None if run.metadata is None else
                 [", \"metadata\": " + _JSON.encode(m) for m in run.metadata])
+    fields = [[f", \"{name}\": " + _JSON.encode(value) for value in values]
+              for name, values in run.fields.items()]
     scores = [list(zip(_score_column(values), map(_BOOLS.__getitem__, passed.tolist()),
                        _texts(reasons), _texts(errors)))
               for values, passed, reasons, errors in run.scores]
@@ -192,7 +226,8 @@ def _jsonl_lines(run: _Run, batch: Any, document: bool = False) -> Iterator[str]
         end = ("}\n" if not document else "},\n" if row < last else "}\n")
         yield (f'{{"case": {row}, "id": {id_texts[row]}, "tool_calls": {called[row]}, '
                f'"expected_tool_calls": {expected[row]}, "invalid": {invalid[row]}'
-               f'{"" if metadata is None else metadata[row]}, "scores": [{entries}]{end}')
+               f'{"" if metadata is None else metadata[row]}'
+               f'{"".join(column[row] for column in fields)}, "scores": [{entries}]{end}')
     if document:
         yield "]}\n"
 
@@ -274,6 +309,9 @@ def _write_parquet(run: _Run, batch: Any, target: str) -> None:
     if run.metadata is not None:
         columns["metadata"] = pa.array([None if m is None else _JSON.encode(m)
                                         for m in run.metadata], type=pa.string())
+    for name, kept in run.fields.items():  # each value's JSON text (null: none)
+        columns[name] = pa.array([None if value is None else _JSON.encode(value)
+                                  for value in kept], type=pa.string())
     for k, (values, passed, reasons, errors) in enumerate(run.scores):
         columns[f"m{k}.value"] = pa.array(values, type=pa.float64())
         columns[f"m{k}.passed"] = pa.array(passed, type=pa.bool_())
@@ -284,7 +322,7 @@ def _write_parquet(run: _Run, batch: Any, target: str) -> None:
     # Dictionaries for the text (names repeat, reasons too); never for the values,
     # which are kept as their bits.
     text = ["id", "tool_calls.list.element", "expected_tool_calls.list.element", "invalid",
-            "metadata", *(f"m{k}.{field}" for k in range(len(run.scores))
+            "metadata", *run.fields, *(f"m{k}.{field}" for k in range(len(run.scores))
                           for field in ("reason", "error"))]
     if any(isinstance(columns[side], pa.LargeListArray) for side in ("tool_calls",
                                                                      "expected_tool_calls")):

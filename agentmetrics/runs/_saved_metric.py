@@ -70,7 +70,7 @@ class SavedMetric(Metric):
         return (SavedMetric.from_spec, (self.spec,))
 
 
-_CLASSES: dict[tuple[str, str, bool, tuple[float, float]], type[SavedMetric]] = {}
+_CLASSES: dict[tuple[str, str, bool, tuple[float, float], str | None], type[SavedMetric]] = {}
 
 
 def saved_metric(spec: MetricSpec) -> SavedMetric:
@@ -79,12 +79,12 @@ def saved_metric(spec: MetricSpec) -> SavedMetric:
     direction and value range as class attributes (what summaries and
     comparisons read), never registered."""
     name = spec.name if METRIC_NAME_PATTERN.match(spec.name) else "saved_metric"
-    key = (name, spec.version, spec.higher_is_better, spec.value_range)
+    key = (name, spec.version, spec.higher_is_better, spec.value_range, spec.unit)
     cls = _CLASSES.get(key)
     if cls is None:
         cls = cast("type[SavedMetric]", abc.ABCMeta(f"Saved_{name}", (SavedMetric,), {
             "name": name, "version": spec.version, "higher_is_better": spec.higher_is_better,
-            "value_range": spec.value_range, "__module__": __name__,
+            "value_range": spec.value_range, "unit": spec.unit, "__module__": __name__,
             "__doc__": SavedMetric.__doc__}))
         _CLASSES[key] = cls
     return cls(spec)
