@@ -1,0 +1,28 @@
+"""Testing tools: assertions for tests of agents, and the conformance kit for metric authors.
+
+``assert_that(case).called_tool("GetOrder")`` checks one case's calls;
+``check_metric(MyMetric)`` (or :func:`metric_checks`, one test per check)
+checks that a metric class keeps the Metric contract on cases generated from
+what it declares it reads.
+"""
+
+from __future__ import annotations
+
+from agentmetrics.testing._assertions import AgentAssertions, assert_that
+from agentmetrics.testing._kit import (
+    CHECK_NAMES,
+    MetricCheck,
+    MetricConformanceError,
+    check_metric,
+    metric_checks,
+)
+
+__all__ = [
+    "AgentAssertions",
+    "CHECK_NAMES",
+    "MetricCheck",
+    "MetricConformanceError",
+    "assert_that",
+    "check_metric",
+    "metric_checks",
+]
