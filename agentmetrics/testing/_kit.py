@@ -251,10 +251,10 @@ def _check_scores(s: _Subject) -> None:
         raise s.fail("scores", (
             f"scored none of its {len(scores)} cases ({len(s.generated)} generated from what it "
             f"declares it reads: {declared}; {len(s.extra_cases)} given with cases=): each was "
-            f"refused, case 0 with: {scores[0]} Fix: declare every input the metric reads, "
-            f"e.g. inputs = ('actual_output', 'expected_output') or inputs = "
-            f"(Input('metadata.seconds', 'number'),), so the kit fills them; or pass "
-            f"cases=[AgentTestCase(...)] with cases the metric scores."))
+            f"refused. Fix: declare every input the metric reads, e.g. inputs = "
+            f"('actual_output', 'expected_output') or inputs = (Input('metadata.seconds', "
+            f"'number'),), so the kit fills them; or pass cases=[AgentTestCase(...)] with cases "
+            f"the metric scores. The first refusal (case 0): {scores[0]}"))
     low, high = s.metric_cls.value_range
     for index, (case, score) in enumerate(zip(s.cases, scores)):
         if not isinstance(score, EvalScore):
