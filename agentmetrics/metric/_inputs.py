@@ -132,7 +132,7 @@ class Input:
         """Why ``case`` cannot give this input: None when it can (see :meth:`read`)."""
         try:
             self.read(case, "metric")
-        except InvalidCaseError as error:
+        except (InvalidCaseError, MissingFieldError) as error:  # the second is no InvalidCaseError
             return str(error)
         return None
 
