@@ -145,7 +145,6 @@ def test_a_broken_metric_fails_exactly_the_check_it_breaks(overrides, failing, m
 # -- metrics that read more than calls: filled from their declared inputs (issue 51) --
 
 import math  # noqa: E402
-from typing import ClassVar  # noqa: E402
 
 import agentmetrics as am  # noqa: E402
 from agentmetrics import AgentTestCase, Input  # noqa: E402
