@@ -214,7 +214,11 @@ def test_numbers_and_metadata_keys_are_filled_with_their_kinds():
 
 
 def mutant(base, **overrides):
-    return type("Mutant", (base,), overrides)
+    """A subclass with ``overrides``, picklable by its name (so only what is mutated fails)."""
+    name = f"Mutant{len([n for n in globals() if n.startswith('Mutant')])}"
+    cls = type(name, (base,), {**overrides, "__module__": __name__, "__qualname__": name})
+    globals()[name] = cls
+    return cls
 
 
 def skip_checks(self, case):
@@ -267,9 +271,9 @@ def check_output_only(self, case):
     ("metric", "message"),
     [
         (mutant(AnswerMatch, measure=lambda self, case: (2.5, "too much")),
-         r"score: case 0: metric bug in Mutant: measure returned 2\.5; expected a float in \[0, 1\]"),
+         r"score: case 0: metric bug in Mutant\d+: measure returned 2\.5; expected a float in \[0, 1\]"),
         (mutant(AnswerMatch, measure=lambda self, case: (1.0, "")),
-         r"score: case 0: metric bug in Mutant: evaluate returned reason ''"),
+         r"score: case 0: metric bug in Mutant\d+: evaluate returned reason ''"),
         (mutant(AnswerMatch, measure=lambda self, case: (float(case.metadata["expected"]), "x")),
          r"score: case 0: evaluate raised KeyError: 'expected'\. A metric refuses a case it cannot "
          r"score with an agentmetrics error .* never a plain KeyError; the case: AgentTestCase\("),
@@ -286,7 +290,7 @@ def check_output_only(self, case):
         (mutant(Rubric, check_required_fields=check_output_only, measure=coerce_rubric),
          r"required inputs: case 0 without metadata\['rubric'\]: the case was scored"),
         (mutant(Seconds, measure=lambda self, case: (-1.0, "negative")),
-         r"score: case 0: metric bug in Mutant: measure returned -1\.0; expected a float in \[0, inf\)"),
+         r"score: case 0: metric bug in Mutant\d+: measure returned -1\.0; expected a float in \[0, inf\)"),
         (Refusing, r"scores: scored none of its 60 cases \(60 generated from what it declares it reads: "
                    r"actual_output, expected_output; 0 given with cases=\): each was refused\. Fix: "
                    r"declare every input .* or pass cases=\[AgentTestCase\(\.\.\.\)\] .* The first "
@@ -312,7 +316,7 @@ def coerce_kind(self, case):
 def test_a_metric_that_coerces_a_wrong_kind_fails_input_kinds():
     metric = mutant(Rubric, check_required_fields=coerce_kind, measure=coerce_rubric)
     with pytest.raises(MetricConformanceError, match=(
-            r"^check_metric\(Mutant\): input kinds: case 0 with metadata\['rubric'\] = float 1\.5 "
+            rf"^check_metric\({metric.__name__}\): input kinds: case 0 with metadata\['rubric'\] = float 1\.5 "
             r"\(declared text\): the case was scored \(value 1\.0, reason 'coerced'\); it must raise "
             r"InputTypeError naming the metric 'rubric_test' and metadata\['rubric'\]")):
         check_metric(metric)
