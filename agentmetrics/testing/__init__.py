@@ -17,6 +17,11 @@ from agentmetrics.testing._kit import (
     metric_checks,
 )
 
+# Shown (and pickled) by the path users import them from, not the private module.
+for _public in (AgentAssertions, MetricCheck, MetricConformanceError):
+    _public.__module__ = __name__
+del _public
+
 __all__ = [
     "AgentAssertions",
     "CHECK_NAMES",
