@@ -117,5 +117,5 @@ def test_a_failing_check_shows_the_test_line_not_the_library_source(pytester, ch
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
     assert f"assert_that(case).{check}" in out and "AssertionError" in out
-    assert "agentmetrics/testing.py" not in out and "raise self._fail" not in out
+    assert "agentmetrics/testing/" not in out and "raise self._fail" not in out
     assert "def " + check.partition("(")[0] not in out
