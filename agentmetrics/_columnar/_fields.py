@@ -106,7 +106,9 @@ def _objects(given: Any) -> npt.NDArray[Any]:
         missing = np.fromiter((is_not_given(cell) or (isinstance(cell, float) and cell != cell)
                                for cell in cells), dtype=bool, count=len(cells))
     column[missing] = None
-    arrays = [row for row, cell in enumerate(column.tolist()) if isinstance(cell, np.ndarray)]
-    for row in arrays:  # a list cell of a Parquet file, read by pandas
-        column[row] = column[row].tolist()
+    cells = column.tolist()
+    if np.ndarray in set(map(type, cells)):  # list cells of a Parquet file, read by pandas
+        for row, cell in enumerate(cells):
+            if isinstance(cell, np.ndarray):
+                column[row] = cell.tolist()
     return column
