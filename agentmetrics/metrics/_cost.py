@@ -8,14 +8,13 @@ import numbers
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
 
-from agentmetrics.batch import MetricResult, case_values, passes, require_cases
+from agentmetrics.batch import MetricResult, case_values, require_cases
 from agentmetrics.corpus import Reducer, Total
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 from agentmetrics.metric._inputs import Input
 from agentmetrics.metric._metric import Metric
-from agentmetrics.metrics._values import ValueReasons, field_failures
+from agentmetrics.metrics._values import field_values
 from agentmetrics.model._model import AgentTestCase, describe
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -130,12 +129,7 @@ class Cost(Metric):
         if self.prices is not None:
             require_cases(self, batch, "prices each case's usage")
             return case_values(self, batch, errors, self.priced)
-        values = batch.field("cost").copy()  # the batch's own column: never written
-        failed = field_failures(self, batch, errors, np.isnan(values))
-        if failed:
-            values[list(failed)] = np.nan
-        return MetricResult(self, values, passes(self, values), failed,
-                            ValueReasons(values, self.reason_of))
+        return field_values(self, batch, errors, "cost", self.reason_of)
 
 
 class _PricedCost(Cost):

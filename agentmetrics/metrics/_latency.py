@@ -6,13 +6,12 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
 
-from agentmetrics.batch import MetricResult, passes
+from agentmetrics.batch import MetricResult
 from agentmetrics.corpus import Maximum, Quantile, Reducer
 from agentmetrics.metric._inputs import Input
 from agentmetrics.metric._metric import Metric
-from agentmetrics.metrics._values import ValueReasons, field_failures
+from agentmetrics.metrics._values import field_values
 from agentmetrics.model._model import AgentTestCase
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,10 +58,5 @@ class Latency(Metric):
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: ErrorsMode = "raise") -> MetricResult:
         """The latency column itself (float64, NaN where a case has none);
         reasons made from the values when asked for."""
-        values = batch.field("latency").copy()  # the batch's own column: never written
-        failed = field_failures(self, batch, errors, np.isnan(values))
-        if failed:
-            values[list(failed)] = np.nan
-        return MetricResult(self, values, passes(self, values), failed,
-                            ValueReasons(values, self.reason_of))
+        return field_values(self, batch, errors, "latency", self.reason_of)
 

@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agentmetrics.batch import batch_errors, check_errors_mode
+from agentmetrics.batch import MetricResult, batch_errors, check_errors_mode, passes
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics._base._arrays import BoolArray, FloatArray
     from agentmetrics.cases._tool_call_batch import ToolCallBatch
     from agentmetrics.metric._metric import Metric
 
-__all__ = ["MeasuredReasons", "ValueReasons", "field_failures", "first_difference", "json_key",
+__all__ = ["MeasuredReasons", "ValueReasons", "field_failures", "field_values", "first_difference", "json_key",
            "normalized_text", "parsed_json", "shortened", "value_kind"]
 
 #: How many characters of a value a reason shows.
@@ -165,6 +165,19 @@ def field_failures(metric: Metric, batch: ToolCallBatch, errors: str,
         return batch_errors(metric, batch, errors)
     check_errors_mode(errors)
     return {}
+
+
+def field_values(metric: Metric, batch: ToolCallBatch, errors: str, field: str,
+                 reason_of: Callable[[float], str]) -> MetricResult:
+    """A metric whose value is a number field itself (``latency``, ``cost``):
+    the batch's float64 column (copied, never written), NaN and an error on a
+    row that lacks it, each reason ``reason_of(value)`` when asked for."""
+    values = batch.field(field).copy()
+    failed = field_failures(metric, batch, errors, np.isnan(values))
+    if failed:
+        values[list(failed)] = np.nan
+    return MetricResult(metric, values, passes(metric, values), failed,
+                        ValueReasons(values, reason_of))
 
 
 class MeasuredReasons:
