@@ -331,3 +331,14 @@ def test_tutorial_text_matches_its_cells():
     assert rewarded == ["airline-12"] and (first["tau2_reward"] == 0.0).sum() == 4
     assert "four have reward 0.0" in text and "airline-12" in text and "reward 1.0" in text
     assert "counted as successes although" not in text
+
+
+def test_every_metric_page_is_in_the_index_toctree():
+    """make docs (sphinx -W) refuses a page outside every toctree: caught here first."""
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    index = (docs / "index.md").read_text(encoding="utf-8")
+    missing = [page.stem for page in sorted((docs / "metrics").glob("*.md"))
+               if f"\nmetrics/{page.stem}\n" not in index]
+    assert not missing, f"add to docs/index.md's toctree: {missing}"
