@@ -53,10 +53,8 @@ def read_field_columns(fields: Mapping[str, Any], rows: int, where: str = "recor
 
 
 def _plain(given: Any) -> Any:
-    """A pandas Series or an Arrow column as a numpy array or a list."""
-    to_numpy = getattr(given, "to_numpy", None)
-    if to_numpy is not None and hasattr(given, "dtype") and not hasattr(given, "to_pylist"):
-        return given  # a pandas Series: read through its dtype below
+    """An Arrow column as a list; anything else (a pandas Series, read through
+    its dtype, a numpy array, a list) as it is."""
     to_pylist = getattr(given, "to_pylist", None)
     return to_pylist() if to_pylist is not None else given
 

@@ -115,8 +115,7 @@ def holds_mappings(series: Any) -> bool:
     if getattr(series.dtype, "pyarrow_dtype", None) is not None:
         return False
     lists = [cell for cell in series.tolist()
-             if type(cell) in (list, tuple)
-             or (isinstance(cell, (list, tuple)))
+             if isinstance(cell, (list, tuple))
              or (isinstance(cell, np.ndarray) and cell.ndim == 1)]  # else not a list of calls
     kinds = set(map(type, chain.from_iterable(lists)))
     return any(issubclass(kind, Mapping) for kind in kinds)

@@ -466,12 +466,11 @@ class ToolCallBatch:
         if column is not None:
             return column
         values: list[Any] = [None] * rows
-        if self.cases is not None:
-            values = [getattr(case, name) for case in self.cases]
+        if self.cases is not None:  # an unreadable row's UnreadableCase has no fields
+            values = [getattr(case, name, None) for case in self.cases]
         elif name in ("tool_calls", "expected_tool_calls"):
-            values = [self.case(row) if row not in self.invalid else None
+            values = [None if row in self.invalid else getattr(self.case(row), name)
                       for row in range(rows)]
-            values = [None if case is None else getattr(case, name) for case in values]
         elif name == "metadata" and self.case_ids is not None:
             values = [{"id": case_id} for case_id in self.case_ids]
         for row in self.invalid:
