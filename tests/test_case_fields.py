@@ -263,3 +263,13 @@ def test_a_declared_text_input_refuses_another_kind_in_a_column():
     assert sorted(errors) == [1, 2]
     assert "reads actual_output as text (a str), got int 3" in errors[1]
     assert "requires the test case field 'actual_output'" in errors[2]
+
+
+def test_a_field_column_of_a_batch_with_an_unreadable_row_holds_none_there():
+    batch = am.ToolCallBatch.from_cases(
+        [AgentTestCase(tool_calls=["a"], latency=1.0), UnreadableCase("runs.jsonl", 2, "bad")],
+        errors="record")
+    assert batch.field("latency").tolist()[0] == 1.0
+    assert math.isnan(batch.field("latency").tolist()[1])
+    assert batch.field("actual_output").tolist() == [None, None]
+    assert batch.field("tool_calls").tolist()[1] is None
