@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 
@@ -124,3 +125,90 @@ def test_the_report_shows_units_and_aggregates():
     page = am.evaluate(rows(), metrics(), errors="record").to_html()
     assert 'id="aggregates-table"' in page
     assert "author_latency in s" in page or "author_latency</td>" in page
+
+
+def test_saved_and_reloaded_runs_keep_values_units_and_aggregates(tmp_path, capsys):
+    from agentmetrics.cli import main
+    from agentmetrics.runs import RunStore
+
+    whole = am.evaluate(rows(), metrics(), errors="record")
+    store = RunStore(tmp_path / "runs.sqlite")
+    for form in ("run.jsonl", "run.parquet"):
+        path = whole.save(tmp_path / form, history=store, label="authors")
+        for back in (am.load_result(path), store.load("last")):
+            _check(back)
+            assert back.aggregates().rows == whole.aggregates().rows
+            assert type(back["author_latency"].metric).unit == "s"
+            assert back["author_latency"].metric.threshold == 2.5
+    jsonl = tmp_path / "runs.jsonl"
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows()), encoding="utf-8")
+    saved = tmp_path / "cli.jsonl"
+    assert main(["evaluate", str(jsonl), *(f"--metric={name}" for name in NAMES),
+                 "--errors", "record", "--chunk-size", "7", "--save", str(saved),
+                 "--no-history"]) == 0
+    capsys.readouterr()
+    assert am.load_result(saved).aggregates().rows == \
+        am.evaluate(rows(), NAMES, errors="record").aggregates().rows
+    page = tmp_path / "run.html"
+    assert main(["report", str(saved), "-o", str(page), "--no-history"]) == 0
+    assert 'id="aggregates-table"' in page.read_text(encoding="utf-8")
+
+
+def test_the_cli_scores_the_weighted_blend_by_name(tmp_path, capsys):
+    from agentmetrics.cli import main
+
+    jsonl = tmp_path / "runs.jsonl"
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows()), encoding="utf-8")
+    spec = "weighted:parts=" + json.dumps(BLEND)
+    assert main(["evaluate", str(jsonl), "--metric", spec, "--errors", "record",
+                 "--format", "json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    found = [math.nan if r["value"] is None else r["value"] for r in record["results"]]
+    _same(found, reference()["weighted"])
+
+
+MARKED = '''
+import pytest
+
+import agentmetrics as am
+from general_metrics import AUTHORS, BLEND
+
+for cls in AUTHORS:
+    am.register_metric(cls)
+
+
+@pytest.mark.agent_metric("author_latency")
+def test_fast(agent_eval):
+    agent_eval.record_run(input="q", actual_output="Paris", latency=1.7)
+
+
+@pytest.mark.agent_metric("author_latency")
+def test_slow(agent_eval):
+    agent_eval.record_run(input="q", actual_output="Paris", latency=3.25)
+
+
+@pytest.mark.agent_metric("author_answer")
+@pytest.mark.agent_metric("author_brevity")
+def test_answer(agent_eval):
+    agent_eval.record_run(input="q", actual_output="Paris", expected_output="Paris")
+
+
+@pytest.mark.agent_metric("weighted", parts=BLEND)
+def test_blend(agent_eval):
+    agent_eval.record_run(input="q", actual_output="Paris", expected_output="Paris",
+                          latency=1.0)
+'''
+
+
+def test_the_pytest_marker_scores_the_four_by_name(pytester):
+    import pathlib
+
+    here = pathlib.Path(__file__).with_name("general_metrics.py")
+    pytester.makepyfile(general_metrics=here.read_text(encoding="utf-8"))
+    pytester.makepyfile(test_authors=MARKED)
+    result = pytester.runpytest("-p", "no:randomly", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3, failed=1)
+    text = result.stdout.str()
+    assert "test_authors.py::test_slow" in text
+    assert re.search(r"author_latency\s+3\.25 s\s+2\.5 s\s+took 3\.25 s", text), text
+    assert re.search(r"weighted\s+1\s+0\.98\s+100\.0%", text), text

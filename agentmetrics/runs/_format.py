@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import attrs
+import numpy as np
 
+from agentmetrics._base._arrays import FloatArray
 from agentmetrics._base._lines import SourceError, lines
 from agentmetrics._base._version import __version__
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
@@ -252,6 +254,8 @@ class Header:
     metadata: bool
     provenance: Provenance
     case_fields: tuple[str, ...] = ()
+    #: Per metric that declares per-case statistics, each column (float64).
+    statistics: Mapping[str, Mapping[str, FloatArray]] = attrs.field(factory=dict)
 
 
 #: The header's fields (the version is checked before them).
@@ -299,7 +303,7 @@ def check_header(header: Any, where: str) -> Header:
 
 
 def _header(header: dict[str, Any]) -> Header:
-    fields_of(header, "", _HEADER_FIELDS, ("case_fields",))
+    fields_of(header, "", _HEADER_FIELDS, ("case_fields", "statistics"))
     case_fields = header.get("case_fields", [])
     if type(case_fields) is not list or not all(
             type(field) is str and field in CASE_FIELDS for field in case_fields) or (
@@ -325,7 +329,47 @@ def _header(header: dict[str, Any]) -> Header:
             raise FieldError(f"provenance.metrics[{k}].label", "a label no other metric of the "
                              "run has", describe(spec.label) + ", there twice")
         labels.add(spec.label)
-    return Header(cases, ids, metadata, provenance, tuple(case_fields))
+    statistics = _statistics(header.get("statistics", _NONE_WRITTEN), provenance, cases)
+    return Header(cases, ids, metadata, provenance, tuple(case_fields), statistics)
+
+
+_NONE_WRITTEN = object()
+
+
+def _statistics(written: Any, provenance: Provenance, cases: int
+                ) -> dict[str, dict[str, FloatArray]]:
+    """The per-case statistics columns of the metrics that declare them:
+    exactly those metrics, each with exactly its declared names, each a list
+    of ``cases`` numbers (null for a case that was not scored)."""
+    declared = {spec.label: spec.statistics for spec in provenance.metrics if spec.statistics}
+    expected = (f"an object with, for each metric that declares per-case statistics "
+                f"({sorted(declared) or 'none here'}), an object of their columns, each a "
+                f"list of {cases} numbers or nulls")
+    if written is _NONE_WRITTEN:
+        if not declared:
+            return {}
+        raise FieldError("statistics", expected, "nothing (the field is missing)")
+    if type(written) is not dict or set(written) != set(declared):
+        raise FieldError("statistics", expected, describe(written))
+    columns: dict[str, dict[str, FloatArray]] = {}
+    for label, names in declared.items():
+        found = written[label]
+        if type(found) is not dict or set(found) != set(names):
+            raise FieldError(f"statistics.{label}", f"an object of the columns {list(names)}",
+                             describe(found))
+        columns[label] = {}
+        for name in names:
+            column = found[name]
+            if type(column) is not list or len(column) != cases:
+                raise FieldError(f"statistics.{label}.{name}",
+                                 f"a list of {cases} numbers or nulls", describe(column))
+            try:
+                columns[label][name] = np.array([decode_score(value) for value in column],
+                                                dtype=np.float64)
+            except ValueError as error:
+                raise FieldError(f"statistics.{label}.{name}", "numbers or nulls",
+                                 str(error)) from None
+    return columns
 
 
 def _shape(value: Any) -> str:

@@ -552,7 +552,8 @@ def _load(source: Path, name: str, digest: bool) -> tuple[EvaluationResult, str 
         if row is not None:
             raise _damaged(where(row), f"scores[{k}]: {spec.label!r} has the value "
                            f"{float(values[row])!r}, outside its value_range [{low:g}, {high:g}]")
-        results[spec.label] = MetricResult(metric, values, passed, errors, reasons.__getitem__)
+        results[spec.label] = MetricResult(metric, values, passed, errors, reasons.__getitem__,
+                                           statistics=header.statistics.get(spec.label, {}))
     sources = {spec.label: spec.source for spec in provenance.metrics if spec.source}
     result = EvaluationResult(batch, results, sources, provenance=provenance)
     created = _epoch(provenance.created)

@@ -28,7 +28,8 @@ import attrs
 from agentmetrics._base._display import range_text
 from agentmetrics._base._lines import MAX_DEPTH
 from agentmetrics._base._version import __version__
-from agentmetrics.errors import InvalidCaseError
+from agentmetrics.corpus._state import reducer_from_state, reducer_state
+from agentmetrics.errors import AgentMetricsError, InvalidCaseError
 from agentmetrics.metric._metric import UNIT_LENGTH, declared_name
 from agentmetrics.model._canonical import Unencodable, encode
 
@@ -132,7 +133,11 @@ _SPEC_FIELDS = {"label": STRING, "name": STRING, "version": STRING, "source": ST
                 "value_range": "a list [low, high] of two numbers, low below high (null for an "
                                "infinite end)"}
 #: Fields a metric's record may lack (written before agentmetrics kept them).
-_SPEC_OPTIONAL = ("unit",)
+_SPEC_OPTIONAL = ("unit", "statistics", "aggregates")
+_STATISTICS_EXPECTED = "a list of the names of the metric's per-case statistics, each once"
+_AGGREGATES_EXPECTED = ("an object of the metric's corpus aggregates, each a reducer as "
+                        "agentmetrics wrote it (e.g. {\"kind\": \"Quantile\", \"q\": 0.95, "
+                        "\"of\": \"value\"})")
 _PROVENANCE_FIELDS = {"agentmetrics_version": STRING, "created": STRING, "host": STRING,
                       "platform": STRING, "python": STRING, "cases": WHOLE,
                       "fingerprint": STRING, "metrics": "a list of metrics (objects)"}
@@ -251,12 +256,29 @@ def _spec(data: Any, path: str) -> MetricSpec:
             or not low <= threshold <= high:
         raise FieldError(f"{path}.threshold", _threshold_kind((low, high)), describe(threshold))
     unit = _unit(fields.get("unit"), f"{path}.unit")
+    statistics = fields.get("statistics", [])
+    if type(statistics) is not list or not all(type(name) is str and name.isidentifier()
+                                               for name in statistics) \
+            or len(set(statistics)) != len(statistics):
+        raise FieldError(f"{path}.statistics", _STATISTICS_EXPECTED, describe(statistics))
+    aggregates = fields.get("aggregates", {})
+    if type(aggregates) is not dict:
+        raise FieldError(f"{path}.aggregates", _AGGREGATES_EXPECTED, describe(aggregates))
+    for key, state in aggregates.items():
+        try:
+            if type(state) is not dict:
+                raise TypeError
+            reducer_from_state(state)
+        except (AgentMetricsError, TypeError, ValueError):
+            raise FieldError(f"{path}.aggregates.{key}", _AGGREGATES_EXPECTED,
+                             describe(state)) from None
     return MetricSpec(
         label=_string(fields, "label", path), name=_string(fields, "name", path),
         version=_string(fields, "version", path), source=_string(fields, "source", path),
         params=dict(params), threshold=float(threshold),
         higher_is_better=flag(fields["higher_is_better"], f"{path}.higher_is_better"),
-        value_range=(low, high), unit=unit)
+        value_range=(low, high), unit=unit, statistics=tuple(statistics),
+        aggregates={str(key): dict(state) for key, state in aggregates.items()})
 
 
 def parse_provenance(data: Any, path: str = "provenance") -> Provenance:
@@ -307,13 +329,22 @@ class MetricSpec:
     higher_is_better: bool
     value_range: tuple[float, float]
     unit: str | None = None
+    #: The per-case statistics the metric declares (their columns are kept
+    #: with the run) and its corpus aggregates, each as its reducer's JSON.
+    statistics: tuple[str, ...] = ()
+    aggregates: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"label": self.label, "name": self.name, "version": self.version,
-                "source": self.source, "params": dict(self.params),
-                "threshold": self.threshold, "higher_is_better": self.higher_is_better,
-                "value_range": [bound if math.isfinite(bound) else None
-                                for bound in self.value_range], "unit": self.unit}
+        written = {"label": self.label, "name": self.name, "version": self.version,
+                   "source": self.source, "params": dict(self.params),
+                   "threshold": self.threshold, "higher_is_better": self.higher_is_better,
+                   "value_range": [bound if math.isfinite(bound) else None
+                                   for bound in self.value_range], "unit": self.unit}
+        if self.statistics:
+            written["statistics"] = list(self.statistics)
+        if self.aggregates:
+            written["aggregates"] = {name: dict(state) for name, state in self.aggregates.items()}
+        return written
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str = "metric") -> MetricSpec:
@@ -466,7 +497,9 @@ def provenance_of(result: EvaluationResult, created: float | None = None) -> Pro
             params=params, threshold=float(metric.threshold),
             higher_is_better=bool(cls.higher_is_better),
             value_range=(float(cls.value_range[0]), float(cls.value_range[1])),
-            unit=getattr(cls, "unit", None)))
+            unit=getattr(cls, "unit", None), statistics=tuple(cls.statistics),
+            aggregates={name: reducer_state(reducer)
+                        for name, reducer in cls.aggregates.items()}))
     return Provenance(
         agentmetrics_version=__version__,
         created=_now() if created is None else stamp(created),

@@ -111,6 +111,13 @@ class _Run:
                 self.fields[name] = [None if value is None else
                                      _scrubbed(encode_field(value, name, row), secrets)
                                      for row, value in enumerate(kept)]
+        #: Per metric that declares per-case statistics, each column as JSON
+        #: numbers (what its corpus aggregates are computed from again).
+        self.statistics: dict[str, dict[str, list[Any]]] = {}
+        for label, scores in result.results.items():
+            if type(scores.metric).statistics:
+                self.statistics[label] = {name: list(map(encode_score, column.tolist()))
+                                          for name, column in scores.statistics.items()}
         self.scores = []
         for scores in result.results.values():
             values = scores.values
@@ -134,7 +141,8 @@ class _Run:
     def header(self) -> dict[str, Any]:
         return {FORMAT_KEY: FORMAT_VERSION, "cases": self.n, "ids": self.has_ids,
                 "metadata": self.metadata is not None, "fields": list(FIELDS),
-                "case_fields": list(self.fields), "provenance": self.provenance.to_json()}
+                "case_fields": list(self.fields), "provenance": self.provenance.to_json(),
+                **({"statistics": self.statistics} if self.statistics else {})}
 
 
 def _scrubbed(value: Any, secrets: tuple[str, ...]) -> Any:

@@ -5,8 +5,10 @@ class that may not be installed where the run is read."""
 from __future__ import annotations
 
 import abc
+import json
 from typing import Any, cast
 
+from agentmetrics.corpus._state import reducer_from_state
 from agentmetrics.errors import InvalidMetricError
 from agentmetrics.metric._metric import METRIC_NAME_PATTERN, Metric
 from agentmetrics.model._model import AgentTestCase
@@ -70,21 +72,27 @@ class SavedMetric(Metric):
         return (SavedMetric.from_spec, (self.spec,))
 
 
-_CLASSES: dict[tuple[str, str, bool, tuple[float, float], str | None], type[SavedMetric]] = {}
+_CLASSES: dict[str, type[SavedMetric]] = {}
 
 
 def saved_metric(spec: MetricSpec) -> SavedMetric:
     """The stand-in for the metric ``spec`` describes: an instance of a
     subclass of :class:`SavedMetric` with the metric's name, version,
     direction and value range as class attributes (what summaries and
-    comparisons read), never registered."""
+    comparisons read) and its per-case statistics and corpus aggregates (so
+    the run's aggregates are computed again, exactly, from what it kept),
+    never registered."""
     name = spec.name if METRIC_NAME_PATTERN.match(spec.name) else "saved_metric"
-    key = (name, spec.version, spec.higher_is_better, spec.value_range, spec.unit)
+    key = json.dumps([name, spec.version, spec.higher_is_better, repr(spec.value_range),
+                      spec.unit, list(spec.statistics), spec.aggregates], sort_keys=True)
     cls = _CLASSES.get(key)
     if cls is None:
         cls = cast("type[SavedMetric]", abc.ABCMeta(f"Saved_{name}", (SavedMetric,), {
             "name": name, "version": spec.version, "higher_is_better": spec.higher_is_better,
             "value_range": spec.value_range, "unit": spec.unit, "__module__": __name__,
+            "statistics": spec.statistics,
+            "aggregates": {label: reducer_from_state(state)
+                           for label, state in spec.aggregates.items()},
             "__doc__": SavedMetric.__doc__}))
         _CLASSES[key] = cls
     return cls(spec)
