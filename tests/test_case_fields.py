@@ -214,6 +214,49 @@ def test_field_columns_read_as_the_records_reading_reads_them(rows):
     assert a.reason_list() == b.reason_list()
 
 
+ARROW_NUMBERS = ["int8", "int32", "int64", "uint16", "uint64", "float16", "float32", "float64",
+                 "bool", "string", "large_string"]
+ARROW_TEXTS = ["string", "large_string", "int64", "float64", "bool"]
+
+
+def _typed(pa, kind, draw):
+    """A column of Arrow type ``kind``, each cell a value of that type or null."""
+    values = {
+        "int8": st.integers(-128, 127), "int32": st.integers(-(2**31), 2**31 - 1),
+        "int64": st.integers(-(2**63), 2**63 - 1), "uint16": st.integers(0, 2**16 - 1),
+        "uint64": st.integers(0, 2**64 - 1),
+        "float16": st.floats(width=16), "float32": st.floats(width=32), "float64": st.floats(),
+        "bool": st.booleans(), "string": st.text(max_size=3), "large_string": st.text(max_size=3),
+    }[kind]
+    return draw(st.lists(st.one_of(st.none(), values), min_size=4, max_size=4))
+
+
+@given(st.data())
+def test_typed_arrow_field_columns_read_as_the_records_reading_reads_them(data):
+    pa = pytest.importorskip("pyarrow")
+    kinds = {"latency": data.draw(st.sampled_from(ARROW_NUMBERS)),
+             "cost": data.draw(st.sampled_from(ARROW_NUMBERS)),
+             "actual_output": data.draw(st.sampled_from(ARROW_TEXTS)),
+             "expected_output": data.draw(st.sampled_from(ARROW_TEXTS))}
+    columns = {name: _typed(pa, kind, data.draw) for name, kind in kinds.items()}
+    table = pa.table({name: pa.array(columns[name], type=getattr(pa, kind + "_" * (kind == "bool"))())
+                      for name, kind in kinds.items()})
+    if data.draw(st.booleans()):  # two chunks a column
+        table = pa.concat_tables([table.slice(0, 2), table.slice(2)])
+    metric = AnswerRead()
+    mine = am.evaluate(table, metric, errors="record")
+    theirs = am.evaluate(_records({name: table[name].to_pylist() for name in kinds}), metric,
+                         errors="record")
+    assert mine.batch.cases is None  # read as columns
+    a, b = mine["answer_read"], theirs["answer_read"]
+    assert a.values.tobytes() == b.values.tobytes()
+    # The same message; an Arrow table's reader names a row, the records' a record.
+    assert {row: message.replace(f"row {row}:", f"record {row}:", 1)
+            for row, message in a.errors.items()} == dict(b.errors)
+    assert [reason.replace(f"row {row}:", f"record {row}:", 1)
+            for row, reason in enumerate(a.reason_list())] == b.reason_list()
+
+
 def test_a_table_of_answers_alone_needs_no_call_columns():
     pd = pytest.importorskip("pandas")
     pa = pytest.importorskip("pyarrow")

@@ -59,9 +59,31 @@ def _plain(given: Any) -> Any:
     return to_pylist() if to_pylist is not None else given
 
 
+def _arrow_kind(given: Any) -> str:
+    """``"number"`` for an Arrow column of integers or floats, ``"text"`` for
+    one of strings, ``""`` for anything else (read as Python values)."""
+    kind = getattr(given, "type", None)
+    if kind is None or not hasattr(given, "to_pylist"):
+        return ""
+    name = str(kind)
+    if name in _ARROW_NUMBERS:
+        return "number"
+    return "text" if name in ("string", "large_string", "large_utf8", "utf8") else ""
+
+
+#: Arrow types read as numbers without a Python object per cell (a bool is
+#: never a number; a decimal or a date goes through the cells).
+_ARROW_NUMBERS = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                            "uint64", "halffloat", "float", "double", "float16", "float32",
+                            "float64"})
+
+
 def _numbers(name: str, given: Any, invalid: dict[int, str], where: str
              ) -> npt.NDArray[np.float64]:
-    given = _plain(given)
+    if _arrow_kind(given) == "number":  # a null as NaN; each number as float() reads it
+        given = np.asarray(given.to_numpy(zero_copy_only=False))
+    else:
+        given = _plain(given)
     dtype = getattr(given, "dtype", None)
     cells: Sequence[Any]
     if dtype is not None and getattr(dtype, "kind", "") in "fiu":
@@ -93,6 +115,11 @@ def _numbers(name: str, given: Any, invalid: dict[int, str], where: str
 
 
 def _objects(given: Any) -> npt.NDArray[Any]:
+    if _arrow_kind(given) == "text":  # str cells, None for a null: no test per cell
+        texts = given.to_numpy(zero_copy_only=False)
+        column = np.empty(len(texts), dtype=object)
+        column[:] = texts
+        return column
     given = _plain(given)
     column = np.empty(len(given), dtype=object)
     if hasattr(given, "dtype") and hasattr(given, "isna"):  # pandas: its own missing marks

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import chain
+from functools import partial
+from operator import is_not
 from typing import Any, Literal
 
 import attrs
@@ -107,6 +109,12 @@ def add_fields(records: list[Any], fields: Mapping[str, Sequence[Any]]) -> list[
     return records
 
 
+#: The row types :func:`holds_mappings` reads without a test per cell (a
+#: float is pandas' NaN for a missing cell).
+_PLAIN_ROWS = frozenset({list, tuple, type(None), float})
+_PRESENT = partial(is_not, None)
+
+
 def holds_mappings(series: Any) -> bool:
     """Whether a DataFrame's object column holds call objects (mappings) in its lists.
 
@@ -114,9 +122,16 @@ def holds_mappings(series: Any) -> bool:
     ``set(map(type, ...))``), then each distinct type is asked once."""
     if getattr(series.dtype, "pyarrow_dtype", None) is not None:
         return False
-    lists = [cell for cell in series.tolist()
-             if isinstance(cell, (list, tuple))
-             or (isinstance(cell, np.ndarray) and cell.ndim == 1)]  # else not a list of calls
+    cells = series.tolist()
+    rows = set(map(type, cells))
+    if rows <= _PLAIN_ROWS:  # lists, tuples and missing cells: no test per cell
+        lists: Any = cells if type(None) not in rows else filter(_PRESENT, cells)
+        if float in rows:
+            lists = (cell for cell in lists if type(cell) is not float)
+    else:
+        lists = [cell for cell in cells
+                 if isinstance(cell, (list, tuple))
+                 or (isinstance(cell, np.ndarray) and cell.ndim == 1)]  # else not calls
     kinds = set(map(type, chain.from_iterable(lists)))
     return any(issubclass(kind, Mapping) for kind in kinds)
 
