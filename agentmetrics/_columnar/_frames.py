@@ -8,8 +8,8 @@ Also the wording of a row that cannot be read, which every tabular reader
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import chain
 from functools import partial
+from itertools import chain
 from operator import is_not
 from typing import Any, Literal
 
