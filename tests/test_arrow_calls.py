@@ -262,3 +262,77 @@ def test_large_tables_hold_no_python_object_a_case() -> None:
     assert batch.cases is not None and "not built yet" in repr(batch.cases)
     assert isinstance(batch.called_ids, np.ndarray) and len(batch.called_ids) == 20_000
     assert batch.name_lists()[0][4] == [TOOLS[1]]
+
+
+def _mixed_table(n: int, seed: int) -> Any:
+    """Call objects with arguments as structs, one bad cell in about one row of five."""
+    import random
+
+    rng = random.Random(seed)
+
+    def call() -> Any:
+        roll = rng.random()
+        if roll < 0.02:
+            return None
+        name = rng.choice(TOOLS) if roll > 0.06 else rng.choice([None, ""])
+        arguments = rng.choice([None, {}, {"q": rng.randint(0, 2)}, {"city": "Oslo"}])
+        item = {"name": name, "arguments": arguments}
+        if rng.random() < 0.03:
+            item["extra"] = "x"  # a field a call does not have
+        return item
+
+    def side() -> Any:
+        return None if rng.random() < 0.05 else [call() for _ in range(rng.randint(0, 3))]
+
+    kind = pa.list_(pa.struct([("name", pa.string()), ("arguments", pa.struct(
+        [("q", pa.int64()), ("city", pa.string())])), ("extra", pa.string())]))
+    return pa.table({"id": [f"c{i}" for i in range(n)],
+                     "tool_calls": pa.array([side() for _ in range(n)], kind),
+                     "expected_tool_calls": pa.array([side() for _ in range(n)], kind)})
+
+
+def test_a_parquet_file_of_call_objects_gives_the_references_rows(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Any) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    from agentmetrics.cli import main
+
+    table = _mixed_table(300, seed=3)
+    path = tmp_path / "calls.parquet"
+    pq.write_table(table, path)
+
+    def cli(*options: str) -> tuple[int, str, str]:
+        status = main(["evaluate", str(path), *options])
+        captured = capsys.readouterr()
+        return status, captured.out, captured.err
+
+    for chunk in ("1", "7", "1000"):
+        for metric in METRICS:
+            options = ("--format", "jsonl", "--chunk-size", chunk, "--errors", "record",
+                       "--metric", metric)
+            mine = cli(*options)
+            theirs = _reference(monkeypatch, lambda: cli(*options))
+            assert mine == theirs
+            assert mine[0] == 0 and len(mine[1].splitlines()) == 300
+            assert '"error": null' in mine[1] and "ToolCall.name" in mine[1]
+    refused = cli("--format", "csv", "--chunk-size", "50")
+    assert refused == _reference(monkeypatch, lambda: cli("--format", "csv", "--chunk-size", "50"))
+    assert refused[0] == 2 and "row" in refused[2]
+
+
+def test_a_parquet_piece_of_call_objects_scores_as_the_reference(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    from agentmetrics import partition
+    from agentmetrics.io._parquet import read_parquet_piece
+
+    path = tmp_path / "calls.parquet"
+    pq.write_table(_mixed_table(400, seed=5), path, row_group_size=100)
+    for groups in (None, [1, 3]):
+        with open(path, "rb") as handle:
+            table = read_parquet_piece(handle, {}, (), groups)
+        rows, total = partition.score(table, METRICS, errors="record")
+        want_rows, want_total = _reference(
+            monkeypatch, lambda: partition.score(table, METRICS, errors="record"))
+        assert rows.to_pandas().equals(want_rows.to_pandas())  # NaN equal to NaN
+        assert total.summary().to_dicts() == want_total.summary().to_dicts()
+        assert rows.column("tool_selection_accuracy_error").null_count < len(table)
