@@ -336,3 +336,30 @@ def test_a_parquet_piece_of_call_objects_scores_as_the_reference(
         assert rows.to_pandas().equals(want_rows.to_pandas())  # NaN equal to NaN
         assert total.summary().to_dicts() == want_total.summary().to_dicts()
         assert rows.column("tool_selection_accuracy_error").null_count < len(table)
+
+
+def test_rows_read_one_by_one_are_the_built_cases(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A metric that reads every row by index: the first rows are read alone,
+    then all are built at once (never a reading a row for every row)."""
+    from agentmetrics._columnar._arrow_calls import ALONE
+
+    table = _mixed_table(3 * ALONE, seed=11)
+    old = _reference(monkeypatch, lambda: _batch(table))
+    cases = _batch(table).cases
+    assert [cases[row] for row in range(len(table))] == list(old.cases)
+    assert "not built" not in repr(cases)
+    few = _batch(table).cases
+    assert [few[row] for row in range(ALONE)] == list(old.cases)[:ALONE]
+    assert "not built yet" in repr(few)
+
+
+def test_a_missing_side_names_the_expectation_without_building_cases() -> None:
+    rows = [[{"name": "a", "arguments": {"q": 1}}], None]
+    table = pa.table({"tool_calls": pa.array(rows), "expected_tool_calls": pa.array(rows[::-1])})
+    batch = _batch(table)
+    result = am.evaluate(batch, "tool_selection_accuracy", errors="record", progress=False)
+    assert "not built yet" in repr(batch.cases)
+    cases = am.evaluate([batch.case(0), batch.case(1)], "tool_selection_accuracy",
+                        errors="record", progress=False)
+    assert dict(result.results["tool_selection_accuracy"].errors) == \
+        dict(cases.results["tool_selection_accuracy"].errors) != {}

@@ -344,12 +344,18 @@ def reference_cases(columns: Sequence[Any], ids: Sequence[Any] | None,
     return ingest(_records(columns, ids, fields, first_row), errors="record", where="row").cases
 
 
+#: Rows read one at a time before the cases are all built at once (a metric
+#: that reads every row, row by row, pays for a few rows twice only).
+ALONE = 16
+
+
 class ArrowCases(Sequence[Any]):
     """The cases of Arrow call columns, built by the reference when first read:
-    all at once when iterated, one row alone when a single row is asked for
-    first (a row that is not given, say). Slices stay Arrow slices."""
+    all at once when iterated; the first few rows asked for one by one are read
+    alone (a row that is not given, say), then all at once. Slices stay Arrow
+    slices."""
 
-    __slots__ = ("_cases", "_columns", "_fields", "_first", "_ids")
+    __slots__ = ("_alone", "_cases", "_columns", "_fields", "_first", "_ids")
 
     def __init__(self, tool_calls: Any, expected_tool_calls: Any, ids: Sequence[Any] | None,
                  fields: Mapping[str, Any], first_row: int = 0) -> None:
@@ -359,6 +365,14 @@ class ArrowCases(Sequence[Any]):
         self._fields = {name: _sliceable(column) for name, column in fields.items()}
         self._first = first_row
         self._cases: Sequence[Any] | None = None
+        self._alone = 0
+
+    def lacks(self, name: str) -> bool:
+        """Whether no case here can have the case field ``name``: these columns
+        give calls, ids and the field columns only (a case's ``expectation``,
+        ``turns`` or ``usage`` is None), so none need be built to say so."""
+        return name not in self._fields and name not in ("tool_calls", "expected_tool_calls",
+                                                          "metadata")
 
     def _all(self) -> Sequence[Any]:
         if self._cases is None:
@@ -382,9 +396,10 @@ class ArrowCases(Sequence[Any]):
             if rows.step != 1:
                 return _Built([self[row] for row in rows])
             return self._rows(rows.start, len(rows))
-        if self._cases is not None:
-            return self._cases[index]
+        if self._cases is not None or self._alone >= ALONE:
+            return self._all()[index]
         row = range(len(self))[index]  # an IndexError as a list's
+        self._alone += 1
         return self._rows(row, 1)._all()[0]
 
     def _rows(self, start: int, count: int) -> ArrowCases:

@@ -482,7 +482,10 @@ class ToolCallBatch:
         if column is not None:
             return column
         values: list[Any] = [None] * rows
-        if self.cases is not None:  # an unreadable row's UnreadableCase has no fields
+        lacks = getattr(self.cases, "lacks", None)  # cases not built yet may say so unbuilt
+        if lacks is not None and lacks(name):
+            pass
+        elif self.cases is not None:  # an unreadable row's UnreadableCase has no fields
             values = [getattr(case, name, None) for case in self.cases]
         elif name in ("tool_calls", "expected_tool_calls"):
             values = [None if row in self.invalid else getattr(self.case(row), name)
