@@ -4,7 +4,7 @@ reading (issue 52), side by side in one run.
     python benchmarks/bench_arrow_calls.py [--sizes 100000 1000000] [--after-only 10000000]
                                            [--repeats 3] [--metric tool_selection_accuracy]
 
-The table: seeded rows of 0 to 5 calls a side out of 40 tools, each call
+The table: seeded rows (chunks of 1M) of 0 to 5 calls a side out of 40 tools, each call
 ``{name, arguments: {seat: int64, city: string}}`` (``list<struct<...>>``, as
 Spark, Ray and Parquet files written from dicts hold them), and a string id
 column. Two sides:
@@ -42,10 +42,18 @@ from typing import Any
 import numpy as np
 
 
-def make_table(n: int, seed: int = 0, tools: int = 40) -> Any:
+def make_table(n: int, seed: int = 0, tools: int = 40, chunk: int = 1_000_000) -> Any:
+    """``n`` rows, in chunks of ``chunk`` rows (as a Parquet file's row groups come)."""
     import pyarrow as pa
 
     rng = np.random.default_rng(seed)
+    return pa.concat_tables([_chunk(rng, start, min(chunk, n - start), tools)
+                             for start in range(0, n, chunk)])
+
+
+def _chunk(rng: Any, start: int, n: int, tools: int) -> Any:
+    import pyarrow as pa
+
     names = pa.array([f"tool_{i}" for i in range(tools)])
 
     def side() -> Any:
@@ -61,7 +69,7 @@ def make_table(n: int, seed: int = 0, tools: int = 40) -> Any:
             names=["name", "arguments"])
         return pa.ListArray.from_arrays(pa.array(offsets), values)
 
-    ids = pa.array(np.char.add("case-", np.arange(n).astype(str)))
+    ids = pa.array(np.char.add("case-", np.arange(start, start + n).astype(str)))
     return pa.table({"id": ids, "tool_calls": side(), "expected_tool_calls": side()})
 
 
@@ -109,7 +117,7 @@ def measure(side: str, n: int, metric: str, what: str) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[100_000, 1_000_000])
     parser.add_argument("--after-only", type=int, nargs="*", default=[10_000_000])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--metric", default="tool_selection_accuracy")
