@@ -30,7 +30,7 @@ from typing import Any
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.model._model import UnreadableCase
 
-__all__ = ["check_unique_columns", "holds_call_objects", "records_from_arrow"]
+__all__ = ["check_call_struct", "check_unique_columns", "holds_call_objects", "records_from_arrow"]
 
 
 
