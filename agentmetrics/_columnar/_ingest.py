@@ -57,6 +57,14 @@ _EMPTY: tuple[()] = ()
 _GETTERS = {key: methodcaller("get", key) for key in PLAIN_KEYS}
 _NAME = itemgetter("name")
 _ARGUMENTS = itemgetter("arguments")
+_GET_ARGUMENTS = methodcaller("get", "arguments")
+#: Call keys whose values need no check beyond the arguments' (an ``output``
+#: may be any value); a call with an ``id`` or ``raw_arguments`` takes the
+#: general check.
+_LIGHT_KEYS = frozenset({"name", "arguments", "output"})
+#: An argument value taken as it is: an object, or null (none given).
+_ARGUMENT_KINDS = frozenset({dict, type(None)})
+_STR = frozenset({str})
 #: Records are read this many at a time: every pass over a group's calls then
 #: finds them still in the processor's cache (about twice as fast as passes
 #: over all the records at once).
@@ -166,6 +174,13 @@ def _dict_names(items: list[dict[str, Any]]) -> Sequence[Any] | None:
             return None
         if keys == n:  # "name" alone
             return list(map(_NAME, items))
+        if set().union(*items) <= _LIGHT_KEYS:  # e.g. some calls with an "output" (any value)
+            names = list(map(_NAME, items))
+            arguments = list(map(_GET_ARGUMENTS, items))
+            if set(map(type, arguments)) <= _ARGUMENT_KINDS and set(
+                    map(type, chain.from_iterable(filter(None, arguments)))) <= _STR:
+                return names
+            return None
     except (KeyError, TypeError):
         pass  # other keys, or arguments that are not a dict: the general check decides
     columns = call_columns(items)
