@@ -21,6 +21,11 @@ and system) of:
 
 Prints the median of ``--repeats`` in microseconds a case, the ratio to the
 fast reader, and each command's peak memory (ru_maxrss of one more run).
+
+``--scale 1000000,10000000`` instead times ``agentmetrics evaluate FILE
+--format summary`` (the reader ``auto`` picks) once on a file of each size,
+CPU seconds and peak memory of the process: whether the time grows linearly
+and the memory stays flat.
 """
 
 from __future__ import annotations
@@ -83,13 +88,41 @@ def peak_mb(command: list[str]) -> float:
     return int(out.stdout) / 1024
 
 
+def scale(sizes: list[int]) -> None:
+    """CPU seconds and peak memory of the CLI on files of ``sizes`` lines."""
+    folder = Path(tempfile.mkdtemp())
+    print(f"python {sys.version.split()[0]}; agentmetrics evaluate FILE --format summary "
+          f"(reader auto); one run a size\n")
+    print(f"{'lines':>12}{'MB':>8}{'CPU s':>9}{'us/case':>9}{'peak MB':>9}")
+    for lines in sizes:
+        path = folder / f"cases-{lines}.jsonl"
+        write_peers_file(path, lines)
+        command = [sys.executable, "-m", "agentmetrics", "evaluate", str(path), "--format",
+                   "summary"]
+        code = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+                "stdout=subprocess.DEVNULL); usage = resource.getrusage(resource.RUSAGE_CHILDREN);"
+                " print(usage.ru_utime + usage.ru_stime, usage.ru_maxrss)")
+        out = subprocess.run([sys.executable, "-c", code, *command], capture_output=True,
+                             text=True, check=True).stdout.split()
+        seconds, peak = float(out[0]), int(out[1]) / 1024
+        size = path.stat().st_size / 2**20
+        print(f"{lines:>12,}{size:>8.0f}{seconds:>9.1f}{seconds / lines * 1e6:>9.2f}"
+              f"{peak:>9.0f}")
+        path.unlink()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--argument-lines", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--shape", choices=("peers", "cli"), default="peers")
+    parser.add_argument("--scale", default=None, metavar="SIZES",
+                        help="comma-separated line counts: time and memory at each size")
     args = parser.parse_args()
+    if args.scale:
+        scale([int(size) for size in args.scale.split(",")])
+        return
 
     folder = Path(tempfile.mkdtemp())
     big, small = folder / "cases.jsonl", folder / "arguments.jsonl"
