@@ -337,6 +337,9 @@ RISKY = [
     # numbers JSON holds and a float cannot, in arguments and outputs
     b'{"tool_calls": [{"name": "A", "arguments": {"x": 1e400}}], "expected_tool_calls": []}',
     b'{"tool_calls": [{"name": "A", "output": -1E+999}], "expected_tool_calls": []}',
+    # ... and in metadata beside its id (every value of it is checked, not only the id)
+    b'{"tool_calls": [], "expected_tool_calls": [], "metadata": {"n": ' + b"9" * 5000 + b'}}',
+    b'{"tool_calls": ["A"], "expected_tool_calls": [], "metadata": {"id": "m", "x": 1e400}}',
     b'{"tool_calls": [{"name": "A", "arguments": {"x": ' + b"9" * 4301 + b'}}], '
     b'"expected_tool_calls": []}',
     b'{"tool_calls": [{"name": "A", "arguments": {"x": "\\ud800"}}], "expected_tool_calls": []}',

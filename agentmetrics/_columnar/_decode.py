@@ -87,7 +87,9 @@ class LineDecoder:
                      ("output", Any, None),
                      ("raw_arguments", str | None, None)],
             forbid_unknown_fields=True, gc=False)
-        metadata = msgspec.defstruct("Metadata", [("id", Any, unset)], gc=False)
+        # The whole object is decoded (not only its "id"), so that every number
+        # in it is checked as the line reader's parser checks it.
+        metadata = dict[str, Any]
         calls = list[call | name] | None | unset_type  # type: ignore[valid-type]
         line = msgspec.defstruct(
             "Line", [("tool_calls", calls, unset), ("expected_tool_calls", calls, unset),
@@ -183,5 +185,4 @@ def _metadata_id(line: Any, unset: Any) -> Any:
     metadata = _METADATA(line)
     if metadata is None or metadata is unset:
         return None
-    found = _ID(metadata)
-    return None if found is unset else found
+    return metadata.get("id")
