@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import resource
 import statistics
 import subprocess
@@ -40,37 +39,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-ARGUMENTS: list[dict[str, object]] = [
-    {}, {"x": 1}, {"x": 1.0}, {"x": 2}, {"x": "1"}, {"x": 1, "y": 2}, {"y": {"u": 1, "v": 2}},
-    {"y": {"u": 1, "v": 3}}, {"x": [1, 2]}, {"q": "refund policy"}, {"q": "refund policy", "limit": 5},
-]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _peer_records import peer_records
 
 
 def write_peers_file(path: Path, lines: int, seed: int = 17) -> None:
     """bench_peers.py's records (called and expected calls with arguments and
     outputs, many near misses) as case lines with string ids."""
-    rng = random.Random(seed)
-
-    def call() -> dict[str, object]:
-        item: dict[str, object] = {"name": rng.choice("abcdefgh"),
-                                   "arguments": rng.choice(ARGUMENTS)}
-        if rng.random() < 0.5:
-            item["output"] = rng.choice(["ok", 1, {"r": 1}])
-        return item
-
     with path.open("w", encoding="utf-8") as handle:
-        for index in range(lines):
-            expected = [call() for _ in range(rng.randint(0, 6))]
-            called = [dict(c) for c in expected]
-            if rng.random() < 0.3:
-                rng.shuffle(called)
-            for _ in range(rng.randint(0, 2)):
-                if called and rng.random() < 0.5:
-                    called[rng.randrange(len(called))] = call()
-                else:
-                    called.insert(rng.randint(0, len(called)), call())
-            handle.write(json.dumps({"id": f"case-{index}", "tool_calls": called,
-                                     "expected_tool_calls": expected}) + "\n")
+        for index, record in enumerate(peer_records(lines, seed)):
+            handle.write(json.dumps({"id": f"case-{index}", "tool_calls": record["called"],
+                                     "expected_tool_calls": record["expected"]}) + "\n")
 
 
 def cpu_seconds(command: list[str]) -> float:

@@ -59,7 +59,6 @@ import argparse
 import gc
 import importlib.metadata
 import math
-import random
 import statistics
 import sys
 import time
@@ -73,6 +72,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "peers"))
 import drive  # noqa: E402  (the network guard and telemetry switches first)
+from _peer_records import peer_records  # noqa: E402
 
 from agentmetrics import (  # noqa: E402
     AgentMetricsError,
@@ -83,37 +83,11 @@ from agentmetrics import (  # noqa: E402
     get_metric,
 )
 
-ARGUMENTS: list[dict[str, Any]] = [
-    {}, {"x": 1}, {"x": 1.0}, {"x": 2}, {"x": "1"}, {"x": 1, "y": 2}, {"y": {"u": 1, "v": 2}},
-    {"y": {"u": 1, "v": 3}}, {"x": [1, 2]}, {"q": "refund policy"}, {"q": "refund policy", "limit": 5},
-]
-
-
 MLFLOW_CASES = 1000
 
 
 def records(n: int, seed: int = 17) -> list[dict[str, Any]]:
-    rng = random.Random(seed)
-
-    def call() -> dict[str, Any]:
-        item = {"name": rng.choice("abcdefgh"), "arguments": rng.choice(ARGUMENTS)}
-        if rng.random() < 0.5:
-            item["output"] = rng.choice(["ok", 1, {"r": 1}])
-        return item
-
-    out = []
-    for _ in range(n):
-        expected = [call() for _ in range(rng.randint(0, 6))]
-        called = [dict(c) for c in expected]
-        if rng.random() < 0.3:
-            rng.shuffle(called)
-        for _ in range(rng.randint(0, 2)):
-            if called and rng.random() < 0.5:
-                called[rng.randrange(len(called))] = call()
-            else:
-                called.insert(rng.randint(0, len(called)), call())
-        out.append({"called": called, "expected": expected})
-    return out
+    return list(peer_records(n, seed))
 
 
 def to_case(record: dict[str, Any]) -> AgentTestCase:
