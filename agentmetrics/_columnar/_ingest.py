@@ -450,6 +450,16 @@ class LazyCases(Sequence[Any]):
             self._cases = cases
         return self._cases
 
+    def plain_records(self) -> tuple[list[Any], dict[int, Any]] | None:
+        """The records the cases will be built from and the rows the reference
+        read (row -> its case, or the record it could not read), while the
+        cases are not built yet and the records are plain dicts; else None.
+        What reads one field of every case (a batch's call arguments) reads
+        it here without building the cases."""
+        if self._cases is not None or getattr(self, "_parse", None) is not None:
+            return None
+        return self._records, self._built
+
     def __len__(self) -> int:
         return len(self._records)
 

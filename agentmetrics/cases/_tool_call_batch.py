@@ -12,7 +12,7 @@ import math
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain, pairwise, repeat
-from operator import attrgetter, is_not
+from operator import attrgetter, is_not, methodcaller
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -24,6 +24,7 @@ from agentmetrics._base._optional import require
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics._columnar import (
     Ingested,
+    LazyCases,
     check_input_format,
     holds_call_objects,
     ingest,
@@ -32,6 +33,14 @@ from agentmetrics._columnar import (
 from agentmetrics._columnar._fields import COLUMN_FIELDS, read_field_columns
 from agentmetrics._columnar._frames import add_fields, frame_columns, object_records, refuse_row
 from agentmetrics._columnar._names import as_chunked, encode_arrow_names, offsets_from_lengths
+from agentmetrics.cases._call_keys import (
+    EQUALITIES,
+    CallArguments,
+    CallKeys,
+    arguments_of_calls,
+    arguments_of_items,
+    keys_of_sides,
+)
 from agentmetrics.cases._encode import NameEncoder
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.model._model import CASE_FIELDS, AgentTestCase, UnreadableCase, describe
@@ -52,6 +61,38 @@ def _value(cell: Any) -> Any:
     """A field column's cell as the case holds it: NaN (a number not given) as None."""
     return None if isinstance(cell, float) and cell != cell else cell
 _METADATA = attrgetter("metadata")
+_RAW = methodcaller("get", "raw_arguments")
+
+
+def _record_arguments(records: list[Any], built: Mapping[int, Any], field: str) -> list[Any] | None:
+    """The argument column of one side of ingested records (rows the reference
+    read give their case's calls); None where a record is not a plain dict."""
+    get = methodcaller("get", field)
+    if not built:
+        if set(map(type, records)) != {dict}:
+            return None
+        items = list(chain.from_iterable(filter(None, map(get, records))))
+        if set(map(type, items)) == {dict}:
+            raws = list(map(_RAW, items))
+            if raws.count(None) == len(raws):
+                arguments = list(map(methodcaller("get", "arguments", _NO_ARGUMENTS), items))
+                if set(map(type, arguments)) <= {dict}:
+                    return arguments
+        return arguments_of_items(items)
+    column: list[Any] = []
+    for row, record in enumerate(records):
+        if row in built:
+            case = built[row]
+            if type(case) is AgentTestCase:
+                column.extend(arguments_of_calls(getattr(case, field) or ()))
+        elif type(record) is dict:
+            column.extend(arguments_of_items(record.get(field) or ()))
+        else:
+            return None
+    return column
+
+
+_NO_ARGUMENTS: dict[str, Any] = {}
 
 
 
@@ -82,6 +123,11 @@ class ToolCallBatch:
     #: Case fields read as columns from a table (see :meth:`field`), when the
     #: batch holds no case objects: float64 for latency and cost, else object.
     fields: Mapping[str, npt.NDArray[Any]] = attrs.field(factory=dict)
+    #: Each call's arguments as a reader read them, aligned with the ids (see
+    #: :class:`CallArguments`), when it kept them: :meth:`call_keys` reads them
+    #: here rather than in the cases.
+    call_arguments: CallArguments | None = None
+    _memo: dict[str, Any] = attrs.field(factory=dict, init=False)
 
     # -- constructors ----------------------------------------------------------
 
@@ -482,6 +528,51 @@ class ToolCallBatch:
         column[:] = values
         return column
 
+    def call_keys(self, equality: str = "python") -> CallKeys | None:
+        """Every call as an int key id, equal for two calls exactly when they
+        are equal under ``equality``, in one vocabulary for both sides and
+        aligned with ``called_ids`` and ``expected_ids``; computed when first
+        asked for and kept. ``"python"``: name, whether arguments were given,
+        and arguments ``==`` as Python compares them (``1 == 1.0``, key order
+        ignored, a missing argument differs): see :class:`CallKeys`.
+
+        Read from :attr:`call_arguments` when a reader kept them, else from
+        the records or cases the batch holds (without building cases from
+        records); None when the batch holds tool names only. A metric passes
+        the keys to the name kernels (``row_lcs(batch, keys)``) in place of
+        the tool ids, and scores the ``unkeyed`` rows case by case."""
+        if equality not in EQUALITIES:
+            raise InvalidCaseError(f"ToolCallBatch.call_keys: equality must be one of "
+                                   f"{', '.join(map(repr, EQUALITIES))}, got {equality!r}.")
+        if equality not in self._memo:
+            arguments = self.call_arguments or self._arguments_read()
+            self._memo[equality] = None if arguments is None else keys_of_sides(
+                (self.called_ids, self.expected_ids),
+                (self.called_offsets, self.expected_offsets), arguments)
+        found: CallKeys | None = self._memo[equality]
+        return found
+
+    def _arguments_read(self) -> CallArguments | None:
+        """The argument columns from the records (cases not built) or the
+        cases; None if there are none or they do not line up with the ids."""
+        cases = self.cases
+        if cases is None:
+            return None
+        plain = cases.plain_records() if isinstance(cases, LazyCases) else None
+        sides = []
+        for field, ids in (("tool_calls", self.called_ids), ("expected_tool_calls",
+                                                              self.expected_ids)):
+            if plain is not None:
+                column = _record_arguments(plain[0], plain[1], field)
+            else:
+                lists = [getattr(case, field) if type(case) is AgentTestCase else None
+                         for case in cases]
+                column = arguments_of_calls(chain.from_iterable(filter(None, lists)))
+            if column is None or len(column) != len(ids):
+                return None
+            sides.append(column)
+        return CallArguments(sides[0], sides[1])
+
     def name_lists(self) -> tuple[list[list[str] | None], list[list[str] | None]]:
         """Every row's called and expected names as lists (None where a side
         is not given): the names of all rows looked up at once."""
@@ -515,6 +606,8 @@ class ToolCallBatch:
             cases=None if self.cases is None else self.cases[start:stop],
             invalid={r - start: m for r, m in self.invalid.items() if start <= r < stop},
             fields={name: column[start:stop] for name, column in self.fields.items()},
+            call_arguments=None if self.call_arguments is None else CallArguments(
+                self.call_arguments.called[c0:c1], self.call_arguments.expected[e0:e1]),
         )
 
 

@@ -1,0 +1,211 @@
+"""Call keys: every call of a batch as an int id, equal for two calls exactly
+when the metric's equality says the calls are equal.
+
+For "python" equality (what ADK's trajectory metric and others do: names
+equal, ``arguments == arguments`` as Python compares dicts, and whether the
+arguments were given at all), a call's key is ``(name id, given, frozen
+arguments)``, where *frozen* turns the arguments into a hashable value that is
+equal to another frozen value exactly when the arguments are ``==``:
+
+- a dict of ``str`` keys becomes a frozenset of ``(key, frozen value)`` pairs;
+- a list becomes a tuple tagged as a list (a list is never equal to a dict);
+- ``str``, ``int``, ``float``, ``bool`` and ``None`` stay themselves: their
+  ``==`` and ``hash`` agree across types (``1 == 1.0 == True``, ``0.0 ==
+  -0.0``, exact for huge ints), and a NaN stays the same object, so it equals
+  itself only, as inside a dict or a list compared by Python.
+
+Keys are interned in one dict shared by both sides, so Python's own hashing
+and ``==`` decide which calls share an id. Any other value (a tuple, a set, a
+subclass of str or float, a dict with keys other than ``str``, nesting deeper
+than the recursion limit) has no key: its row is marked ``unkeyed`` and left to
+the metric's case-by-case path, as is a row holding a call whose arguments are
+not a JSON object (``raw_arguments``), which the metrics refuse with their own
+message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import chain
+from typing import Any
+
+import attrs
+import numpy as np
+
+from agentmetrics._base._arrays import BoolArray, IdArray, IntArray
+
+__all__ = ["EQUALITIES", "CallArguments", "CallKeys", "Unkeyable", "arguments_of_calls",
+           "arguments_of_items", "freeze_arguments", "keys_of_sides"]
+
+#: The equalities :meth:`ToolCallBatch.call_keys` knows.
+EQUALITIES = ("python",)
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_STR = frozenset({str})
+_LIST = object()  # tags a frozen list
+_DICT = object()  # tags a frozen dict nested in the arguments
+
+
+class Unkeyable(Exception):
+    """A value with no key under the equality: its row goes to the metric."""
+
+
+@attrs.frozen(slots=True, eq=False)
+class CallArguments:
+    """Each call's arguments, one item a call, aligned with a batch's
+    ``called_ids`` and ``expected_ids``: what a reader fills when it reads the
+    arguments anyway (it saves the batch building its cases to find them).
+
+    An item is the call's arguments as a ``dict`` (an object given), ``None``
+    (``"arguments": null``: no arguments given, ``ToolCall.arguments_given``
+    False) or the ``str`` of ``raw_arguments`` (arguments that are not a JSON
+    object; such a call's row is left to the metric, which refuses it). A call
+    given without arguments (a bare name, a call object with no
+    ``"arguments"``) holds ``{}``."""
+
+    called: Sequence[Any]
+    expected: Sequence[Any]
+
+
+@attrs.frozen(slots=True, eq=False)
+class CallKeys:
+    """Key ids aligned with a batch's ``called_ids`` and ``expected_ids``, in
+    one vocabulary of ``size`` keys: two calls have the same id exactly when
+    they are equal under ``equality``. ``unkeyed[row]`` is True for a row
+    whose keys say nothing (a call with unreadable arguments, or a value the
+    equality has no key for): a metric scores such a row case by case."""
+
+    equality: str
+    called_ids: IdArray
+    expected_ids: IdArray
+    size: int
+    unkeyed: BoolArray
+
+
+class _Table(dict[Any, int]):
+    """key -> id, a new key taking the next id."""
+
+    def __missing__(self, key: Any) -> int:
+        self[key] = new = len(self)
+        return new
+
+
+def _freeze_value(value: Any) -> Any:
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is list:
+        return (_LIST, *map(_freeze_value, value))
+    if kind is dict:
+        return (_DICT, freeze_arguments(value))
+    raise Unkeyable
+
+
+def freeze_arguments(arguments: dict[str, Any]) -> frozenset[tuple[str, Any]]:
+    """The arguments as a hashable value, ``==`` to another's exactly when
+    the arguments are (see the module's doc); Unkeyable if not possible."""
+    if not set(map(type, arguments)) <= _STR:
+        raise Unkeyable
+    if set(map(type, arguments.values())) <= _SCALARS:
+        return frozenset(arguments.items())
+    try:
+        return frozenset(zip(arguments, map(_freeze_value, arguments.values())))
+    except RecursionError:
+        raise Unkeyable from None
+
+
+_EMPTY: frozenset[tuple[str, Any]] = frozenset()
+#: The frozen arguments of an unreadable call: a fresh object each time, equal
+#: to nothing else, so no other call shares its key.
+_Unreadable = object
+
+
+def _frozen_column(items: Sequence[Any]) -> tuple[list[Any], list[bool], list[int]]:
+    """Each item of an argument column (see :class:`CallArguments`) as
+    ``(frozen, given)``, and the positions of the items with no key."""
+    kinds = set(map(type, items))
+    if kinds <= {dict}:
+        values = chain.from_iterable(map(dict.values, items))
+        names = chain.from_iterable(items)
+        if set(map(type, values)) <= _SCALARS and set(map(type, names)) <= _STR:
+            return list(map(frozenset, map(dict.items, items))), [True] * len(items), []
+    frozen: list[Any] = []
+    given: list[bool] = []
+    bad: list[int] = []
+    for position, item in enumerate(items):
+        if type(item) is dict:
+            try:
+                frozen.append(freeze_arguments(item))
+            except Unkeyable:
+                frozen.append(_Unreadable())
+                bad.append(position)
+            given.append(True)
+        elif item is None:
+            frozen.append(_EMPTY)
+            given.append(False)
+        else:  # raw arguments text, or anything a reader should not have put here
+            frozen.append(_Unreadable())
+            given.append(True)
+            bad.append(position)
+    return frozen, given, bad
+
+
+def _rows_of(positions: Iterable[int], offsets: IntArray) -> list[int]:
+    found = np.searchsorted(offsets, np.asarray(list(positions), dtype=np.int64), side="right") - 1
+    return [int(row) for row in found.tolist()]
+
+
+def keys_of_sides(names: tuple[IdArray, IdArray], offsets: tuple[IntArray, IntArray],
+                  arguments: CallArguments) -> CallKeys:
+    """Python-equality call keys from each side's name ids and argument column."""
+    table = _Table()
+    rows = len(offsets[0]) - 1
+    unkeyed = np.zeros(rows, dtype=bool)
+    out = []
+    for ids, side_offsets, column in zip(names, offsets, (arguments.called, arguments.expected)):
+        if len(column) != len(ids):
+            raise ValueError(f"an argument column of {len(column)} items for {len(ids)} calls")
+        frozen, given, bad = _frozen_column(column)
+        keys = list(map(table.__getitem__, zip(ids.tolist(), given, frozen)))
+        out.append(np.array(keys, dtype=np.int32) if keys else np.zeros(0, dtype=np.int32))
+        if bad:
+            unkeyed[_rows_of(bad, side_offsets)] = True
+    return CallKeys("python", out[0], out[1], len(table), unkeyed)
+
+
+def arguments_of_calls(calls: Iterable[Any]) -> list[Any]:
+    """The argument column (see :class:`CallArguments`) of ToolCall objects.
+    A call given no arguments but holding some (``arguments_given=False`` set
+    by hand) has no column item: it is given its own unkeyable item."""
+    out: list[Any] = []
+    for call in calls:
+        if call.raw_arguments is not None:
+            out.append(call.raw_arguments)
+        elif call.arguments_given:
+            out.append(call.arguments)
+        elif not call.arguments:
+            out.append(None)
+        else:
+            out.append(_Unreadable())
+    return out
+
+
+def arguments_of_items(items: Iterable[Any]) -> list[Any]:
+    """The argument column of a plain record's call items (names, or call
+    dicts the columnar reading has checked), as ToolCall reads them."""
+    out: list[Any] = []
+    for item in items:
+        if type(item) is str:
+            out.append(_EMPTY_DICT)
+            continue
+        raw = item.get("raw_arguments")
+        if raw is not None:
+            out.append(raw if type(raw) is str else _Unreadable())
+            continue
+        arguments = item.get("arguments", _EMPTY_DICT)
+        out.append(arguments if arguments is None or type(arguments) is dict else _Unreadable())
+    return out
+
+
+_EMPTY_DICT: dict[str, Any] = {}
+
