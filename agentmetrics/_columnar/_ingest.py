@@ -424,19 +424,26 @@ def _cases_from_records(records: list[dict[str, Any]]) -> list[AgentTestCase]:
     return cases_from_fields(columns, n)
 
 
+#: The first rows of a LazyCases asked for one at a time are built alone (a
+#: check of a few reasons builds no other case); the next one builds them all.
+ALONE = 16
+
+
 class LazyCases(Sequence[Any]):
-    """The cases of ingested records, built (all at once) when first read.
+    """The cases of ingested records, built (all at once) when first read;
+    the first ``ALONE`` rows asked for by index are built alone.
 
     Rows the reference read hold what it gave: the AgentTestCase, or the
     record itself where it could not be read (as ``ToolCallBatch.from_cases``
     keeps what it could not read)."""
 
-    __slots__ = ("_built", "_cases", "_records")
+    __slots__ = ("_asked", "_built", "_cases", "_records")
 
     def __init__(self, records: list[Any], built: dict[int, Any]) -> None:
         self._records = records
         self._built = built
         self._cases: list[Any] | None = None
+        self._asked = 0  # rows built one by one so far
 
     def _all(self) -> list[Any]:
         if self._cases is None:
@@ -480,6 +487,12 @@ class LazyCases(Sequence[Any]):
                 built = {new: self._built[old] for new, old in enumerate(rows)
                          if old in self._built}
             return LazyCases(self._records[index], built)
+        if self._cases is None and self._asked < ALONE:
+            row = range(len(self._records))[index]  # IndexError as a list's
+            self._asked += 1
+            if row in self._built:
+                return self._built[row]
+            return cases_from_records([self._records[row]])[0]
         return self._all()[index]
 
     def __iter__(self) -> Iterator[Any]:

@@ -8,7 +8,8 @@ arguments)``, where *frozen* turns the arguments into a hashable value that is
 equal to another frozen value exactly when the arguments are ``==``:
 
 - a dict of ``str`` keys becomes a frozenset of ``(key, frozen value)`` pairs;
-- a list becomes a tuple tagged as a list (a list is never equal to a dict);
+- a list becomes a tuple of frozen values (no frozen value is a tuple or a
+  frozenset otherwise, so a list stays unequal to a dict or a scalar);
 - ``str``, ``int``, ``float``, ``bool`` and ``None`` stay themselves: their
   ``==`` and ``hash`` agree across types (``1 == 1.0 == True``, ``0.0 ==
   -0.0``, exact for huge ints), and a NaN stays the same object, so it equals
@@ -26,7 +27,7 @@ message.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import chain
+from itertools import chain, repeat
 from typing import Any
 
 import attrs
@@ -42,8 +43,6 @@ EQUALITIES = ("python",)
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _STR = frozenset({str})
-_LIST = object()  # tags a frozen list
-_DICT = object()  # tags a frozen dict nested in the arguments
 
 
 class Unkeyable(Exception):
@@ -95,9 +94,9 @@ def _freeze_value(value: Any) -> Any:
     if kind in _SCALARS:
         return value
     if kind is list:
-        return (_LIST, *map(_freeze_value, value))
+        return tuple(map(_freeze_value, value))
     if kind is dict:
-        return (_DICT, freeze_arguments(value))
+        return freeze_arguments(value)
     raise Unkeyable
 
 
@@ -114,40 +113,67 @@ def freeze_arguments(arguments: dict[str, Any]) -> frozenset[tuple[str, Any]]:
         raise Unkeyable from None
 
 
-_EMPTY: frozenset[tuple[str, Any]] = frozenset()
+#: The frozen arguments of a call given no arguments (``None`` in a column):
+#: equal to itself only, so it matches another such call and not one given ``{}``.
+_NOT_GIVEN = object()
 #: The frozen arguments of an unreadable call: a fresh object each time, equal
 #: to nothing else, so no other call shares its key.
 _Unreadable = object
+_NO_ARGUMENTS: dict[str, Any] = {}
+#: Per value type: 0 for the scalars a frozen dict keeps as they are.
+_NESTED = dict.fromkeys(_SCALARS, 0)
 
 
-def _frozen_column(items: Sequence[Any]) -> tuple[list[Any], list[bool], list[int]]:
-    """Each item of an argument column (see :class:`CallArguments`) as
-    ``(frozen, given)``, and the positions of the items with no key."""
-    kinds = set(map(type, items))
-    if kinds <= {dict}:
-        values = chain.from_iterable(map(dict.values, items))
-        names = chain.from_iterable(items)
-        if set(map(type, values)) <= _SCALARS and set(map(type, names)) <= _STR:
-            return list(map(frozenset, map(dict.items, items))), [True] * len(items), []
-    frozen: list[Any] = []
-    given: list[bool] = []
+def _freeze_item(item: Any) -> Any:
+    """One column item frozen (``_NOT_GIVEN`` for None); Unkeyable if it has no key."""
+    if type(item) is dict:
+        return freeze_arguments(item)
+    if item is None:
+        return _NOT_GIVEN
+    raise Unkeyable  # raw arguments text, or anything a reader should not have put here
+
+
+def _frozen_column(items: Sequence[Any]) -> tuple[list[Any], list[int]]:
+    """Each item of an argument column (see :class:`CallArguments`) frozen, and
+    the positions of the items with no key (frozen as a fresh object).
+
+    Column at a time: the types of every argument name and value are read in
+    one pass each; the dicts of scalars only (most of them) are frozen by one
+    ``map``, the others one by one."""
+    n = len(items)
+    if set(map(type, items)) <= {dict} and set(map(type, chain.from_iterable(items))) <= _STR:
+        sizes = np.fromiter(map(len, items), dtype=np.int64, count=n)
+        kinds = map(type, chain.from_iterable(map(dict.values, items)))
+        flags = np.fromiter(map(_NESTED.get, kinds, repeat(1)), dtype=np.int64, count=int(sizes.sum()))
+        if not flags.any():
+            return list(map(frozenset, map(dict.items, items))), []
+        running = np.concatenate(([0], np.cumsum(flags)))
+        ends = np.cumsum(sizes)
+        slow = np.flatnonzero(running[ends] - running[ends - sizes]).tolist()
+        source = list(items)
+        for position in slow:
+            source[position] = _NO_ARGUMENTS
+        frozen: list[Any] = list(map(frozenset, map(dict.items, source)))
+        try:  # the names are all str: freeze the values alone
+            nested = [frozenset(zip(items[position], map(_freeze_value, items[position].values())))
+                      for position in slow]
+        except (Unkeyable, RecursionError):
+            pass  # one by one below, to find the item
+        else:
+            for position, value in zip(slow, nested):
+                frozen[position] = value
+            return frozen, []
+    else:
+        slow = list(range(n))
+        frozen = [None] * n
     bad: list[int] = []
-    for position, item in enumerate(items):
-        if type(item) is dict:
-            try:
-                frozen.append(freeze_arguments(item))
-            except Unkeyable:
-                frozen.append(_Unreadable())
-                bad.append(position)
-            given.append(True)
-        elif item is None:
-            frozen.append(_EMPTY)
-            given.append(False)
-        else:  # raw arguments text, or anything a reader should not have put here
-            frozen.append(_Unreadable())
-            given.append(True)
+    for position in slow:
+        try:
+            frozen[position] = _freeze_item(items[position])
+        except Unkeyable:
+            frozen[position] = _Unreadable()
             bad.append(position)
-    return frozen, given, bad
+    return frozen, bad
 
 
 def _rows_of(positions: Iterable[int], offsets: IntArray) -> list[int]:
@@ -157,20 +183,29 @@ def _rows_of(positions: Iterable[int], offsets: IntArray) -> list[int]:
 
 def keys_of_sides(names: tuple[IdArray, IdArray], offsets: tuple[IntArray, IntArray],
                   arguments: CallArguments) -> CallKeys:
-    """Python-equality call keys from each side's name ids and argument column."""
+    """Python-equality call keys from each side's name ids and argument column:
+    the frozen arguments interned in one dict, then (name id, arguments id)
+    pairs numbered in numpy."""
     table = _Table()
     rows = len(offsets[0]) - 1
     unkeyed = np.zeros(rows, dtype=bool)
-    out = []
+    found = []
     for ids, side_offsets, column in zip(names, offsets, (arguments.called, arguments.expected)):
         if len(column) != len(ids):
             raise ValueError(f"an argument column of {len(column)} items for {len(ids)} calls")
-        frozen, given, bad = _frozen_column(column)
-        keys = list(map(table.__getitem__, zip(ids.tolist(), given, frozen)))
-        out.append(np.array(keys, dtype=np.int32) if keys else np.zeros(0, dtype=np.int32))
+        frozen, bad = _frozen_column(column)
+        found.append(np.fromiter(map(table.__getitem__, frozen), dtype=np.int64, count=len(frozen)))
         if bad:
             unkeyed[_rows_of(bad, side_offsets)] = True
-    return CallKeys("python", out[0], out[1], len(table), unkeyed)
+    pairs = np.concatenate([ids.astype(np.int64) * len(table) + args
+                            for ids, args in zip(names, found)])
+    size = 0
+    numbered = np.zeros(0, dtype=np.int32)
+    if len(pairs):
+        distinct, inverse = np.unique(pairs, return_inverse=True)
+        size, numbered = len(distinct), inverse.reshape(-1).astype(np.int32)
+    split = len(found[0])
+    return CallKeys("python", numbered[:split], numbered[split:], size, unkeyed)
 
 
 def arguments_of_calls(calls: Iterable[Any]) -> list[Any]:
@@ -196,16 +231,14 @@ def arguments_of_items(items: Iterable[Any]) -> list[Any]:
     out: list[Any] = []
     for item in items:
         if type(item) is str:
-            out.append(_EMPTY_DICT)
+            out.append(_NO_ARGUMENTS)
             continue
         raw = item.get("raw_arguments")
         if raw is not None:
             out.append(raw if type(raw) is str else _Unreadable())
             continue
-        arguments = item.get("arguments", _EMPTY_DICT)
+        arguments = item.get("arguments", _NO_ARGUMENTS)
         out.append(arguments if arguments is None or type(arguments) is dict else _Unreadable())
     return out
 
-
-_EMPTY_DICT: dict[str, Any] = {}
 

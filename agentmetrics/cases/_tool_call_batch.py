@@ -28,6 +28,7 @@ from agentmetrics._columnar import (
     check_input_format,
     holds_call_objects,
     ingest,
+    paused_gc,
     records_from_arrow,
 )
 from agentmetrics._columnar._fields import COLUMN_FIELDS, read_field_columns
@@ -69,7 +70,7 @@ def _record_arguments(records: list[Any], built: Mapping[int, Any], field: str) 
     read give their case's calls); None where a record is not a plain dict."""
     get = methodcaller("get", field)
     if not built:
-        if set(map(type, records)) != {dict}:
+        if not set(map(type, records)) <= {dict}:
             return None
         items = list(chain.from_iterable(filter(None, map(get, records))))
         if set(map(type, items)) == {dict}:
@@ -545,10 +546,11 @@ class ToolCallBatch:
             raise InvalidCaseError(f"ToolCallBatch.call_keys: equality must be one of "
                                    f"{', '.join(map(repr, EQUALITIES))}, got {equality!r}.")
         if equality not in self._memo:
-            arguments = self.call_arguments or self._arguments_read()
-            self._memo[equality] = None if arguments is None else keys_of_sides(
-                (self.called_ids, self.expected_ids),
-                (self.called_offsets, self.expected_offsets), arguments)
+            with paused_gc():  # many small frozensets, no cycle: no collection to run
+                arguments = self.call_arguments or self._arguments_read()
+                self._memo[equality] = None if arguments is None else keys_of_sides(
+                    (self.called_ids, self.expected_ids),
+                    (self.called_offsets, self.expected_offsets), arguments)
         found: CallKeys | None = self._memo[equality]
         return found
 
