@@ -20,7 +20,7 @@ COMPAT := plugins/agent-tool-metrics-compat
 # The plugin is installed like any third-party package, so the registry, the
 # CLI, the batch evaluator and the pytest marker find it through entry points.
 $(VENV)/.installed: pyproject.toml $(PLUGIN)/pyproject.toml $(JUDGE)/pyproject.toml $(TOOLUSE)/pyproject.toml $(COMPAT)/pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e . -e $(PLUGIN) -e $(JUDGE) -e $(TOOLUSE) -e $(COMPAT)
+	$(BIN)/python -m pip install --quiet -e '.[fast]' -e $(PLUGIN) -e $(JUDGE) -e $(TOOLUSE) -e $(COMPAT)
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(PLUGIN)/pyproject.toml $(JUDGE)/pyproject.toml $(TOOLUSE)/pyproject.toml $(COMPAT)/pyproject.toml | $(BIN)/python
@@ -75,7 +75,7 @@ FW_GATEWAYS := .venv-fw-gateways
 
 # For benchmarks/bench_peers.py: agentmetrics and its plugins beside the peers.
 $(PEERS)/.installed-bench: $(PEERS)/.installed pyproject.toml $(PLUGIN)/pyproject.toml $(TOOLUSE)/pyproject.toml $(COMPAT)/pyproject.toml
-	$(PEERS)/bin/python -m pip install --quiet -e . -e $(PLUGIN) -e $(TOOLUSE) -e $(COMPAT)
+	$(PEERS)/bin/python -m pip install --quiet -e '.[fast]' -e $(PLUGIN) -e $(TOOLUSE) -e $(COMPAT)
 	touch $@
 
 # The bundled tau2-bench runs scored and explained, in at most 100 columns.

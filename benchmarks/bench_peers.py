@@ -25,6 +25,23 @@ near misses.
 
 - (c) of (s) and (f): building the AgentTestCases from the records alone.
 
+With ``--file LINES`` it measures instead from a file to scores (issue 52),
+on LINES seeded records written once as JSONL (``tool_calls`` and
+``expected_tool_calls``, call objects with arguments), CPU time of each side
+(user + system, children included), rounds interleaved, medians of
+--repeats:
+
+- ADK from the file: each line ``json.loads``-ed, then ADK's own objects and
+  its TrajectoryEvaluator IN_ORDER, one case at a time (as (p) above);
+- ``agentmetrics evaluate FILE --format summary`` (tool_selection_accuracy)
+  and ``--metric adk_tool_trajectory:match_type=IN_ORDER``, as subprocesses
+  (start-up included), with the reader ``auto`` picks (the fast decoder
+  when msgspec is installed) and with ``--reader lines`` (today's path
+  without the extra);
+- ``evaluate(records)`` of the dicts already in memory, both metrics.
+
+Each of ours is printed with its ratio to ADK's time per case.
+
 MLflow scores traces: the driver writes one MLflow trace per record once (when
 the values are checked; about 50 ms a trace) and its timed runs reuse them,
 so (p) for MLflow is the scoring alone, without writing traces; its rows use
@@ -201,12 +218,90 @@ def check_equal(label: str, theirs: list[dict[str, Any]], ours: list[float], loo
             raise SystemExit(f"{label}: row {row} differs: ours {value!r}, the peer's {their}")
 
 
+def cpu_seconds(function: Callable[[], Any]) -> float:
+    """The CPU time (user + system, of this process and of the children it
+    waited for) that ``function`` takes."""
+    import resource
+
+    def now() -> float:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+    gc.collect()
+    start = now()
+    function()
+    return now() - start
+
+
+def from_file(lines: int, repeats: int) -> None:
+    """The file-to-scores rows (see the module's doc)."""
+    import json
+    import subprocess
+    import tempfile
+
+    import agentmetrics
+
+    data = [{"tool_calls": r["called"], "expected_tool_calls": r["expected"]}
+            for r in records(lines)]
+    folder = Path(tempfile.mkdtemp(prefix="bench-peers-"))
+    path = folder / "calls.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        for record in data:
+            handle.write(json.dumps(record) + "\n")
+    scorer = drive.PEERS["adk"][1]({"match_type": "IN_ORDER"})
+    cli = [sys.executable, "-m", "agentmetrics", "evaluate", str(path), "--format", "summary"]
+    adk_metric = "adk_tool_trajectory:match_type=IN_ORDER"
+
+    def adk() -> None:
+        with path.open("rb") as handle:
+            for line in handle:
+                record = json.loads(line)
+                scorer({"called": record["tool_calls"], "expected": record["expected_tool_calls"]})
+
+    def run(*extra: str) -> Callable[[], None]:
+        return lambda: subprocess.run([*cli, *extra], check=True, stdout=subprocess.DEVNULL)
+
+    def in_memory(metric: Any) -> Callable[[], None]:
+        return lambda: agentmetrics.evaluate(data, [metric], progress=False)
+
+    sides: dict[str, Callable[[], None]] = {
+        "ADK: json.loads + its objects + TrajectoryEvaluator IN_ORDER": adk,
+        "agentmetrics evaluate FILE (tool_selection_accuracy)": run(),
+        "  --reader lines": run("--reader", "lines"),
+        f"agentmetrics evaluate FILE --metric {adk_metric}": run("--metric", adk_metric),
+        "  --reader lines ": run("--metric", adk_metric, "--reader", "lines"),
+        "evaluate(records) tool_selection_accuracy": in_memory("tool_selection_accuracy"),
+        "evaluate(records) adk_tool_trajectory IN_ORDER": in_memory(
+            get_metric("adk_tool_trajectory", match_type="IN_ORDER")),
+    }
+    times: dict[str, list[float]] = {label: [] for label in sides}
+    for _ in range(repeats):  # interleaved: every side once a round
+        for label, side in sides.items():
+            times[label].append(cpu_seconds(side))
+    median = {label: statistics.median(found) for label, found in times.items()}
+    peer = median[next(iter(sides))] / lines
+    print(f"{lines:,} lines of call objects with arguments ({path.stat().st_size / 1e6:.0f} MB), "
+          f"CPU time, medians of {repeats} interleaved rounds")
+    print(f"{'side':<78}{'us/case':>9}{'vs ADK':>9}")
+    for label in sides:
+        each = median[label] / lines
+        print(f"{label:<78}{each * 1e6:>9.2f}{peer / each:>8.1f}x")
+    path.unlink()
+    folder.rmdir()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--file", type=int, metavar="LINES", default=None,
+                        help="measure from a JSONL file of LINES records to scores instead")
     args = parser.parse_args()
     warnings.simplefilter("ignore")  # ragas warns on every length mismatch
+    if args.file is not None:
+        from_file(args.file, args.repeats)
+        return
     every = records(args.cases)
     data = every
     versions = {name: importlib.metadata.version(name)

@@ -1,7 +1,7 @@
 """The Arrow reader of JSONL name lists gives exactly what the line reader gives.
 
 Differential: every file is run through ``agentmetrics evaluate`` twice, with
-``--reader auto`` (Arrow for the lines it can take) and ``--reader lines``
+``--reader arrow`` (Arrow for the lines it can take) and ``--reader lines``
 (the reference), and the outputs, errors and exit codes must be identical.
 The Arrow reader is forced to try even tiny groups of lines, and a counter
 proves it took some lines itself, so the comparison is not between two runs
@@ -51,7 +51,7 @@ def run(capsys, *argv):
 
 
 def both_readers(capsys, path, *options):
-    arrow = run(capsys, "evaluate", str(path), "--reader", "auto", *options)
+    arrow = run(capsys, "evaluate", str(path), "--reader", "arrow", *options)
     lines = run(capsys, "evaluate", str(path), "--reader", "lines", *options)
     return arrow, lines
 
@@ -220,7 +220,7 @@ def test_metrics_that_need_case_objects_keep_the_line_reader(capsys, tmp_path, m
     path.write_text('{"tool_calls": ["A"], "expected_tool_calls": ["A"]}\n')
     status, out, err = run(capsys, "evaluate", str(path), "--metric", "exact_match_stub")
     assert status == 2  # an unknown metric: refused before reading
-    status, out, err = run(capsys, "evaluate", str(path), "--format", "jsonl")
+    status, out, err = run(capsys, "evaluate", str(path), "--format", "jsonl", "--reader", "arrow")
     assert status == 0 and called == [1]
 
 

@@ -30,7 +30,7 @@ from typing import Any
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.model._model import UnreadableCase
 
-__all__ = ["check_unique_columns", "holds_call_objects", "records_from_arrow"]
+__all__ = ["check_call_struct", "check_unique_columns", "holds_call_objects", "records_from_arrow"]
 
 
 
@@ -80,12 +80,13 @@ def check_call_struct(column: Any, field: str) -> None:
 
 
 def records_from_arrow(tool_calls: Any, expected_tool_calls: Any,
-                       ids: Sequence[Any] | None) -> list[Any]:
+                       ids: Sequence[Any] | None, *, first_row: int = 0) -> list[Any]:
     """One record a row (``tool_calls``, ``expected_tool_calls`` and ``id``
     when ``ids`` is given) from two Arrow columns, either of which may hold
     call objects (see the module's doc) or names. A row whose arguments
     cannot be read is an UnreadableCase naming the call, which the records'
-    reading reports at its row."""
+    reading reports at its row (``first_row`` + its position: the columns may
+    be a slice of a table)."""
     sides = []
     bad: dict[int, str] = {}
     for column, field in ((tool_calls, "tool_calls"), (expected_tool_calls, "expected_tool_calls")):
@@ -93,13 +94,13 @@ def records_from_arrow(tool_calls: Any, expected_tool_calls: Any,
         if objects:
             check_call_struct(column, field)
         rows = column.to_pylist()
-        sides.append(_side(rows, objects, field, bad) if objects and _needs_reading(column)
-                     else rows)
+        sides.append(_side(rows, _map_arguments(column), field, bad)
+                     if objects and _needs_reading(column) else rows)
     identities = ids if ids is not None else [None] * len(sides[0])
     records: list[Any] = []
     for row, (called, expected, identity) in enumerate(zip(sides[0], sides[1], identities)):
         if row in bad:
-            records.append(UnreadableCase("<arrow>", row, bad[row], id=identity))
+            records.append(UnreadableCase("<arrow>", first_row + row, bad[row], id=identity))
         elif ids is None:
             records.append({"tool_calls": called, "expected_tool_calls": expected})
         else:
@@ -141,9 +142,18 @@ def _holds_null_or_text(values: Any, calls: bool = True) -> bool:
     return False
 
 
-def _side(rows: list[Any], objects: bool, field: str, bad: dict[int, str]) -> list[Any]:
-    if not objects:
-        return rows
+def _map_arguments(column: Any) -> bool:
+    """Whether a column of call objects holds its arguments as a map: only a
+    map's entries (a list of pairs) are an object, an empty one included; a
+    list of another type is a list, whatever the other rows hold."""
+    import pyarrow as pa
+
+    struct = column.type.value_type
+    index = struct.get_field_index("arguments")
+    return index >= 0 and bool(pa.types.is_map(struct.field(index).type))
+
+
+def _side(rows: list[Any], maps: bool, field: str, bad: dict[int, str]) -> list[Any]:
     out: list[Any] = []
     for row, calls in enumerate(rows):
         if calls is None:
@@ -152,7 +162,7 @@ def _side(rows: list[Any], objects: bool, field: str, bad: dict[int, str]) -> li
         read = []
         for position, item in enumerate(calls):
             try:
-                read.append(_call(item))
+                read.append(_call(item, maps))
             except _BadArguments as error:
                 bad.setdefault(row, f"{field}[{position}].{error}")
                 read.append(None)
@@ -160,20 +170,20 @@ def _side(rows: list[Any], objects: bool, field: str, bad: dict[int, str]) -> li
     return out
 
 
-def _call(item: Any) -> Any:
+def _call(item: Any, maps: bool) -> Any:
     if not isinstance(item, dict):
         return item  # a null call: the records' reading refuses it where it is
     call = {key: value for key, value in item.items() if value is not None}
     if "name" not in call and "name" in item:
         call["name"] = None  # a null name stays, to be refused as such
     if "arguments" in call:
-        call["arguments"] = _arguments(call["arguments"])
+        call["arguments"] = _arguments(call["arguments"], maps)
     elif "arguments" in item:
         call["arguments"] = None  # null: no arguments given (ToolCall.arguments_given False)
     return call
 
 
-def _arguments(value: Any) -> Any:
+def _arguments(value: Any, maps: bool) -> Any:
     if isinstance(value, str):
         try:
             parsed = json.loads(value)
@@ -185,8 +195,7 @@ def _arguments(value: Any) -> Any:
                 f"arguments: expected JSON text of an object, got JSON of a "
                 f"{type(parsed).__name__}: {value[:60]!r}.")
         return parsed
-    if isinstance(value, list) and all(isinstance(pair, tuple) and len(pair) == 2
-                                       for pair in value):  # a map column's entries
+    if maps and isinstance(value, list):  # a map column's entries: (key, value) pairs
         result: dict[Any, Any] = {}
         for key, entry in value:
             if key in result:

@@ -57,6 +57,14 @@ _EMPTY: tuple[()] = ()
 _GETTERS = {key: methodcaller("get", key) for key in PLAIN_KEYS}
 _NAME = itemgetter("name")
 _ARGUMENTS = itemgetter("arguments")
+_GET_ARGUMENTS = methodcaller("get", "arguments")
+#: Call keys whose values need no check beyond the arguments' (an ``output``
+#: may be any value); a call with an ``id`` or ``raw_arguments`` takes the
+#: general check.
+_LIGHT_KEYS = frozenset({"name", "arguments", "output"})
+#: An argument value taken as it is: an object, or null (none given).
+_ARGUMENT_KINDS = frozenset({dict, type(None)})
+_STR = frozenset({str})
 #: Records are read this many at a time: every pass over a group's calls then
 #: finds them still in the processor's cache (about twice as fast as passes
 #: over all the records at once).
@@ -166,6 +174,13 @@ def _dict_names(items: list[dict[str, Any]]) -> Sequence[Any] | None:
             return None
         if keys == n:  # "name" alone
             return list(map(_NAME, items))
+        if set().union(*items) <= _LIGHT_KEYS:  # e.g. some calls with an "output" (any value)
+            names = list(map(_NAME, items))
+            arguments = list(map(_GET_ARGUMENTS, items))
+            if set(map(type, arguments)) <= _ARGUMENT_KINDS and set(
+                    map(type, chain.from_iterable(filter(None, arguments)))) <= _STR:
+                return names
+            return None
     except (KeyError, TypeError):
         pass  # other keys, or arguments that are not a dict: the general check decides
     columns = call_columns(items)
@@ -286,6 +301,9 @@ def _add_side(side: SideColumns, names: tuple[str, ...] | None, vocabulary: Voca
     side.given.append(names is not None)
 
 
+#: What turns kept items (a decoder's lines) into the records they hold, in order.
+Parse = Callable[[list[Any]], list[Any]]
+
 #: How a reader reads one record the reference way: the row and the record
 #: give the case, or an UnreadableCase saying why not (or it raises).
 Reference = Callable[[int, Any], "AgentTestCase | UnreadableCase"]
@@ -309,13 +327,17 @@ class Reader:
     """Records read a group at a time into one set of columns (see :func:`ingest`).
 
     With ``keep_records=False`` the records are not kept: the result then has
-    no cases (a reader that scores names alone keeps its memory flat)."""
+    no cases (a reader that scores names alone keeps its memory flat).
+    ``parse``, if given, turns kept records that are not records yet (the
+    lines of a decoder) into records when the cases are first built."""
 
-    def __init__(self, reference: Reference, *, keep_records: bool = True) -> None:
+    def __init__(self, reference: Reference, *, keep_records: bool = True,
+                 parse: Parse | None = None) -> None:
         self.reference = reference
         self.parts = _Parts()
         self.records: list[Any] | None = [] if keep_records else None
         self.rows = 0
+        self.parse = parse
 
     def add(self, records: list[Any]) -> None:
         """Read these records, the rows after those read so far."""
@@ -336,7 +358,7 @@ class Reader:
     def result(self) -> Ingested:
         parts = self.parts
         cases = LazyCases(self.records if self.records is not None else [None] * self.rows,
-                          parts.built)
+                          parts.built, self.parse)
         return Ingested(parts.called, parts.expected, parts.vocabulary, parts.case_ids,
                         parts.invalid, cases)
 
@@ -435,23 +457,29 @@ class LazyCases(Sequence[Any]):
 
     Rows the reference read hold what it gave: the AgentTestCase, or the
     record itself where it could not be read (as ``ToolCallBatch.from_cases``
-    keeps what it could not read)."""
+    keeps what it could not read). ``parse``, if given, turns the kept items
+    of the other rows into their records first (see :class:`Reader`)."""
 
-    __slots__ = ("_asked", "_built", "_cases", "_records")
+    __slots__ = ("_asked", "_built", "_cases", "_parse", "_records")
 
-    def __init__(self, records: list[Any], built: dict[int, Any]) -> None:
+    def __init__(self, records: list[Any], built: dict[int, Any],
+                 parse: Parse | None = None) -> None:
         self._records = records
         self._built = built
+        self._parse = parse
         self._cases: list[Any] | None = None
         self._asked = 0  # rows built one by one so far
+
+    def _plain(self, records: list[Any]) -> list[Any]:
+        return records if self._parse is None else self._parse(records)
 
     def _all(self) -> list[Any]:
         if self._cases is None:
             if not self._built:
-                cases: list[Any] = cases_from_records(self._records)
+                cases: list[Any] = cases_from_records(self._plain(self._records))
             else:
                 plain = [row for row in range(len(self._records)) if row not in self._built]
-                made = iter(cases_from_records([self._records[row] for row in plain]))
+                made = iter(cases_from_records(self._plain([self._records[row] for row in plain])))
                 cases = [self._built[row] if row in self._built else next(made)
                          for row in range(len(self._records))]
             self._cases = cases
@@ -463,7 +491,7 @@ class LazyCases(Sequence[Any]):
         cases are not built yet and the records are plain dicts; else None.
         What reads one field of every case (a batch's call arguments) reads
         it here without building the cases."""
-        if self._cases is not None or getattr(self, "_parse", None) is not None:
+        if self._cases is not None or self._parse is not None:
             return None
         return self._records, self._built
 
@@ -486,13 +514,13 @@ class LazyCases(Sequence[Any]):
             else:
                 built = {new: self._built[old] for new, old in enumerate(rows)
                          if old in self._built}
-            return LazyCases(self._records[index], built)
+            return LazyCases(self._records[index], built, self._parse)
         if self._cases is None and self._asked < ALONE:
             row = range(len(self._records))[index]  # IndexError as a list's
             self._asked += 1
             if row in self._built:
                 return self._built[row]
-            return cases_from_records([self._records[row]])[0]
+            return cases_from_records(self._plain([self._records[row]]))[0]
         return self._all()[index]
 
     def __iter__(self) -> Iterator[Any]:

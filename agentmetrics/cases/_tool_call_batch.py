@@ -23,12 +23,14 @@ from agentmetrics._base._arrays import BoolArray, IdArray, IntArray
 from agentmetrics._base._optional import require
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics._columnar import (
+    ArrowCases,
     Ingested,
     LazyCases,
     check_input_format,
     holds_call_objects,
     ingest,
     paused_gc,
+    read_arrow_calls,
     records_from_arrow,
 )
 from agentmetrics._columnar._fields import COLUMN_FIELDS, read_field_columns
@@ -437,6 +439,20 @@ class ToolCallBatch:
                     f"expected_tool_calls has {len(given[1])}; they must be parallel.")
             if ids is not None and len(ids) != len(given[0]):
                 raise InvalidCaseError(f"from_arrow: ids has {len(ids)} rows, the columns {len(given[0])}.")
+            calls = read_arrow_calls(given[0], given[1], ids, fields or {}) if columnar else None
+            if calls is not None:  # call objects read as columns; the cases when first read
+                has_ids = ids is not None and any(map(is_not, ids, repeat(None)))
+                batch = cls._assemble(
+                    calls.vocabulary, calls.sides[0], calls.sides[1],
+                    tuple(ids) if has_ids and ids is not None else None,
+                    ArrowCases(given[0], given[1], ids, fields or {}),  # type: ignore[arg-type]
+                    invalid=calls.invalid)
+                batch = attrs.evolve(batch, fields=calls.fields)
+                if errors == "raise" and batch.invalid:
+                    row, message = next(iter(batch.invalid.items()))
+                    raise refuse_row(row, None if ids is None else ids[row],
+                                     message.removeprefix(f"row {row}: "))
+                return batch
             records = add_fields(records_from_arrow(given[0], given[1], ids), {
                 name: column if isinstance(column, (list, tuple)) else column.to_pylist()
                 for name, column in (fields or {}).items()})
@@ -513,7 +529,10 @@ class ToolCallBatch:
         if column is not None:
             return column
         values: list[Any] = [None] * rows
-        if self.cases is not None:  # an unreadable row's UnreadableCase has no fields
+        lacks = getattr(self.cases, "lacks", None)  # cases not built yet may say so unbuilt
+        if lacks is not None and lacks(name):
+            pass
+        elif self.cases is not None:  # an unreadable row's UnreadableCase has no fields
             values = [getattr(case, name, None) for case in self.cases]
         elif name in ("tool_calls", "expected_tool_calls"):
             values = [None if row in self.invalid else getattr(self.case(row), name)

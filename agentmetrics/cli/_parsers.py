@@ -141,11 +141,13 @@ def _add_evaluate(commands: Any) -> None:
     )
     evaluate.add_argument(
         "--reader",
-        choices=("auto", "lines"),
+        choices=("auto", "fast", "arrow", "lines"),
         default="auto",
-        help="how JSONL is read: auto (default) reads lines of tool-name lists through "
-        "Arrow when pyarrow is installed and every metric scores from names, and every "
-        "other line one by one; lines reads every line one by one. The rows are the same",
+        help="how JSONL is read: auto (default) decodes it in chunks with msgspec when the "
+        "[fast] extra is installed (fast), else reads lines of tool-name lists through Arrow "
+        "when pyarrow is installed and every metric scores from names (arrow); lines reads "
+        "every line one by one. Lines the faster readers cannot take go to the line reader: "
+        "the rows are the same",
     )
     evaluate.add_argument(
         "--chunk-size",

@@ -38,6 +38,7 @@ from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
 from agentmetrics.io._arrow_lines import name_list_chunks, readable_as_arrow
 from agentmetrics.io._dataset import example_cases, numbered_cases, read_numbered
+from agentmetrics.io._fast_lines import fast_chunks, readable_fast
 from agentmetrics.io._parquet import is_parquet, parquet_chunks, read_parquet_piece
 from agentmetrics.model._model import AgentTestCase, UnreadableCase, describe
 
@@ -393,10 +394,15 @@ def open_input(file: str | None, *, chunk_size: int, errors: ErrorsMode = "raise
     """``file`` in chunks of ``chunk_size`` cases: ``None`` is the bundled
     example, ``"-"`` standard input (bytes: encodings are detected per file, a bad
     byte spoils one line only), a Parquet file is read through Arrow, and JSONL
-    through Arrow when ``reader`` is ``"auto"``, ``names_only`` (every metric
-    scores from names) and the file holds name lists, else line by line. Arrow
-    parses with the GIL released, so the next chunk is read on a background
-    thread while this one is scored."""
+    with ``reader`` ``"auto"``: by the fast decoder (msgspec, the ``fast``
+    extra) when it is installed, its batches holding their cases unless
+    ``names_only`` (every metric scores from names); else, with ``names_only``,
+    through Arrow (lines of name lists; the others line by line); else line by
+    line. ``reader`` ``"fast"`` or ``"arrow"`` asks for one of them (where it
+    applies: not to gzip files, nor Arrow to a metric that reads more than
+    names), ``"lines"`` for the line reader alone. Arrow parses
+    with the GIL released, so the next chunk is read on a background thread
+    while this one is scored."""
     if file is None:
         source = f"bundled example: {EXAMPLE_CASES} (tau2-bench airline runs)"
         return InputFile(source, chunked(example_cases(), chunk_size), None)
@@ -409,7 +415,12 @@ def open_input(file: str | None, *, chunk_size: int, errors: ErrorsMode = "raise
     if is_parquet(file):
         return InputFile(file, prefetched(parquet_chunks(file, chunk_size)), Places(file, rows=True))
     places = Places(file)
-    if reader == "auto" and names_only and readable_as_arrow(file):
+    if reader == "fast":
+        require("msgspec", "fast")
+    if reader in ("auto", "fast") and readable_fast(file):
+        return InputFile(file, places.track_chunks(fast_chunks(
+            file, chunk_size, errors=errors, options=reading, keep_cases=not names_only)), places)
+    if reader in ("auto", "arrow") and names_only and readable_as_arrow(file):
         return InputFile(file, places.track_chunks(prefetched(name_list_chunks(
             file, chunk_size, errors=errors, options=reading))), places)
     return InputFile(file, chunked(places.track(

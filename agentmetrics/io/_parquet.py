@@ -40,9 +40,12 @@ def is_parquet(path: str) -> bool:
 
 def parquet_chunks(path: str, chunk_size: int) -> Iterator[ToolCallBatch]:
     """A Parquet file's cases, ``chunk_size`` rows at a time, as ToolCallBatches
-    read through Arrow: ``tool_calls``, ``expected_tool_calls`` (list<string>)
-    and an optional ``id`` column. A row that cannot be read is kept as an
-    unreadable row; the metrics report it (or stop at it) as for a JSONL line."""
+    read through Arrow: ``tool_calls``, ``expected_tool_calls`` (names,
+    ``list<string>``, or call objects, ``list<struct<name, arguments, ...>>``,
+    read into the same columns with Arrow compute; their cases are built only
+    for a metric that reads them) and an optional ``id`` column. A row that
+    cannot be read is kept as an unreadable row; the metrics report it (or
+    stop at it) as for a JSONL line."""
     pa = require("pyarrow", "arrow")
     pq = require("pyarrow.parquet", "arrow")
     try:

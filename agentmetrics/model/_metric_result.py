@@ -376,13 +376,16 @@ def batch_errors(metric: Metric, batch: ToolCallBatch, errors: str) -> dict[int,
     found: dict[int, str] = dict(batch.invalid)
     given = {"tool_calls": batch.called_given, "expected_tool_calls": batch.expected_given}
     refused: dict[int, InvalidCaseError | MissingFieldError] = {}
+    expectations: Any = None  # each case's expectation, read once if a side is missing
     for declared in reversed(metric.reads()):  # the first input named wins
         field = declared.name
         if field in given:
             for row in np.flatnonzero(~given[field]).tolist():
                 if row not in batch.invalid:
-                    has_expectation = (batch.cases is not None
-                                       and batch.cases[row].expectation is not None)
+                    if expectations is None:
+                        expectations = (batch.field("expectation") if batch.cases is not None
+                                        else ())
+                    has_expectation = bool(len(expectations)) and expectations[row] is not None
                     refused[row] = MissingFieldError(metric.name, field, has_expectation)
         else:  # any other input: from the cases, or the rows its column says may lack it
             rows = (range(len(batch)) if batch.cases is not None
