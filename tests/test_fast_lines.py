@@ -44,9 +44,9 @@ def decoder_everywhere(monkeypatch):
     taken = {"lines": 0}
     original = _decode.LineDecoder.add
 
-    def counting(self, reader, structs, lines):
-        taken["lines"] += len(structs)
-        return original(self, reader, structs, lines)
+    def counting(self, reader, decoded, lines):
+        taken["lines"] += len(decoded.structs)
+        return original(self, reader, decoded, lines)
 
     monkeypatch.setattr(_decode.LineDecoder, "add", counting)
     return taken
@@ -246,9 +246,9 @@ def test_bad_lines_cost_only_their_neighbourhood(capsys, tmp_path, monkeypatch):
     taken = {"lines": 0}
     original = _decode.LineDecoder.add
 
-    def counting(self, reader, structs, lines):
-        taken["lines"] += len(structs)
-        return original(self, reader, structs, lines)
+    def counting(self, reader, decoded, lines):
+        taken["lines"] += len(decoded.structs)
+        return original(self, reader, decoded, lines)
 
     monkeypatch.setattr(_decode.LineDecoder, "add", counting)
     lines = [json.dumps({"id": f"c{i}", "tool_calls": [{"name": f"t{i % 7}", "arguments": {}}],

@@ -111,6 +111,9 @@ class Ingested:
     case_ids: list[Any]
     invalid: dict[int, str]
     cases: LazyCases
+    #: Each side's argument id a call (see :class:`ArgumentIds`), aligned
+    #: with the ids, when the reader kept them: -1 for a call without one.
+    arguments: tuple[array[int], array[int]] | None = None
 
 
 @contextmanager
@@ -332,35 +335,52 @@ class Reader:
     lines of a decoder) into records when the cases are first built."""
 
     def __init__(self, reference: Reference, *, keep_records: bool = True,
-                 parse: Parse | None = None) -> None:
+                 parse: Parse | None = None, keep_arguments: bool = False) -> None:
         self.reference = reference
         self.parts = _Parts()
         self.records: list[Any] | None = [] if keep_records else None
         self.rows = 0
         self.parse = parse
+        #: Each side's argument id a call, filled by a decoder that reads them
+        #: (rows read here hold -1: no id).
+        self.arguments: tuple[array[int], array[int]] | None = (
+            (array("q"), array("q")) if keep_arguments else None)
 
     def add(self, records: list[Any]) -> None:
         """Read these records, the rows after those read so far."""
+        before = self._calls()
         for start in range(0, len(records), CHUNK):
             _group(records, start, min(start + CHUNK, len(records)), self.parts,
                    self.reference, self.rows)
         self.rows += len(records)
         if self.records is not None:
             self.records.extend(records)
+        self._no_arguments(before)
 
     def add_case(self, case: AgentTestCase | UnreadableCase, record: Any = None) -> None:
         """One row the caller has read the reference way."""
+        before = self._calls()
         _add_read(self.parts, self.rows, case, record)
         self.rows += 1
         if self.records is not None:
             self.records.append(record)
+        self._no_arguments(before)
+
+    def _calls(self) -> tuple[int, int]:
+        return len(self.parts.called.ids), len(self.parts.expected.ids)
+
+    def _no_arguments(self, before: tuple[int, int]) -> None:
+        """The calls read since ``before`` hold no argument id."""
+        if self.arguments is not None:
+            for column, start, now in zip(self.arguments, before, self._calls()):
+                column.extend(repeat(-1, now - start))
 
     def result(self) -> Ingested:
         parts = self.parts
         cases = LazyCases(self.records if self.records is not None else [None] * self.rows,
                           parts.built, self.parse)
         return Ingested(parts.called, parts.expected, parts.vocabulary, parts.case_ids,
-                        parts.invalid, cases)
+                        parts.invalid, cases, self.arguments)
 
 
 def _reference(errors: ErrorsMode, where: str, options: dict[str, Any]) -> Reference:
@@ -515,11 +535,13 @@ class LazyCases(Sequence[Any]):
                 built = {new: self._built[old] for new, old in enumerate(rows)
                          if old in self._built}
             return LazyCases(self._records[index], built, self._parse)
+        if self._cases is None and self._built and type(index) is int:
+            row = range(len(self._records))[index]  # IndexError as a list's
+            if row in self._built:  # read the reference way: nothing to build
+                return self._built[row]
         if self._cases is None and self._asked < ALONE:
             row = range(len(self._records))[index]  # IndexError as a list's
             self._asked += 1
-            if row in self._built:
-                return self._built[row]
             return cases_from_records(self._plain([self._records[row]]))[0]
         return self._all()[index]
 

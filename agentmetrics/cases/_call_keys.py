@@ -32,11 +32,15 @@ from typing import Any
 
 import attrs
 import numpy as np
+import numpy.typing as npt
 
 from agentmetrics._base._arrays import BoolArray, IdArray, IntArray
+from agentmetrics._base._lines import parse_json_line
+from agentmetrics._columnar import ArgumentIds
 
-__all__ = ["EQUALITIES", "CallArguments", "CallKeys", "Unkeyable", "arguments_of_calls",
-           "arguments_of_items", "freeze_arguments", "keys_of_sides"]
+__all__ = ["EQUALITIES", "ArgumentIdColumns", "CallArguments", "CallKeys", "Unkeyable",
+           "argument_table", "arguments_of_calls", "arguments_of_items", "freeze_arguments",
+           "keys_of_argument_ids", "keys_of_sides"]
 
 #: The equalities :meth:`ToolCallBatch.call_keys` knows.
 EQUALITIES = ("python",)
@@ -64,6 +68,18 @@ class CallArguments:
 
     called: Sequence[Any]
     expected: Sequence[Any]
+
+
+@attrs.frozen(slots=True, eq=False)
+class ArgumentIdColumns:
+    """Each call's argument id, aligned with a batch's ``called_ids`` and
+    ``expected_ids``, as a decoder gave them from one table (see
+    :func:`argument_table`): two calls' arguments have the same id exactly
+    when they are equal under Python equality, given or not alike; -1 for
+    a call whose arguments have no key (its row is left to the metric)."""
+
+    called: npt.NDArray[np.int64]
+    expected: npt.NDArray[np.int64]
 
 
 @attrs.frozen(slots=True, eq=False)
@@ -242,3 +258,52 @@ def arguments_of_items(items: Iterable[Any]) -> list[Any]:
     return out
 
 
+
+
+def argument_table() -> ArgumentIds:
+    """A decoder's argument ids under Python equality: each distinct
+    argument text (the bytes of a JSON value the decoder has checked) is
+    parsed by the line reader's parser, frozen and interned once; ``{}`` and
+    no ``"arguments"`` share an id, ``null`` (not given) has its own."""
+    table = _Table()
+    empty = table[frozenset()]
+
+    def intern(text: bytes) -> int:
+        try:
+            return table[_freeze_item(parse_json_line(text.decode("utf-8")))]
+        except (Unkeyable, RecursionError):
+            return -1
+
+    return ArgumentIds(intern, empty)
+
+
+def keys_of_argument_ids(names: tuple[IdArray, IdArray], offsets: tuple[IntArray, IntArray],
+                         arguments: ArgumentIdColumns) -> CallKeys:
+    """Python-equality call keys from each side's name ids and argument ids:
+    (name id, argument id) pairs numbered in numpy; a row holding a call of
+    argument id -1 is ``unkeyed`` (that call's key is its own)."""
+    columns = (arguments.called, arguments.expected)
+    for ids, column in zip(names, columns):
+        if len(column) != len(ids):
+            raise ValueError(f"an argument id column of {len(column)} items for {len(ids)} calls")
+    rows = len(offsets[0]) - 1
+    unkeyed = np.zeros(rows, dtype=bool)
+    every = np.concatenate(columns).astype(np.int64)
+    bad = every < 0
+    span = int(every.max()) + 1 if len(every) else 1
+    if bad.any():  # a key of its own each: no other call shares it
+        every[bad] = span + np.arange(int(bad.sum()), dtype=np.int64)
+        span += int(bad.sum())
+        split = len(columns[0])
+        for positions, side_offsets in ((np.flatnonzero(bad[:split]), offsets[0]),
+                                        (np.flatnonzero(bad[split:]), offsets[1])):
+            if len(positions):
+                unkeyed[np.searchsorted(side_offsets, positions, side="right") - 1] = True
+    pairs = np.concatenate(names).astype(np.int64) * span + every
+    size = 0
+    numbered = np.zeros(0, dtype=np.int32)
+    if len(pairs):
+        distinct, inverse = np.unique(pairs, return_inverse=True)
+        size, numbered = len(distinct), inverse.reshape(-1).astype(np.int32)
+    split = len(columns[0])
+    return CallKeys("python", numbered[:split], numbered[split:], size, unkeyed)

@@ -38,10 +38,12 @@ from agentmetrics._columnar._frames import add_fields, frame_columns, object_rec
 from agentmetrics._columnar._names import as_chunked, encode_arrow_names, offsets_from_lengths
 from agentmetrics.cases._call_keys import (
     EQUALITIES,
+    ArgumentIdColumns,
     CallArguments,
     CallKeys,
     arguments_of_calls,
     arguments_of_items,
+    keys_of_argument_ids,
     keys_of_sides,
 )
 from agentmetrics.cases._encode import NameEncoder
@@ -130,6 +132,9 @@ class ToolCallBatch:
     #: :class:`CallArguments`), when it kept them: :meth:`call_keys` reads them
     #: here rather than in the cases.
     call_arguments: CallArguments | None = None
+    #: Each call's argument id, when a decoder gave them (see
+    #: :class:`ArgumentIdColumns`): :meth:`call_keys` reads them first.
+    argument_ids: ArgumentIdColumns | None = None
     _memo: dict[str, Any] = attrs.field(factory=dict, init=False)
 
     # -- constructors ----------------------------------------------------------
@@ -254,10 +259,15 @@ class ToolCallBatch:
                           offsets_from_lengths(np.fromiter(side.lengths, dtype=np.int64, count=n)),
                           np.fromiter(side.given, dtype=bool, count=n)))
         has_ids = any(map(is_not, read.case_ids, repeat(None)))  # stops at the first id
-        return cls._assemble(read.vocabulary, sides[0], sides[1],
-                             tuple(read.case_ids) if has_ids else None,
-                             read.cases if keep_cases else None,  # type: ignore[arg-type]
-                             invalid=read.invalid)
+        batch = cls._assemble(read.vocabulary, sides[0], sides[1],
+                              tuple(read.case_ids) if has_ids else None,
+                              read.cases if keep_cases else None,  # type: ignore[arg-type]
+                              invalid=read.invalid)
+        if read.arguments is None or not keep_cases:
+            return batch
+        columns = [np.frombuffer(column, dtype=np.int64) if len(column) else
+                   np.zeros(0, dtype=np.int64) for column in read.arguments]
+        return attrs.evolve(batch, argument_ids=ArgumentIdColumns(columns[0], columns[1]))
 
     @classmethod
     def _from_valid_cases(
@@ -565,6 +575,11 @@ class ToolCallBatch:
             raise InvalidCaseError(f"ToolCallBatch.call_keys: equality must be one of "
                                    f"{', '.join(map(repr, EQUALITIES))}, got {equality!r}.")
         if equality not in self._memo:
+            if self.argument_ids is not None:
+                self._memo[equality] = keys_of_argument_ids(
+                    (self.called_ids, self.expected_ids),
+                    (self.called_offsets, self.expected_offsets), self.argument_ids)
+                return self._memo[equality]  # type: ignore[no-any-return]
             with paused_gc():  # many small frozensets, no cycle: no collection to run
                 arguments = self.call_arguments or self._arguments_read()
                 self._memo[equality] = None if arguments is None else keys_of_sides(
@@ -629,6 +644,8 @@ class ToolCallBatch:
             fields={name: column[start:stop] for name, column in self.fields.items()},
             call_arguments=None if self.call_arguments is None else CallArguments(
                 self.call_arguments.called[c0:c1], self.call_arguments.expected[e0:e1]),
+            argument_ids=None if self.argument_ids is None else ArgumentIdColumns(
+                self.argument_ids.called[c0:c1], self.argument_ids.expected[e0:e1]),
         )
 
 
