@@ -44,9 +44,9 @@ def decoder_everywhere(monkeypatch):
     taken = {"lines": 0}
     original = _decode.LineDecoder.add
 
-    def counting(self, reader, structs, lines):
-        taken["lines"] += len(structs)
-        return original(self, reader, structs, lines)
+    def counting(self, reader, decoded, lines):
+        taken["lines"] += len(decoded.structs)
+        return original(self, reader, decoded, lines)
 
     monkeypatch.setattr(_decode.LineDecoder, "add", counting)
     return taken
@@ -246,9 +246,9 @@ def test_bad_lines_cost_only_their_neighbourhood(capsys, tmp_path, monkeypatch):
     taken = {"lines": 0}
     original = _decode.LineDecoder.add
 
-    def counting(self, reader, structs, lines):
-        taken["lines"] += len(structs)
-        return original(self, reader, structs, lines)
+    def counting(self, reader, decoded, lines):
+        taken["lines"] += len(decoded.structs)
+        return original(self, reader, decoded, lines)
 
     monkeypatch.setattr(_decode.LineDecoder, "add", counting)
     lines = [json.dumps({"id": f"c{i}", "tool_calls": [{"name": f"t{i % 7}", "arguments": {}}],
@@ -366,3 +366,105 @@ def test_risky_lines_read_as_the_line_reader_reads_them(capsys, tmp_path, decode
                                        "--metric", metric, "--chunk-size", chunk)
         assert fast == reference
     assert decoder_everywhere["lines"] >= 3 * 6
+
+
+#: Argument texts that differ as text and may or may not be equal as values.
+TRICKY_ARGUMENTS = [
+    None, "null", "{}", "{ }", '{"x": 1}', '{"x":1}', '{ "x" : 1 }', '{"x": 1.0}', '{"x": 1e0}',
+    '{"x": true}', '{"x": 2}', '{"x": 1, "x": 2}', '{"x": 2, "x": 1}', '{"y": 2, "x": 1}',
+    '{"x": 1, "y": 2}', '{"\\u0078": 1}', '{"x": "\\u0041"}', '{"x": "A"}', '{"x": "a"}',
+    '{"x": 1e400}', '{"x": 123456789012345678901234567890}', '{"x": 1.2345678901234568e29}',
+    '{"x": ' + "9" * 4301 + "}", '{"x": -0.0}', '{"x": 0}', '{"x": 1e2}', '{"x": 100}',
+    '{"x": NaN}', '{"x": [1, {"a": null}]}', '{"x": [1, {"a": null}] }', '{"x": [1.0, {"a": null}]}',
+    '{"x": {"b": 1, "a": 2}}', '{"x": {"a": 2, "b": 1}}', '{"x": "\\ud800"}', "[1]", '"s"',
+]
+
+
+@st.composite
+def tricky_call(draw):
+    name = draw(st.sampled_from(['"A"', '"B"', '"\\u0041"']))
+    if draw(st.integers(0, 6)) == 0:
+        return name
+    parts = [f'"name": {name}']
+    arguments = draw(st.sampled_from(TRICKY_ARGUMENTS))
+    if arguments is not None:
+        parts.append(f'"arguments": {arguments}')
+    if draw(st.integers(0, 8)) == 0:
+        parts.append(f'"raw_arguments": {draw(st.sampled_from(["null", chr(34) + "{bad" + chr(34)]))}')
+    if draw(st.integers(0, 4)) == 0:
+        parts.append('"output": {"r": [1, 2]}')
+    return "{" + ", ".join(draw(st.permutations(parts))) + "}"
+
+
+@st.composite
+def tricky_line(draw):
+    sides = [f'"{side}": [' + ", ".join(draw(st.lists(tricky_call(), max_size=4))) + "]"
+             for side in ("tool_calls", "expected_tool_calls")]
+    return ("{" + ", ".join(sides) + "}").encode()
+
+
+KEY_LINES = st.one_of(tricky_line(), tricky_line(), tricky_line(), LINE)
+
+
+def _same_partition(left, right):
+    """Whether two id lists put the same positions together."""
+    pairs = set(zip(left, right))
+    return len(pairs) == len(set(left)) == len(set(right))
+
+
+@needs_msgspec
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(KEY_LINES, min_size=1, max_size=30), chunk=st.sampled_from([1, 5, 1000]))
+def test_the_decoders_call_keys_are_the_cases(tmp_path, decoder_everywhere, lines, chunk):
+    # The call keys the decoder gives from argument texts (no case built) put
+    # together exactly the calls that the keys of the line reader's cases put
+    # together; a row they leave out is one the cases' keys leave out, or one
+    # the line reader read (scored case by case either way).
+    import numpy as np
+
+    from agentmetrics.cases._tool_call_batch import ToolCallBatch
+
+    path = _file(tmp_path, lines, b"\n", True)
+    for piece in _fast_lines.fast_chunks(str(path), chunk, errors="record", keep_cases=True):
+        batch = piece.batch
+        assert batch.argument_ids is not None
+        fast = batch.call_keys()
+        built = dict(batch.cases._built)
+        reference = ToolCallBatch.from_cases(list(batch.cases), errors="record").call_keys()
+        assert fast is not None and reference is not None
+        for row in np.flatnonzero(fast.unkeyed).tolist():
+            assert reference.unkeyed[row] or row in built
+        for row in np.flatnonzero(reference.unkeyed).tolist():
+            assert fast.unkeyed[row]
+        keyed = ~fast.unkeyed
+        for mine, theirs, offsets in ((fast.called_ids, reference.called_ids, batch.called_offsets),
+                                      (fast.expected_ids, reference.expected_ids,
+                                       batch.expected_offsets)):
+            rows = np.repeat(np.arange(len(batch)), np.diff(offsets))
+            assert len(mine) == len(theirs) == len(rows)
+        mine = np.concatenate([fast.called_ids[keyed[np.repeat(np.arange(len(batch)),
+                                                                 np.diff(batch.called_offsets))]],
+                               fast.expected_ids[keyed[np.repeat(np.arange(len(batch)),
+                                                                   np.diff(batch.expected_offsets))]]])
+        theirs = np.concatenate([
+            reference.called_ids[keyed[np.repeat(np.arange(len(batch)), np.diff(batch.called_offsets))]],
+            reference.expected_ids[keyed[np.repeat(np.arange(len(batch)),
+                                                   np.diff(batch.expected_offsets))]]])
+        assert _same_partition(mine.tolist(), theirs.tolist())
+
+
+@needs_msgspec
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(KEY_LINES, min_size=1, max_size=30), chunk=st.sampled_from(["1", "7", "50000"]),
+       match=st.sampled_from(["IN_ORDER", "EXACT", "ANY_ORDER"]),
+       form=st.sampled_from(["jsonl", "summary", "table"]),
+       errors=st.sampled_from(["record", "record", "raise"]))
+def test_adk_on_the_decoders_keys_is_the_line_readers(capsys, tmp_path, decoder_everywhere, lines,
+                                                       chunk, match, form, errors):
+    path = _file(tmp_path, lines, b"\n", True)
+    fast, reference = both_readers(capsys, path, "--format", form, "--chunk-size", chunk,
+                                   "--errors", errors, "--metric",
+                                   f"adk_tool_trajectory:match_type={match}")
+    assert fast == reference

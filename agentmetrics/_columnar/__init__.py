@@ -5,7 +5,7 @@ reading (:func:`ingest`) takes only what it takes and gives what it gives."""
 
 from agentmetrics._columnar._arrow import check_unique_columns, holds_call_objects, records_from_arrow
 from agentmetrics._columnar._arrow_calls import ArrowCalls, ArrowCases, read_arrow_calls
-from agentmetrics._columnar._decode import LineDecoder, can_decode_fast
+from agentmetrics._columnar._decode import ArgumentIds, Decoded, LineDecoder, can_decode_fast
 from agentmetrics._columnar._ingest import (
     BadName,
     Ingested,
@@ -20,7 +20,7 @@ from agentmetrics._columnar._ingest import (
 from agentmetrics._columnar._records import LINE_KEYS, case_from_record, check_input_format
 
 __all__ = ["LINE_KEYS", "ArrowCalls", "ArrowCases", "BadName", "Ingested", "LazyCases",
-           "LineDecoder", "Reader", "SideColumns", "Vocabulary", "can_decode_fast",
+           "ArgumentIds", "Decoded", "LineDecoder", "Reader", "SideColumns", "Vocabulary", "can_decode_fast",
            "case_from_record", "cases_from_records", "check_input_format", "check_unique_columns",
            "holds_call_objects",
            "ingest", "paused_gc", "read_arrow_calls", "records_from_arrow"]

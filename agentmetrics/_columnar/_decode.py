@@ -32,14 +32,17 @@ import importlib
 import sys
 from array import array
 from collections.abc import Callable
-from itertools import chain, repeat
-from operator import attrgetter, is_
+from itertools import chain
+from operator import attrgetter
 from typing import Annotated, Any
+
+import attrs
+import numpy as np
 
 from agentmetrics._base._optional import require
 from agentmetrics._columnar._ingest import Reader
 
-__all__ = ["LineDecoder", "can_decode_fast"]
+__all__ = ["ArgumentIds", "Decoded", "LineDecoder", "can_decode_fast"]
 
 #: The version of msgspec the decoder was written against (``decode_lines``,
 #: ``gc=False`` structs, ``UNSET``).
@@ -74,7 +77,7 @@ class LineDecoder:
     """Decodes groups of plain case lines into the columns of a
     :class:`~agentmetrics._columnar.Reader` (see the module's doc)."""
 
-    def __init__(self) -> None:
+    def __init__(self, arguments: ArgumentIds | None = None) -> None:
         msgspec = require("msgspec", "fast")
         unset = msgspec.UNSET
         unset_type = type(unset)
@@ -90,7 +93,12 @@ class LineDecoder:
         # The whole object is decoded (not only its "id"), so that every number
         # in it is checked as the line reader's parser checks it.
         metadata = dict[str, Any]
-        calls = list[call | name] | None | unset_type  # type: ignore[valid-type]
+        # With ``arguments`` (a metric compares them), each call item is kept
+        # as the bytes of its JSON value (msgspec.Raw: no struct, no dict),
+        # and each distinct item text is checked once by the typed decoding of
+        # an item, then given its name and argument id (see _new_item).
+        item: Any = msgspec.Raw if arguments is not None else call | name
+        calls = list[item] | None | unset_type
         line = msgspec.defstruct(
             "Line", [("tool_calls", calls, unset), ("expected_tool_calls", calls, unset),
                      ("id", Any, unset), ("input", Any, None), ("actual_output", Any, None),
@@ -103,8 +111,18 @@ class LineDecoder:
         self._decode: Callable[[bytes], Any] = decoder.decode
         self._refused = (msgspec.DecodeError, RecursionError)  # ValidationError is a DecodeError
         self.deepest = _deepest()
+        self._arguments = arguments
+        if arguments is not None:
+            # An item checked as the typed decoding checks it, then read again
+            # with its arguments as the bytes of their value.
+            self._check_item: Callable[[bytes], Any] = msgspec.json.Decoder(call | name).decode
+            raw_call = msgspec.defstruct(
+                "RawCall", [("name", str), ("arguments", msgspec.Raw, unset),
+                            ("raw_arguments", Any, None)], gc=False)
+            self._raw_item: Callable[[bytes], Any] = msgspec.json.Decoder(raw_call | str).decode
+            arguments.ids[unset] = arguments.empty  # no "arguments": {} given
 
-    def decode(self, data: bytes, lines: int, longest: int) -> list[Any] | None:
+    def decode(self, data: bytes, lines: int, longest: int) -> Decoded | None:
         """One struct for each of the ``lines`` non-blank lines ``data`` holds
         (blank lines between them are skipped), or None when the decoder is not
         sure of every line: the caller then splits the group. ``longest`` is the
@@ -127,9 +145,11 @@ class LineDecoder:
             structs = self._decode_lines(data)
         except self._refused:
             return None
-        return structs if len(structs) == lines else None
+        if len(structs) != lines:
+            return None
+        return self._decoded(structs)
 
-    def decode_one(self, line: bytes) -> list[Any] | None:
+    def decode_one(self, line: bytes) -> Decoded | None:
         """:meth:`decode` for one non-blank line of any shape: its struct in a
         list, or None."""
         if not line.isascii():
@@ -140,19 +160,17 @@ class LineDecoder:
         if len(line) >= 2 * self.deepest and line.count(b"[") + line.count(b"{") >= self.deepest:
             return None
         try:
-            return [self._decode(line)]
+            return self._decoded([self._decode(line)])
         except self._refused:
             return None
 
-    def add(self, reader: Reader, structs: list[Any], lines: Callable[[], list[bytes]]) -> None:
-        """Append decoded lines to ``reader``'s columns; when it keeps records,
-        ``lines()`` (the lines themselves) are kept as their records, from which
-        the cases are built when read."""
-        parts = reader.parts
-        lookup = parts.vocabulary.__getitem__
+    def _decoded(self, structs: list[Any]) -> Decoded | None:
+        """The structs' sides read (with each call's item id when the decoder
+        keeps arguments); None if an item is one the typed decoding refuses."""
         n = len(structs)
         call = self._call
-        for side, get in ((parts.called, _CALLED), (parts.expected, _EXPECTED)):
+        sides = []
+        for get in (_CALLED, _EXPECTED):
             rows: list[Any] = list(map(get, structs))
             if set(map(type, rows)) == {list}:
                 given = [True] * n
@@ -160,6 +178,13 @@ class LineDecoder:
                 given = [type(row) is list for row in rows]
                 rows = [row if type(row) is list else () for row in rows]
             items = list(chain.from_iterable(rows))
+            lengths = list(map(len, rows))
+            if self._arguments is not None:
+                found = self._item_ids(items)
+                if found is None:
+                    return None
+                sides.append(_Side(found, lengths, given, True))
+                continue
             kinds = set(map(type, items))
             if kinds <= {call}:
                 names: list[Any] = list(map(_NAME, items))
@@ -167,18 +192,138 @@ class LineDecoder:
                 names = items
             else:
                 names = [item if type(item) is str else item.name for item in items]
-            side.ids.extend(array("i", list(map(lookup, names))))
-            side.lengths.extend(map(len, rows))
-            side.given.extend(given)
+            sides.append(_Side(names, lengths, given, False))
+        return Decoded(structs, sides[0], sides[1])
+
+    def _item_ids(self, items: list[Any]) -> list[int] | None:
+        """Each call item's id in the file's table of distinct item texts, or
+        None if an item is refused."""
+        table = self._arguments
+        assert table is not None
+        texts = list(map(bytes, items))
+        known = table.items
+        out: list[Any] = list(map(known.get, texts))
+        if None in out:
+            for text in {text for text, found in zip(texts, out) if found is None}:
+                if not self._new_item(text):
+                    return None
+            out = list(map(known.__getitem__, texts))
+        return out
+
+    def _new_item(self, text: bytes) -> bool:
+        """Check a call item seen for the first time, as the typed decoding
+        checks one, and enter its name and argument id in the table; False if
+        it is refused."""
+        table = self._arguments
+        assert table is not None
+        try:
+            self._check_item(text)
+        except self._refused:
+            return False
+        item = self._raw_item(text)
+        if type(item) is str:
+            name, argument = item, table.empty
+        else:
+            name = item.name
+            if item.raw_arguments is not None:  # arguments that are not an object: no key
+                argument = table.unreadable
+            else:
+                value = item.arguments
+                key = value if value is self._unset else bytes(value)
+                found = table.ids.get(key)
+                if found is None:
+                    found = table.ids[key] = table.intern(key)
+                argument = found
+        table.items[text] = len(table.names)
+        table.names.append(name)
+        table.arguments.append(argument)
+        return True
+
+    def add(self, reader: Reader, decoded: Decoded, lines: Callable[[], list[bytes]]) -> None:
+        """Append decoded lines to ``reader``'s columns; when it keeps records,
+        ``lines()`` (the lines themselves) are kept as their records, from which
+        the cases are built when read."""
+        structs = decoded.structs
+        parts = reader.parts
+        lookup = parts.vocabulary.__getitem__
+        for at, (side, read) in enumerate(((parts.called, decoded.called),
+                                           (parts.expected, decoded.expected))):
+            if read.items:
+                table = self._arguments
+                assert table is not None and reader.arguments is not None
+                if read.calls:
+                    distinct, inverse = np.unique(np.array(read.calls, dtype=np.int64),
+                                                  return_inverse=True)
+                    inverse = inverse.reshape(-1)
+                    present = distinct.tolist()
+                    names = table.names
+                    vocabulary = np.array([lookup(names[item]) for item in present],
+                                          dtype=np.int32)
+                    side.ids.frombytes(vocabulary[inverse].tobytes())
+                    given_arguments = table.arguments
+                    arguments = np.array([given_arguments[item] for item in present],
+                                         dtype=np.int64)
+                    reader.arguments[at].frombytes(arguments[inverse].tobytes())
+            else:
+                side.ids.extend(array("i", list(map(lookup, read.calls))))
+            side.lengths.extend(read.lengths)
+            side.given.extend(read.given)
         ids = list(map(_ID, structs))
         unset = self._unset
-        if any(map(is_, ids, repeat(unset))):  # no "id": the one under metadata, if any
-            ids = [case_id if case_id is not unset else _metadata_id(line, unset)
-                   for case_id, line in zip(ids, structs)]
+        if ids.count(unset):  # no "id": the one under metadata, if any
+            metadata = list(map(_METADATA, structs))
+            if metadata.count(unset) + metadata.count(None) == len(metadata):
+                ids = [None if case_id is unset else case_id for case_id in ids]
+            else:
+                ids = [case_id if case_id is not unset else _metadata_id(line, unset)
+                       for case_id, line in zip(ids, structs)]
         parts.case_ids.extend(ids)
-        reader.rows += n
+        reader.rows += len(structs)
         if reader.records is not None:
             reader.records.extend(lines())
+
+
+@attrs.frozen(slots=True, eq=False)
+class _Side:
+    """One side of decoded lines: each call's name (or, with ``items``, its
+    item id in the decoder's table), calls a line, whether a line gives the
+    side."""
+
+    calls: list[Any]
+    lengths: list[int]
+    given: list[bool]
+    items: bool
+
+
+@attrs.frozen(slots=True, eq=False)
+class Decoded:
+    """Decoded lines: their structs and their two sides, read."""
+
+    structs: list[Any]
+    called: _Side
+    expected: _Side
+
+
+class ArgumentIds:
+    """The ids the decoder gives call arguments, one table for a whole file.
+
+    ``items`` maps the text of a call item (the bytes of its JSON value) seen
+    so far to its place in ``names`` (its tool name) and ``arguments`` (its
+    argument id). ``ids`` maps an argument text to its id;
+    ``intern(text)`` gives a text checked for the first time its id (the
+    same for two texts exactly when their values are equal under the keys'
+    equality). ``empty`` is the id of no ``"arguments"`` (``{}`` given),
+    ``unreadable`` what a call whose arguments are not an object holds
+    (``raw_arguments``): it has no key."""
+
+    def __init__(self, intern: Callable[[bytes], int], empty: int, unreadable: int = -1) -> None:
+        self.ids: dict[Any, int] = {}
+        self.items: dict[bytes, int] = {}
+        self.names: list[str] = []
+        self.arguments: list[int] = []
+        self.intern = intern
+        self.empty = empty
+        self.unreadable = unreadable
 
 
 def _metadata_id(line: Any, unset: Any) -> Any:

@@ -111,6 +111,9 @@ class Ingested:
     case_ids: list[Any]
     invalid: dict[int, str]
     cases: LazyCases
+    #: Each side's argument id a call (see :class:`ArgumentIds`), aligned
+    #: with the ids, when the reader kept them: -1 for a call without one.
+    arguments: tuple[array[int], array[int]] | None = None
 
 
 @contextmanager
@@ -332,35 +335,52 @@ class Reader:
     lines of a decoder) into records when the cases are first built."""
 
     def __init__(self, reference: Reference, *, keep_records: bool = True,
-                 parse: Parse | None = None) -> None:
+                 parse: Parse | None = None, keep_arguments: bool = False) -> None:
         self.reference = reference
         self.parts = _Parts()
         self.records: list[Any] | None = [] if keep_records else None
         self.rows = 0
         self.parse = parse
+        #: Each side's argument id a call, filled by a decoder that reads them
+        #: (rows read here hold -1: no id).
+        self.arguments: tuple[array[int], array[int]] | None = (
+            (array("q"), array("q")) if keep_arguments else None)
 
     def add(self, records: list[Any]) -> None:
         """Read these records, the rows after those read so far."""
+        before = self._calls()
         for start in range(0, len(records), CHUNK):
             _group(records, start, min(start + CHUNK, len(records)), self.parts,
                    self.reference, self.rows)
         self.rows += len(records)
         if self.records is not None:
             self.records.extend(records)
+        self._no_arguments(before)
 
     def add_case(self, case: AgentTestCase | UnreadableCase, record: Any = None) -> None:
         """One row the caller has read the reference way."""
+        before = self._calls()
         _add_read(self.parts, self.rows, case, record)
         self.rows += 1
         if self.records is not None:
             self.records.append(record)
+        self._no_arguments(before)
+
+    def _calls(self) -> tuple[int, int]:
+        return len(self.parts.called.ids), len(self.parts.expected.ids)
+
+    def _no_arguments(self, before: tuple[int, int]) -> None:
+        """The calls read since ``before`` hold no argument id."""
+        if self.arguments is not None:
+            for column, start, now in zip(self.arguments, before, self._calls()):
+                column.extend(repeat(-1, now - start))
 
     def result(self) -> Ingested:
         parts = self.parts
         cases = LazyCases(self.records if self.records is not None else [None] * self.rows,
                           parts.built, self.parse)
         return Ingested(parts.called, parts.expected, parts.vocabulary, parts.case_ids,
-                        parts.invalid, cases)
+                        parts.invalid, cases, self.arguments)
 
 
 def _reference(errors: ErrorsMode, where: str, options: dict[str, Any]) -> Reference:
@@ -446,15 +466,21 @@ def _cases_from_records(records: list[dict[str, Any]]) -> list[AgentTestCase]:
     return cases_from_fields(columns, n)
 
 
+#: The first rows of a LazyCases asked for one at a time are built alone (a
+#: check of a few reasons builds no other case); the next one builds them all.
+ALONE = 16
+
+
 class LazyCases(Sequence[Any]):
-    """The cases of ingested records, built (all at once) when first read.
+    """The cases of ingested records, built (all at once) when first read;
+    the first ``ALONE`` rows asked for by index are built alone.
 
     Rows the reference read hold what it gave: the AgentTestCase, or the
     record itself where it could not be read (as ``ToolCallBatch.from_cases``
     keeps what it could not read). ``parse``, if given, turns the kept items
     of the other rows into their records first (see :class:`Reader`)."""
 
-    __slots__ = ("_built", "_cases", "_parse", "_records")
+    __slots__ = ("_asked", "_built", "_cases", "_parse", "_records")
 
     def __init__(self, records: list[Any], built: dict[int, Any],
                  parse: Parse | None = None) -> None:
@@ -462,6 +488,7 @@ class LazyCases(Sequence[Any]):
         self._built = built
         self._parse = parse
         self._cases: list[Any] | None = None
+        self._asked = 0  # rows built one by one so far
 
     def _plain(self, records: list[Any]) -> list[Any]:
         return records if self._parse is None else self._parse(records)
@@ -477,6 +504,16 @@ class LazyCases(Sequence[Any]):
                          for row in range(len(self._records))]
             self._cases = cases
         return self._cases
+
+    def plain_records(self) -> tuple[list[Any], dict[int, Any]] | None:
+        """The records the cases will be built from and the rows the reference
+        read (row -> its case, or the record it could not read), while the
+        cases are not built yet and the records are plain dicts; else None.
+        What reads one field of every case (a batch's call arguments) reads
+        it here without building the cases."""
+        if self._cases is not None or self._parse is not None:
+            return None
+        return self._records, self._built
 
     def __len__(self) -> int:
         return len(self._records)
@@ -498,6 +535,14 @@ class LazyCases(Sequence[Any]):
                 built = {new: self._built[old] for new, old in enumerate(rows)
                          if old in self._built}
             return LazyCases(self._records[index], built, self._parse)
+        if self._cases is None and self._built and type(index) is int:
+            row = range(len(self._records))[index]  # IndexError as a list's
+            if row in self._built:  # read the reference way: nothing to build
+                return self._built[row]
+        if self._cases is None and self._asked < ALONE:
+            row = range(len(self._records))[index]  # IndexError as a list's
+            self._asked += 1
+            return cases_from_records(self._plain([self._records[row]]))[0]
         return self._all()[index]
 
     def __iter__(self) -> Iterator[Any]:

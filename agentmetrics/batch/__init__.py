@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._base._arrays import IntArray
+from agentmetrics._base._arrays import IdArray, IntArray
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics._kernels import multiset_overlap, sequence_lcs, set_counts
+from agentmetrics.cases._call_keys import CallArguments, CallKeys
 from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.model._metric_result import MetricResult, batch_errors, case_values, passes
@@ -36,6 +37,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.metric._metric import Metric
 
 __all__ = [
+    "CallArguments",
+    "CallKeys",
     "ErrorsMode",
     "MetricResult",
     "NameReasons",
@@ -67,25 +70,28 @@ def require_cases(metric: Metric, batch: ToolCallBatch, reads: str,
             f"{metric.name} {reads}, but this batch holds tool names only. Fix: {fix}.")
 
 
-def row_multiset_overlap(batch: ToolCallBatch) -> IntArray:
-    """Per case, calls matched one to one by tool name (repeats count)."""
-    return multiset_overlap(
-        batch.called_ids,
-        batch.called_offsets,
-        batch.expected_ids,
-        batch.expected_offsets,
-        len(batch.vocabulary),
-    )
+def _ids(batch: ToolCallBatch, keys: CallKeys | None) -> tuple[IdArray, IdArray, int]:
+    if keys is None:
+        return batch.called_ids, batch.expected_ids, len(batch.vocabulary)
+    return keys.called_ids, keys.expected_ids, keys.size
 
 
-def row_lcs(batch: ToolCallBatch) -> IntArray:
+def row_multiset_overlap(batch: ToolCallBatch, keys: CallKeys | None = None) -> IntArray:
+    """Per case, calls matched one to one by tool name (repeats count); with
+    ``keys`` (from :meth:`ToolCallBatch.call_keys`), by call key instead: calls
+    equal under the keys' equality."""
+    called, expected, size = _ids(batch, keys)
+    return multiset_overlap(called, batch.called_offsets, expected, batch.expected_offsets, size)
+
+
+def row_lcs(batch: ToolCallBatch, keys: CallKeys | None = None) -> IntArray:
     """Per case, the length of the longest common subsequence of the calls
-    made and the calls expected, by tool name, every call counted: how many
-    expected calls were made in the expected order (extra calls between them
-    allowed). Bit-parallel over all cases whose expected side has at most 64
-    calls; exact for any length."""
-    return sequence_lcs(batch.called_ids, batch.called_offsets, batch.expected_ids,
-                        batch.expected_offsets)
+    made and the calls expected, by tool name (by call key with ``keys``),
+    every call counted: how many expected calls were made in the expected
+    order (extra calls between them allowed). Bit-parallel over all cases
+    whose expected side has at most 64 calls; exact for any length."""
+    called, expected, _ = _ids(batch, keys)
+    return sequence_lcs(called, batch.called_offsets, expected, batch.expected_offsets)
 
 
 def row_set_counts(batch: ToolCallBatch) -> tuple[IntArray, IntArray, IntArray]:

@@ -12,7 +12,7 @@ import math
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain, pairwise, repeat
-from operator import attrgetter, is_not
+from operator import attrgetter, is_not, methodcaller
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -25,15 +25,27 @@ from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics._columnar import (
     ArrowCases,
     Ingested,
+    LazyCases,
     check_input_format,
     holds_call_objects,
     ingest,
+    paused_gc,
     read_arrow_calls,
     records_from_arrow,
 )
 from agentmetrics._columnar._fields import COLUMN_FIELDS, read_field_columns
 from agentmetrics._columnar._frames import add_fields, frame_columns, object_records, refuse_row
 from agentmetrics._columnar._names import as_chunked, encode_arrow_names, offsets_from_lengths
+from agentmetrics.cases._call_keys import (
+    EQUALITIES,
+    ArgumentIdColumns,
+    CallArguments,
+    CallKeys,
+    arguments_of_calls,
+    arguments_of_items,
+    keys_of_argument_ids,
+    keys_of_sides,
+)
 from agentmetrics.cases._encode import NameEncoder
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.model._model import CASE_FIELDS, AgentTestCase, UnreadableCase, describe
@@ -54,6 +66,38 @@ def _value(cell: Any) -> Any:
     """A field column's cell as the case holds it: NaN (a number not given) as None."""
     return None if isinstance(cell, float) and cell != cell else cell
 _METADATA = attrgetter("metadata")
+_RAW = methodcaller("get", "raw_arguments")
+
+
+def _record_arguments(records: list[Any], built: Mapping[int, Any], field: str) -> list[Any] | None:
+    """The argument column of one side of ingested records (rows the reference
+    read give their case's calls); None where a record is not a plain dict."""
+    get = methodcaller("get", field)
+    if not built:
+        if not set(map(type, records)) <= {dict}:
+            return None
+        items = list(chain.from_iterable(filter(None, map(get, records))))
+        if set(map(type, items)) == {dict}:
+            raws = list(map(_RAW, items))
+            if raws.count(None) == len(raws):
+                arguments = list(map(methodcaller("get", "arguments", _NO_ARGUMENTS), items))
+                if set(map(type, arguments)) <= {dict}:
+                    return arguments
+        return arguments_of_items(items)
+    column: list[Any] = []
+    for row, record in enumerate(records):
+        if row in built:
+            case = built[row]
+            if type(case) is AgentTestCase:
+                column.extend(arguments_of_calls(getattr(case, field) or ()))
+        elif type(record) is dict:
+            column.extend(arguments_of_items(record.get(field) or ()))
+        else:
+            return None
+    return column
+
+
+_NO_ARGUMENTS: dict[str, Any] = {}
 
 
 
@@ -84,6 +128,14 @@ class ToolCallBatch:
     #: Case fields read as columns from a table (see :meth:`field`), when the
     #: batch holds no case objects: float64 for latency and cost, else object.
     fields: Mapping[str, npt.NDArray[Any]] = attrs.field(factory=dict)
+    #: Each call's arguments as a reader read them, aligned with the ids (see
+    #: :class:`CallArguments`), when it kept them: :meth:`call_keys` reads them
+    #: here rather than in the cases.
+    call_arguments: CallArguments | None = None
+    #: Each call's argument id, when a decoder gave them (see
+    #: :class:`ArgumentIdColumns`): :meth:`call_keys` reads them first.
+    argument_ids: ArgumentIdColumns | None = None
+    _memo: dict[str, Any] = attrs.field(factory=dict, init=False)
 
     # -- constructors ----------------------------------------------------------
 
@@ -207,10 +259,15 @@ class ToolCallBatch:
                           offsets_from_lengths(np.fromiter(side.lengths, dtype=np.int64, count=n)),
                           np.fromiter(side.given, dtype=bool, count=n)))
         has_ids = any(map(is_not, read.case_ids, repeat(None)))  # stops at the first id
-        return cls._assemble(read.vocabulary, sides[0], sides[1],
-                             tuple(read.case_ids) if has_ids else None,
-                             read.cases if keep_cases else None,  # type: ignore[arg-type]
-                             invalid=read.invalid)
+        batch = cls._assemble(read.vocabulary, sides[0], sides[1],
+                              tuple(read.case_ids) if has_ids else None,
+                              read.cases if keep_cases else None,  # type: ignore[arg-type]
+                              invalid=read.invalid)
+        if read.arguments is None or not keep_cases:
+            return batch
+        columns = [np.frombuffer(column, dtype=np.int64) if len(column) else
+                   np.zeros(0, dtype=np.int64) for column in read.arguments]
+        return attrs.evolve(batch, argument_ids=ArgumentIdColumns(columns[0], columns[1]))
 
     @classmethod
     def _from_valid_cases(
@@ -501,6 +558,57 @@ class ToolCallBatch:
         column[:] = values
         return column
 
+    def call_keys(self, equality: str = "python") -> CallKeys | None:
+        """Every call as an int key id, equal for two calls exactly when they
+        are equal under ``equality``, in one vocabulary for both sides and
+        aligned with ``called_ids`` and ``expected_ids``; computed when first
+        asked for and kept. ``"python"``: name, whether arguments were given,
+        and arguments ``==`` as Python compares them (``1 == 1.0``, key order
+        ignored, a missing argument differs): see :class:`CallKeys`.
+
+        Read from :attr:`call_arguments` when a reader kept them, else from
+        the records or cases the batch holds (without building cases from
+        records); None when the batch holds tool names only. A metric passes
+        the keys to the name kernels (``row_lcs(batch, keys)``) in place of
+        the tool ids, and scores the ``unkeyed`` rows case by case."""
+        if equality not in EQUALITIES:
+            raise InvalidCaseError(f"ToolCallBatch.call_keys: equality must be one of "
+                                   f"{', '.join(map(repr, EQUALITIES))}, got {equality!r}.")
+        if equality not in self._memo:
+            if self.argument_ids is not None:
+                self._memo[equality] = keys_of_argument_ids(
+                    (self.called_ids, self.expected_ids),
+                    (self.called_offsets, self.expected_offsets), self.argument_ids)
+                return self._memo[equality]  # type: ignore[no-any-return]
+            with paused_gc():  # many small frozensets, no cycle: no collection to run
+                arguments = self.call_arguments or self._arguments_read()
+                self._memo[equality] = None if arguments is None else keys_of_sides(
+                    (self.called_ids, self.expected_ids),
+                    (self.called_offsets, self.expected_offsets), arguments)
+        found: CallKeys | None = self._memo[equality]
+        return found
+
+    def _arguments_read(self) -> CallArguments | None:
+        """The argument columns from the records (cases not built) or the
+        cases; None if there are none or they do not line up with the ids."""
+        cases = self.cases
+        if cases is None:
+            return None
+        plain = cases.plain_records() if isinstance(cases, LazyCases) else None
+        sides = []
+        for field, ids in (("tool_calls", self.called_ids), ("expected_tool_calls",
+                                                              self.expected_ids)):
+            if plain is not None:
+                column = _record_arguments(plain[0], plain[1], field)
+            else:
+                lists = [getattr(case, field) if type(case) is AgentTestCase else None
+                         for case in cases]
+                column = arguments_of_calls(chain.from_iterable(filter(None, lists)))
+            if column is None or len(column) != len(ids):
+                return None
+            sides.append(column)
+        return CallArguments(sides[0], sides[1])
+
     def name_lists(self) -> tuple[list[list[str] | None], list[list[str] | None]]:
         """Every row's called and expected names as lists (None where a side
         is not given): the names of all rows looked up at once."""
@@ -534,6 +642,10 @@ class ToolCallBatch:
             cases=None if self.cases is None else self.cases[start:stop],
             invalid={r - start: m for r, m in self.invalid.items() if start <= r < stop},
             fields={name: column[start:stop] for name, column in self.fields.items()},
+            call_arguments=None if self.call_arguments is None else CallArguments(
+                self.call_arguments.called[c0:c1], self.call_arguments.expected[e0:e1]),
+            argument_ids=None if self.argument_ids is None else ArgumentIdColumns(
+                self.argument_ids.called[c0:c1], self.argument_ids.expected[e0:e1]),
         )
 
 

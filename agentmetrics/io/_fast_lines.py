@@ -32,6 +32,7 @@ import numpy.typing as npt
 from agentmetrics._base._lines import BOMS, decode_line, parse_json_lines
 from agentmetrics._base._types import ErrorsMode
 from agentmetrics._columnar import LineDecoder, Reader, can_decode_fast, paused_gc
+from agentmetrics.cases._call_keys import argument_table
 from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.io._arrow_lines import Chunk
@@ -142,14 +143,16 @@ class _Chunks:
         self.errors = errors
         self.options = options
         self.keep_cases = keep_cases
-        self.decoder = LineDecoder()
+        # A metric reads more than names: each call's arguments get an id too.
+        self.decoder = LineDecoder(argument_table() if keep_cases else None)
         self.fast_lines = 0
         self.slow_lines = 0
 
     def batch(self, pieces: list[tuple[_Block, int, int]]) -> ToolCallBatch:
         """The cases of these ranges of lines, in order."""
         reader = Reader(_no_reference, keep_records=self.keep_cases,
-                        parse=_records_of if self.keep_cases else None)
+                        parse=_records_of if self.keep_cases else None,
+                        keep_arguments=self.keep_cases)
         with paused_gc():  # no cycle among what is decoded: nothing for a collection to find
             for block, start, stop in pieces:
                 for at in range(start, stop, GROUP):
@@ -181,10 +184,10 @@ class _Chunks:
     def _group(self, reader: Reader, block: _Block, start: int, stop: int) -> None:
         data = block.body[int(block.starts[start]):int(block.ends[stop - 1])]
         longest = int((block.ends[start:stop] - block.starts[start:stop]).max())
-        structs = self.decoder.decode(data, stop - start, longest)
-        if structs is not None:
+        decoded = self.decoder.decode(data, stop - start, longest)
+        if decoded is not None:
             self.fast_lines += stop - start
-            self.decoder.add(reader, structs, lambda: block.lines(start, stop))
+            self.decoder.add(reader, decoded, lambda: block.lines(start, stop))
             return
         if stop - start > SMALL_GROUP:
             middle = (start + stop) // 2

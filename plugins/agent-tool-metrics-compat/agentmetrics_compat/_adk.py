@@ -131,28 +131,48 @@ class AdkToolTrajectory(Metric):
         return self.ignore_args
 
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
-        """Comparing arguments, case by case in one tight loop of values, each
-        reason made by ``evaluate`` when asked for. Vectorized with ``ignore_args``: EXACT is an LCS as long as both
-        sides, IN_ORDER an LCS as long as the expected side, ANY_ORDER a
-        count of calls paired by name as long as the expected side."""
-        from agentmetrics.batch import case_values, require_cases
+        """Vectorized: EXACT is an LCS as long as both sides, IN_ORDER an LCS
+        as long as the expected side, ANY_ORDER a count of calls paired one to
+        one as long as the expected side (ADK's greedy pairing finds as many,
+        equality being an equivalence). Calls are compared by name with
+        ``ignore_args``, else by their Python-equality call keys
+        (``batch.call_keys()``: name, arguments ``==``, whether given). A row
+        the keys leave out (arguments that are not an object, a value with no
+        key) is scored by ``measure``; each reason is made by ``evaluate``
+        when asked for."""
+        import numpy as np
+
+        from agentmetrics.batch import (
+            CallKeys,
+            batch_errors,
+            case_values,
+            ratio_values,
+            require_cases,
+            row_lcs,
+            row_multiset_overlap,
+        )
+
+        def values(batch: ToolCallBatch, keys: CallKeys | None = None) -> Any:
+            made, wanted = np.diff(batch.called_offsets), np.diff(batch.expected_offsets)
+            if self.match_type == "ANY_ORDER":
+                ok = row_multiset_overlap(batch, keys) == wanted
+            else:
+                ok = row_lcs(batch, keys) == wanted
+                if self.match_type == "EXACT":
+                    ok &= made == wanted
+            if keys is None:
+                return unreadable_rows_nan(batch, ok.astype(np.float64))
+            out = ok.astype(np.float64)
+            out[keys.unkeyed] = np.nan
+            return out
 
         if not self.ignore_args:
             require_cases(self, batch, "compares arguments", "ignore_args=True")
-            return case_values(self, batch, errors, self._value)
-        import numpy as np
-
-        from agentmetrics.batch import batch_errors, ratio_values, row_lcs, row_multiset_overlap
-
-        def values(batch: ToolCallBatch) -> Any:
-            made, wanted = np.diff(batch.called_offsets), np.diff(batch.expected_offsets)
-            if self.match_type == "ANY_ORDER":
-                ok = row_multiset_overlap(batch) == wanted
-            else:
-                ok = row_lcs(batch) == wanted
-                if self.match_type == "EXACT":
-                    ok &= made == wanted
-            return unreadable_rows_nan(batch, ok.astype(np.float64))
+            keys = batch.call_keys("python")
+            if keys is None:
+                return case_values(self, batch, errors, self._value)
+            return case_values(self, batch, errors, self._value,
+                               bulk=lambda batch: values(batch, keys))
 
         if batch.cases is not None:  # a case whose arguments ADK refuses goes to measure
             return case_values(self, batch, errors, self._value, bulk=values)

@@ -1,0 +1,309 @@
+"""Call keys: every call of a batch as an int id, equal for two calls exactly
+when the metric's equality says the calls are equal.
+
+For "python" equality (what ADK's trajectory metric and others do: names
+equal, ``arguments == arguments`` as Python compares dicts, and whether the
+arguments were given at all), a call's key is ``(name id, given, frozen
+arguments)``, where *frozen* turns the arguments into a hashable value that is
+equal to another frozen value exactly when the arguments are ``==``:
+
+- a dict of ``str`` keys becomes a frozenset of ``(key, frozen value)`` pairs;
+- a list becomes a tuple of frozen values (no frozen value is a tuple or a
+  frozenset otherwise, so a list stays unequal to a dict or a scalar);
+- ``str``, ``int``, ``float``, ``bool`` and ``None`` stay themselves: their
+  ``==`` and ``hash`` agree across types (``1 == 1.0 == True``, ``0.0 ==
+  -0.0``, exact for huge ints), and a NaN stays the same object, so it equals
+  itself only, as inside a dict or a list compared by Python.
+
+Keys are interned in one dict shared by both sides, so Python's own hashing
+and ``==`` decide which calls share an id. Any other value (a tuple, a set, a
+subclass of str or float, a dict with keys other than ``str``, nesting deeper
+than the recursion limit) has no key: its row is marked ``unkeyed`` and left to
+the metric's case-by-case path, as is a row holding a call whose arguments are
+not a JSON object (``raw_arguments``), which the metrics refuse with their own
+message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import chain, repeat
+from typing import Any
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+from agentmetrics._base._arrays import BoolArray, IdArray, IntArray
+from agentmetrics._base._lines import parse_json_line
+from agentmetrics._columnar import ArgumentIds
+
+__all__ = ["EQUALITIES", "ArgumentIdColumns", "CallArguments", "CallKeys", "Unkeyable",
+           "argument_table", "arguments_of_calls", "arguments_of_items", "freeze_arguments",
+           "keys_of_argument_ids", "keys_of_sides"]
+
+#: The equalities :meth:`ToolCallBatch.call_keys` knows.
+EQUALITIES = ("python",)
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_STR = frozenset({str})
+
+
+class Unkeyable(Exception):
+    """A value with no key under the equality: its row goes to the metric."""
+
+
+@attrs.frozen(slots=True, eq=False)
+class CallArguments:
+    """Each call's arguments, one item a call, aligned with a batch's
+    ``called_ids`` and ``expected_ids``: what a reader fills when it reads the
+    arguments anyway (it saves the batch building its cases to find them).
+
+    An item is the call's arguments as a ``dict`` (an object given), ``None``
+    (``"arguments": null``: no arguments given, ``ToolCall.arguments_given``
+    False) or the ``str`` of ``raw_arguments`` (arguments that are not a JSON
+    object; such a call's row is left to the metric, which refuses it). A call
+    given without arguments (a bare name, a call object with no
+    ``"arguments"``) holds ``{}``."""
+
+    called: Sequence[Any]
+    expected: Sequence[Any]
+
+
+@attrs.frozen(slots=True, eq=False)
+class ArgumentIdColumns:
+    """Each call's argument id, aligned with a batch's ``called_ids`` and
+    ``expected_ids``, as a decoder gave them from one table (see
+    :func:`argument_table`): two calls' arguments have the same id exactly
+    when they are equal under Python equality, given or not alike; -1 for
+    a call whose arguments have no key (its row is left to the metric)."""
+
+    called: npt.NDArray[np.int64]
+    expected: npt.NDArray[np.int64]
+
+
+@attrs.frozen(slots=True, eq=False)
+class CallKeys:
+    """Key ids aligned with a batch's ``called_ids`` and ``expected_ids``, in
+    one vocabulary of ``size`` keys: two calls have the same id exactly when
+    they are equal under ``equality``. ``unkeyed[row]`` is True for a row
+    whose keys say nothing (a call with unreadable arguments, or a value the
+    equality has no key for): a metric scores such a row case by case."""
+
+    equality: str
+    called_ids: IdArray
+    expected_ids: IdArray
+    size: int
+    unkeyed: BoolArray
+
+
+class _Table(dict[Any, int]):
+    """key -> id, a new key taking the next id."""
+
+    def __missing__(self, key: Any) -> int:
+        self[key] = new = len(self)
+        return new
+
+
+def _freeze_value(value: Any) -> Any:
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is list:
+        return tuple(map(_freeze_value, value))
+    if kind is dict:
+        return freeze_arguments(value)
+    raise Unkeyable
+
+
+def freeze_arguments(arguments: dict[str, Any]) -> frozenset[tuple[str, Any]]:
+    """The arguments as a hashable value, ``==`` to another's exactly when
+    the arguments are (see the module's doc); Unkeyable if not possible."""
+    if not set(map(type, arguments)) <= _STR:
+        raise Unkeyable
+    if set(map(type, arguments.values())) <= _SCALARS:
+        return frozenset(arguments.items())
+    try:
+        return frozenset(zip(arguments, map(_freeze_value, arguments.values())))
+    except RecursionError:
+        raise Unkeyable from None
+
+
+#: The frozen arguments of a call given no arguments (``None`` in a column):
+#: equal to itself only, so it matches another such call and not one given ``{}``.
+_NOT_GIVEN = object()
+#: The frozen arguments of an unreadable call: a fresh object each time, equal
+#: to nothing else, so no other call shares its key.
+_Unreadable = object
+_NO_ARGUMENTS: dict[str, Any] = {}
+#: Per value type: 0 for the scalars a frozen dict keeps as they are.
+_NESTED = dict.fromkeys(_SCALARS, 0)
+
+
+def _freeze_item(item: Any) -> Any:
+    """One column item frozen (``_NOT_GIVEN`` for None); Unkeyable if it has no key."""
+    if type(item) is dict:
+        return freeze_arguments(item)
+    if item is None:
+        return _NOT_GIVEN
+    raise Unkeyable  # raw arguments text, or anything a reader should not have put here
+
+
+def _frozen_column(items: Sequence[Any]) -> tuple[list[Any], list[int]]:
+    """Each item of an argument column (see :class:`CallArguments`) frozen, and
+    the positions of the items with no key (frozen as a fresh object).
+
+    Column at a time: the types of every argument name and value are read in
+    one pass each; the dicts of scalars only (most of them) are frozen by one
+    ``map``, the others one by one."""
+    n = len(items)
+    if set(map(type, items)) <= {dict} and set(map(type, chain.from_iterable(items))) <= _STR:
+        sizes = np.fromiter(map(len, items), dtype=np.int64, count=n)
+        kinds = map(type, chain.from_iterable(map(dict.values, items)))
+        flags = np.fromiter(map(_NESTED.get, kinds, repeat(1)), dtype=np.int64, count=int(sizes.sum()))
+        if not flags.any():
+            return list(map(frozenset, map(dict.items, items))), []
+        running = np.concatenate(([0], np.cumsum(flags)))
+        ends = np.cumsum(sizes)
+        slow = np.flatnonzero(running[ends] - running[ends - sizes]).tolist()
+        source = list(items)
+        for position in slow:
+            source[position] = _NO_ARGUMENTS
+        frozen: list[Any] = list(map(frozenset, map(dict.items, source)))
+        try:  # the names are all str: freeze the values alone
+            nested = [frozenset(zip(items[position], map(_freeze_value, items[position].values())))
+                      for position in slow]
+        except (Unkeyable, RecursionError):
+            pass  # one by one below, to find the item
+        else:
+            for position, value in zip(slow, nested):
+                frozen[position] = value
+            return frozen, []
+    else:
+        slow = list(range(n))
+        frozen = [None] * n
+    bad: list[int] = []
+    for position in slow:
+        try:
+            frozen[position] = _freeze_item(items[position])
+        except Unkeyable:
+            frozen[position] = _Unreadable()
+            bad.append(position)
+    return frozen, bad
+
+
+def _rows_of(positions: Iterable[int], offsets: IntArray) -> list[int]:
+    found = np.searchsorted(offsets, np.asarray(list(positions), dtype=np.int64), side="right") - 1
+    return [int(row) for row in found.tolist()]
+
+
+def keys_of_sides(names: tuple[IdArray, IdArray], offsets: tuple[IntArray, IntArray],
+                  arguments: CallArguments) -> CallKeys:
+    """Python-equality call keys from each side's name ids and argument column:
+    the frozen arguments interned in one dict, then (name id, arguments id)
+    pairs numbered in numpy."""
+    table = _Table()
+    rows = len(offsets[0]) - 1
+    unkeyed = np.zeros(rows, dtype=bool)
+    found = []
+    for ids, side_offsets, column in zip(names, offsets, (arguments.called, arguments.expected)):
+        if len(column) != len(ids):
+            raise ValueError(f"an argument column of {len(column)} items for {len(ids)} calls")
+        frozen, bad = _frozen_column(column)
+        found.append(np.fromiter(map(table.__getitem__, frozen), dtype=np.int64, count=len(frozen)))
+        if bad:
+            unkeyed[_rows_of(bad, side_offsets)] = True
+    pairs = np.concatenate([ids.astype(np.int64) * len(table) + args
+                            for ids, args in zip(names, found)])
+    size = 0
+    numbered = np.zeros(0, dtype=np.int32)
+    if len(pairs):
+        distinct, inverse = np.unique(pairs, return_inverse=True)
+        size, numbered = len(distinct), inverse.reshape(-1).astype(np.int32)
+    split = len(found[0])
+    return CallKeys("python", numbered[:split], numbered[split:], size, unkeyed)
+
+
+def arguments_of_calls(calls: Iterable[Any]) -> list[Any]:
+    """The argument column (see :class:`CallArguments`) of ToolCall objects.
+    A call given no arguments but holding some (``arguments_given=False`` set
+    by hand) has no column item: it is given its own unkeyable item."""
+    out: list[Any] = []
+    for call in calls:
+        if call.raw_arguments is not None:
+            out.append(call.raw_arguments)
+        elif call.arguments_given:
+            out.append(call.arguments)
+        elif not call.arguments:
+            out.append(None)
+        else:
+            out.append(_Unreadable())
+    return out
+
+
+def arguments_of_items(items: Iterable[Any]) -> list[Any]:
+    """The argument column of a plain record's call items (names, or call
+    dicts the columnar reading has checked), as ToolCall reads them."""
+    out: list[Any] = []
+    for item in items:
+        if type(item) is str:
+            out.append(_NO_ARGUMENTS)
+            continue
+        raw = item.get("raw_arguments")
+        if raw is not None:
+            out.append(raw if type(raw) is str else _Unreadable())
+            continue
+        arguments = item.get("arguments", _NO_ARGUMENTS)
+        out.append(arguments if arguments is None or type(arguments) is dict else _Unreadable())
+    return out
+
+
+
+
+def argument_table() -> ArgumentIds:
+    """A decoder's argument ids under Python equality: each distinct
+    argument text (the bytes of a JSON value the decoder has checked) is
+    parsed by the line reader's parser, frozen and interned once; ``{}`` and
+    no ``"arguments"`` share an id, ``null`` (not given) has its own."""
+    table = _Table()
+    empty = table[frozenset()]
+
+    def intern(text: bytes) -> int:
+        try:
+            return table[_freeze_item(parse_json_line(text.decode("utf-8")))]
+        except (Unkeyable, RecursionError):
+            return -1
+
+    return ArgumentIds(intern, empty)
+
+
+def keys_of_argument_ids(names: tuple[IdArray, IdArray], offsets: tuple[IntArray, IntArray],
+                         arguments: ArgumentIdColumns) -> CallKeys:
+    """Python-equality call keys from each side's name ids and argument ids:
+    (name id, argument id) pairs numbered in numpy; a row holding a call of
+    argument id -1 is ``unkeyed`` (that call's key is its own)."""
+    columns = (arguments.called, arguments.expected)
+    for ids, column in zip(names, columns):
+        if len(column) != len(ids):
+            raise ValueError(f"an argument id column of {len(column)} items for {len(ids)} calls")
+    rows = len(offsets[0]) - 1
+    unkeyed = np.zeros(rows, dtype=bool)
+    every = np.concatenate(columns).astype(np.int64)
+    bad = every < 0
+    span = int(every.max()) + 1 if len(every) else 1
+    if bad.any():  # a key of its own each: no other call shares it
+        every[bad] = span + np.arange(int(bad.sum()), dtype=np.int64)
+        span += int(bad.sum())
+        split = len(columns[0])
+        for positions, side_offsets in ((np.flatnonzero(bad[:split]), offsets[0]),
+                                        (np.flatnonzero(bad[split:]), offsets[1])):
+            if len(positions):
+                unkeyed[np.searchsorted(side_offsets, positions, side="right") - 1] = True
+    pairs = np.concatenate(names).astype(np.int64) * span + every
+    size = 0
+    numbered = np.zeros(0, dtype=np.int32)
+    if len(pairs):
+        distinct, inverse = np.unique(pairs, return_inverse=True)
+        size, numbered = len(distinct), inverse.reshape(-1).astype(np.int32)
+    split = len(columns[0])
+    return CallKeys("python", numbered[:split], numbered[split:], size, unkeyed)
