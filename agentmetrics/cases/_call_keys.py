@@ -215,13 +215,7 @@ def keys_of_sides(names: tuple[IdArray, IdArray], offsets: tuple[IntArray, IntAr
             unkeyed[_rows_of(bad, side_offsets)] = True
     pairs = np.concatenate([ids.astype(np.int64) * len(table) + args
                             for ids, args in zip(names, found)])
-    size = 0
-    numbered = np.zeros(0, dtype=np.int32)
-    if len(pairs):
-        distinct, inverse = np.unique(pairs, return_inverse=True)
-        size, numbered = len(distinct), inverse.reshape(-1).astype(np.int32)
-    split = len(found[0])
-    return CallKeys("python", numbered[:split], numbered[split:], size, unkeyed)
+    return _numbered(pairs, len(found[0]), unkeyed)
 
 
 def arguments_of_calls(calls: Iterable[Any]) -> list[Any]:
@@ -300,10 +294,15 @@ def keys_of_argument_ids(names: tuple[IdArray, IdArray], offsets: tuple[IntArray
             if len(positions):
                 unkeyed[np.searchsorted(side_offsets, positions, side="right") - 1] = True
     pairs = np.concatenate(names).astype(np.int64) * span + every
+    return _numbered(pairs, len(columns[0]), unkeyed)
+
+
+def _numbered(pairs: np.ndarray, split: int, unkeyed: np.ndarray) -> CallKeys:
+    """The keys of both sides' (name, argument) pairs, numbered 0..n-1 in
+    order of value; the first ``split`` pairs are the called side's."""
     size = 0
     numbered = np.zeros(0, dtype=np.int32)
     if len(pairs):
         distinct, inverse = np.unique(pairs, return_inverse=True)
         size, numbered = len(distinct), inverse.reshape(-1).astype(np.int32)
-    split = len(columns[0])
     return CallKeys("python", numbered[:split], numbered[split:], size, unkeyed)
