@@ -372,7 +372,7 @@ def test_line_groups_read_what_the_line_reader_reads(capsys, tmp_path, monkeypat
 
 # -- DataFrame cells and columns -----------------------------------------------------
 
-np = pytest.importorskip("numpy")
+np = pytest.importorskip("numpy")  # used above too (a runtime dependency: always there)
 CELL = st.one_of(st.none(), st.lists(call(), max_size=4), st.lists(call(), max_size=4),
                  st.lists(NAME, max_size=3).map(tuple), st.just(float("nan")), st.just("A"),
                  st.lists(NAME, max_size=3).map(lambda names: np.array(names, dtype=object)),
@@ -430,3 +430,36 @@ def test_many_lines_parse_as_each_line_parses(numbers):
         each = None
     at_once = parse_json_lines(texts, "\n".join(texts))
     assert repr(at_once) == repr(each)  # repr: -0.0 and 0.0, and NaN, told apart
+
+
+def _lazy_cases(rows: int, built: dict[int, object]) -> _ingest.LazyCases:
+    records = [{"tool_calls": [f"t{row}"], "expected_tool_calls": []} for row in range(rows)]
+    for row in built:
+        records[row] = {}  # what a saved run keeps for a row it built itself
+    return _ingest.LazyCases(records, dict(built))
+
+
+@pytest.mark.parametrize("index", [2, np.int64(2), np.int32(-3), True + 1])
+def test_a_row_the_reference_read_is_its_case_under_any_integer(index):
+    kept = object()
+    cases = _lazy_cases(5, {2: kept})
+    assert cases[index] is kept  # never built again from what stands in its record's place
+    assert list(cases)[2] is kept
+
+
+def test_rows_built_alone_are_built_once_and_kept_when_all_are_built():
+    cases = _lazy_cases(_ingest.ALONE + 3, {})
+    first = [cases[np.int64(row)] for row in range(_ingest.ALONE)]
+    assert [case.tool_calls[0].name for case in first] == [f"t{row}" for row in range(_ingest.ALONE)]
+    assert all(cases[row] is case for row, case in enumerate(first))  # asked again: the same
+    every = list(cases)  # the next distinct row builds the rest
+    assert all(every[row] is case for row, case in enumerate(first))
+    assert [case.tool_calls[0].name for case in every] == [f"t{row}" for row in range(len(every))]
+
+
+@pytest.mark.parametrize("index", [5, -6, np.int64(7)])
+def test_a_row_out_of_range_is_an_index_error_as_a_lists(index):
+    with pytest.raises(IndexError):
+        _lazy_cases(5, {1: object()})[index]
+    with pytest.raises(TypeError):
+        _lazy_cases(5, {})["1"]

@@ -480,7 +480,7 @@ class LazyCases(Sequence[Any]):
     keeps what it could not read). ``parse``, if given, turns the kept items
     of the other rows into their records first (see :class:`Reader`)."""
 
-    __slots__ = ("_asked", "_built", "_cases", "_parse", "_records")
+    __slots__ = ("_alone", "_built", "_cases", "_parse", "_records")
 
     def __init__(self, records: list[Any], built: dict[int, Any],
                  parse: Parse | None = None) -> None:
@@ -488,19 +488,21 @@ class LazyCases(Sequence[Any]):
         self._built = built
         self._parse = parse
         self._cases: list[Any] | None = None
-        self._asked = 0  # rows built one by one so far
+        self._alone: dict[int, Any] = {}  # row -> its case, of the rows built one by one
 
     def _plain(self, records: list[Any]) -> list[Any]:
         return records if self._parse is None else self._parse(records)
 
     def _all(self) -> list[Any]:
         if self._cases is None:
-            if not self._built:
+            # The rows already built (by the reference, or alone) are kept as they are.
+            known = {**self._alone, **self._built} if self._alone else self._built
+            if not known:
                 cases: list[Any] = cases_from_records(self._plain(self._records))
             else:
-                plain = [row for row in range(len(self._records)) if row not in self._built]
+                plain = [row for row in range(len(self._records)) if row not in known]
                 made = iter(cases_from_records(self._plain([self._records[row] for row in plain])))
-                cases = [self._built[row] if row in self._built else next(made)
+                cases = [known[row] if row in known else next(made)
                          for row in range(len(self._records))]
             self._cases = cases
         return self._cases
@@ -535,14 +537,17 @@ class LazyCases(Sequence[Any]):
                 built = {new: self._built[old] for new, old in enumerate(rows)
                          if old in self._built}
             return LazyCases(self._records[index], built, self._parse)
-        if self._cases is None and self._built and type(index) is int:
-            row = range(len(self._records))[index]  # IndexError as a list's
+        if self._cases is None:
+            # Any integer (a numpy one too) as a list takes it: IndexError, TypeError as its.
+            row = range(len(self._records))[index]
             if row in self._built:  # read the reference way: nothing to build
                 return self._built[row]
-        if self._cases is None and self._asked < ALONE:
-            row = range(len(self._records))[index]  # IndexError as a list's
-            self._asked += 1
-            return cases_from_records(self._plain([self._records[row]]))[0]
+            if row in self._alone:
+                return self._alone[row]
+            if len(self._alone) < ALONE:
+                case = self._alone[row] = cases_from_records(
+                    self._plain([self._records[row]]))[0]
+                return case
         return self._all()[index]
 
     def __iter__(self) -> Iterator[Any]:
