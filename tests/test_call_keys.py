@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import math
-from itertools import product
+from itertools import chain, product
 
 import numpy as np
 import pytest
@@ -29,6 +29,7 @@ from agentmetrics.batch import CallArguments, case_values, row_lcs
 
 compat = pytest.importorskip("agentmetrics_compat")
 AdkToolTrajectory = compat.AdkToolTrajectory
+AgentevalsTrajectory = compat.AgentevalsTrajectory
 
 NAN = json.loads("NaN")  # the one NaN object json gives: equal to itself inside a dict
 _scalars = st.one_of(
@@ -130,6 +131,10 @@ def test_two_calls_share_a_key_exactly_when_adk_finds_them_equal(cases):
         keyable = all(map(_keyable, (case.tool_calls or ()))) and all(
             map(_keyable, (case.expected_tool_calls or ())))
         assert bool(keys.unkeyed[row]) == (not keyable)
+        absent = [call for call in chain(case.tool_calls or (), case.expected_tool_calls or ())
+                  if call.raw_arguments is None and not call.arguments_given
+                  and not call.arguments]  # ToolCall(name, None): given no arguments
+        assert bool(keys.not_given[row]) == bool(absent)
     assert batch.call_keys() is keys  # kept
 
 
@@ -199,6 +204,7 @@ def test_every_source_gives_the_same_keys(cases, form, odd):
         keys = batch.call_keys()
         assert keys is not None, name
         assert keys.unkeyed.tolist() == reference.unkeyed.tolist(), name
+        assert keys.not_given.tolist() == reference.not_given.tolist(), name
         assert len(keys.called_ids) == len(reference.called_ids), name
         left = keys.called_ids.tolist() + keys.expected_ids.tolist()
         right = reference.called_ids.tolist() + reference.expected_ids.tolist()
@@ -240,6 +246,58 @@ def test_adk_on_keys_equals_evaluate_and_the_case_by_case_path(match_type, cases
             with pytest.raises(CaseEvaluationError) as raised:
                 metric.evaluate_batch(batch)
             assert result.errors[min(result.errors)] in str(raised.value)
+
+
+def _agrees_with_evaluate_and_today(metric, cases, form):
+    """The metric's batch path on every source gives what its case-by-case
+    path and its single-case evaluate give: values, errors and reasons."""
+    for name, batch in _sources(cases, form).items():
+        result = metric.evaluate_batch(batch, errors="record")
+        today = _today(metric, ToolCallBatch.from_cases(cases))
+        assert result.values.tobytes() == today.values.tobytes(), name
+        assert result.passed.tolist() == today.passed.tolist(), name
+        assert result.errors == today.errors, name
+        for row, case in enumerate(cases):
+            try:
+                single = metric.evaluate(case)
+            except (InvalidCaseError, MissingFieldError) as error:
+                assert result.errors[row] == str(error), name
+                continue
+            assert result.values[row] == single.value, name
+            assert result.reason(row) == single.reason == today.reason(row), name
+
+
+@pytest.mark.parametrize("mode", ["unordered", "subset", "superset"])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases=_cases(), form=st.integers(0, 2))
+def test_agentevals_exact_arguments_on_keys_equals_evaluate_and_the_case_by_case_path(mode, cases,
+                                                                                   form):
+    # Rows holding a call given no arguments are refused by agentevals' own rule.
+    _agrees_with_evaluate_and_today(AgentevalsTrajectory(trajectory_match_mode=mode), cases, form)
+    overrides = {"a": "exact"}  # an override that is the default mode: still on keys
+    _agrees_with_evaluate_and_today(AgentevalsTrajectory(
+        trajectory_match_mode=mode, tool_args_match_overrides=overrides), cases, form)
+
+
+def test_agentevals_reads_keys_only_under_exact_arguments(monkeypatch):
+    cases = [AgentTestCase(tool_calls=[ToolCall("a", {"x": 1}), ToolCall("a", {"x": 1, "y": 2})],
+                           expected_tool_calls=[ToolCall("a", {"x": 1, "y": 2})])]
+    asked = []
+    real = ToolCallBatch.call_keys
+
+    def spy(self, equality="python"):
+        asked.append(equality)
+        return real(self, equality)
+
+    monkeypatch.setattr(ToolCallBatch, "call_keys", spy)
+    batch = ToolCallBatch.from_cases(cases)
+    assert AgentevalsTrajectory().evaluate_batch(batch).values.tolist() == [0.0]  # 2 made, 1 expected
+    assert asked == ["python"]
+    loose = AgentevalsTrajectory(trajectory_match_mode="superset", tool_args_match_mode="subset")
+    assert loose.evaluate_batch(ToolCallBatch.from_cases(cases)).values.tolist() == [1.0]
+    mixed = AgentevalsTrajectory(tool_args_match_overrides={"a": "subset"})
+    assert mixed.evaluate_batch(ToolCallBatch.from_cases(cases)).values.tolist() == [0.0]
+    assert asked == ["python"]  # neither of the loose rules reads keys
 
 
 def test_the_claims_of_python_equality():

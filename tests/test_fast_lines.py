@@ -437,6 +437,8 @@ def test_the_decoders_call_keys_are_the_cases(tmp_path, decoder_everywhere, line
             assert reference.unkeyed[row] or row in built
         for row in np.flatnonzero(reference.unkeyed).tolist():
             assert fast.unkeyed[row]
+        for row in range(len(batch)):  # a call given no arguments ("arguments": null)
+            assert fast.not_given[row] == reference.not_given[row] or row in built
         keyed = ~fast.unkeyed
         for mine, theirs, offsets in ((fast.called_ids, reference.called_ids, batch.called_offsets),
                                       (fast.expected_ids, reference.expected_ids,
@@ -467,4 +469,20 @@ def test_adk_on_the_decoders_keys_is_the_line_readers(capsys, tmp_path, decoder_
     fast, reference = both_readers(capsys, path, "--format", form, "--chunk-size", chunk,
                                    "--errors", errors, "--metric",
                                    f"adk_tool_trajectory:match_type={match}")
+    assert fast == reference
+
+
+@needs_msgspec
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(KEY_LINES, min_size=1, max_size=30), chunk=st.sampled_from(["1", "7", "50000"]),
+       mode=st.sampled_from(["unordered", "subset", "superset"]),
+       form=st.sampled_from(["jsonl", "summary"]),
+       errors=st.sampled_from(["record", "record", "raise"]))
+def test_agentevals_on_the_decoders_keys_is_the_line_readers(capsys, tmp_path, decoder_everywhere,
+                                                             lines, chunk, mode, form, errors):
+    path = _file(tmp_path, lines, b"\n", True)
+    fast, reference = both_readers(capsys, path, "--format", form, "--chunk-size", chunk,
+                                   "--errors", errors, "--metric",
+                                   f"agentevals_trajectory:trajectory_match_mode={mode}")
     assert fast == reference

@@ -38,8 +38,8 @@ from agentmetrics._base._arrays import BoolArray, IdArray, IntArray
 from agentmetrics._base._lines import parse_json_line
 from agentmetrics._columnar import ArgumentIds
 
-__all__ = ["EQUALITIES", "ArgumentIdColumns", "CallArguments", "CallKeys", "Unkeyable",
-           "argument_table", "arguments_of_calls", "arguments_of_items", "freeze_arguments",
+__all__ = ["EMPTY_ID", "EQUALITIES", "NOT_GIVEN_ID", "ArgumentIdColumns", "CallArguments",
+           "CallKeys", "Unkeyable", "argument_table", "arguments_of_calls", "arguments_of_items", "freeze_arguments",
            "keys_of_argument_ids", "keys_of_sides"]
 
 #: The equalities :meth:`ToolCallBatch.call_keys` knows.
@@ -76,7 +76,8 @@ class ArgumentIdColumns:
     ``expected_ids``, as a decoder gave them from one table (see
     :func:`argument_table`): two calls' arguments have the same id exactly
     when they are equal under Python equality, given or not alike; -1 for
-    a call whose arguments have no key (its row is left to the metric)."""
+    a call whose arguments have no key (its row is left to the metric),
+    :data:`NOT_GIVEN_ID` for a call given none (``null``)."""
 
     called: npt.NDArray[np.int64]
     expected: npt.NDArray[np.int64]
@@ -88,13 +89,16 @@ class CallKeys:
     one vocabulary of ``size`` keys: two calls have the same id exactly when
     they are equal under ``equality``. ``unkeyed[row]`` is True for a row
     whose keys say nothing (a call with unreadable arguments, or a value the
-    equality has no key for): a metric scores such a row case by case."""
+    equality has no key for): a metric scores such a row case by case.
+    ``not_given[row]`` is True for a row holding a call given no arguments
+    (``"arguments": null``), which some peers refuse (agentevals)."""
 
     equality: str
     called_ids: IdArray
     expected_ids: IdArray
     size: int
     unkeyed: BoolArray
+    not_given: BoolArray
 
 
 class _Table(dict[Any, int]):
@@ -205,6 +209,7 @@ def keys_of_sides(names: tuple[IdArray, IdArray], offsets: tuple[IntArray, IntAr
     table = _Table()
     rows = len(offsets[0]) - 1
     unkeyed = np.zeros(rows, dtype=bool)
+    not_given = np.zeros(rows, dtype=bool)
     found = []
     for ids, side_offsets, column in zip(names, offsets, (arguments.called, arguments.expected)):
         if len(column) != len(ids):
@@ -213,9 +218,12 @@ def keys_of_sides(names: tuple[IdArray, IdArray], offsets: tuple[IntArray, IntAr
         found.append(np.fromiter(map(table.__getitem__, frozen), dtype=np.int64, count=len(frozen)))
         if bad:
             unkeyed[_rows_of(bad, side_offsets)] = True
+        if frozen.count(_NOT_GIVEN):  # by identity: one pass in C
+            not_given[_rows_of((position for position, value in enumerate(frozen)
+                                if value is _NOT_GIVEN), side_offsets)] = True
     pairs = np.concatenate([ids.astype(np.int64) * len(table) + args
                             for ids, args in zip(names, found)])
-    return _numbered(pairs, len(found[0]), unkeyed)
+    return _numbered(pairs, len(found[0]), unkeyed, not_given)
 
 
 def arguments_of_calls(calls: Iterable[Any]) -> list[Any]:
@@ -254,13 +262,22 @@ def arguments_of_items(items: Iterable[Any]) -> list[Any]:
 
 
 
+#: The argument id :func:`argument_table` gives ``{}`` (and no ``"arguments"``).
+EMPTY_ID = 0
+#: The argument id :func:`argument_table` gives ``null`` (no arguments given).
+NOT_GIVEN_ID = 1
+
+
 def argument_table() -> ArgumentIds:
     """A decoder's argument ids under Python equality: each distinct
     argument text (the bytes of a JSON value the decoder has checked) is
     parsed by the line reader's parser, frozen and interned once; ``{}`` and
-    no ``"arguments"`` share an id, ``null`` (not given) has its own."""
+    no ``"arguments"`` share an id (:data:`EMPTY_ID`), ``null`` (not given)
+    has its own (:data:`NOT_GIVEN_ID`)."""
     table = _Table()
     empty = table[frozenset()]
+    not_given = table[_NOT_GIVEN]
+    assert (empty, not_given) == (EMPTY_ID, NOT_GIVEN_ID)
 
     def intern(text: bytes) -> int:
         try:
@@ -282,22 +299,30 @@ def keys_of_argument_ids(names: tuple[IdArray, IdArray], offsets: tuple[IntArray
             raise ValueError(f"an argument id column of {len(column)} items for {len(ids)} calls")
     rows = len(offsets[0]) - 1
     unkeyed = np.zeros(rows, dtype=bool)
+    not_given = np.zeros(rows, dtype=bool)
     every = np.concatenate(columns).astype(np.int64)
+    split = len(columns[0])
+    absent = every == NOT_GIVEN_ID
+    if absent.any():
+        for positions, side_offsets in ((np.flatnonzero(absent[:split]), offsets[0]),
+                                        (np.flatnonzero(absent[split:]), offsets[1])):
+            if len(positions):
+                not_given[np.searchsorted(side_offsets, positions, side="right") - 1] = True
     bad = every < 0
     span = int(every.max()) + 1 if len(every) else 1
     if bad.any():  # a key of its own each: no other call shares it
         every[bad] = span + np.arange(int(bad.sum()), dtype=np.int64)
         span += int(bad.sum())
-        split = len(columns[0])
         for positions, side_offsets in ((np.flatnonzero(bad[:split]), offsets[0]),
                                         (np.flatnonzero(bad[split:]), offsets[1])):
             if len(positions):
                 unkeyed[np.searchsorted(side_offsets, positions, side="right") - 1] = True
     pairs = np.concatenate(names).astype(np.int64) * span + every
-    return _numbered(pairs, len(columns[0]), unkeyed)
+    return _numbered(pairs, split, unkeyed, not_given)
 
 
-def _numbered(pairs: np.ndarray, split: int, unkeyed: np.ndarray) -> CallKeys:
+def _numbered(pairs: np.ndarray, split: int, unkeyed: np.ndarray,
+              not_given: np.ndarray) -> CallKeys:
     """The keys of both sides' (name, argument) pairs, numbered 0..n-1 in
     order of value; the first ``split`` pairs are the called side's."""
     size = 0
@@ -305,4 +330,4 @@ def _numbered(pairs: np.ndarray, split: int, unkeyed: np.ndarray) -> CallKeys:
     if len(pairs):
         distinct, inverse = np.unique(pairs, return_inverse=True)
         size, numbered = len(distinct), inverse.reshape(-1).astype(np.int32)
-    return CallKeys("python", numbered[:split], numbered[split:], size, unkeyed)
+    return CallKeys("python", numbered[:split], numbered[split:], size, unkeyed, not_given)

@@ -297,12 +297,38 @@ class AgentevalsTrajectory(Metric):
         return self._names_only()
 
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
-        """Comparing arguments, case by case in one tight loop of values, each
-        reason made by ``evaluate`` when asked for (with an override function
-        of the user's, through ``evaluate`` once). Vectorized when arguments
-        are ignored: first-fit by name alone is a
-        maximum matching, so the match is a count of calls paired by name."""
-        from agentmetrics.batch import case_values, check_errors_mode, require_cases
+        """Vectorized when arguments are ignored, or compared exactly for
+        every tool: first-fit under an equality is a maximum matching, so the
+        match is a count of calls paired by name (or by call key:
+        ``batch.call_keys()``, rows the keys leave out and rows holding a call
+        given no arguments scored by ``measure``, which refuses them). Other
+        argument rules case by case in one tight loop of values (with an
+        override function of the user's, through ``evaluate`` once). Each
+        reason is made by ``evaluate`` when asked for."""
+        import numpy as np
+
+        from agentmetrics.batch import (
+            CallKeys,
+            batch_errors,
+            case_values,
+            check_errors_mode,
+            ratio_values,
+            require_cases,
+            row_multiset_overlap,
+        )
+
+        def values(batch: ToolCallBatch, keys: CallKeys | None = None) -> Any:
+            paired = row_multiset_overlap(batch, keys)
+            ok = np.ones(len(batch), dtype=bool)
+            if self.trajectory_match_mode in ("superset", "unordered"):
+                ok &= paired == np.diff(batch.expected_offsets)
+            if self.trajectory_match_mode in ("subset", "unordered"):
+                ok &= paired == np.diff(batch.called_offsets)
+            if keys is None:
+                return unreadable_rows_nan(batch, ok.astype(np.float64), absent=True)
+            out = ok.astype(np.float64)
+            out[keys.unkeyed | keys.not_given] = np.nan  # measure refuses them, with its message
+            return out
 
         if not self._names_only():
             require_cases(self, batch, f"with tool_args_match_mode={self.tool_args_match_mode!r} "
@@ -311,19 +337,14 @@ class AgentevalsTrajectory(Metric):
                 # a function of the user's may be costly or not give the same answer
                 # twice: each case through evaluate once
                 return super().evaluate_batch(batch, errors=check_errors_mode(errors))
-            return case_values(self, batch, errors, self._value)
-        import numpy as np
-
-        from agentmetrics.batch import batch_errors, ratio_values, row_multiset_overlap
-
-        def values(batch: ToolCallBatch) -> Any:
-            paired = row_multiset_overlap(batch)
-            ok = np.ones(len(batch), dtype=bool)
-            if self.trajectory_match_mode in ("superset", "unordered"):
-                ok &= paired == np.diff(batch.expected_offsets)
-            if self.trajectory_match_mode in ("subset", "unordered"):
-                ok &= paired == np.diff(batch.called_offsets)
-            return unreadable_rows_nan(batch, ok.astype(np.float64), absent=True)
+            # Exact arguments for every tool: equality, so first-fit pairs as many
+            # calls as a maximum matching does, a count of equal call keys.
+            exact = self._default is _exact and all(m is _exact for m in self._matchers.values())
+            keys = batch.call_keys("python") if exact else None
+            if keys is None:
+                return case_values(self, batch, errors, self._value)
+            return case_values(self, batch, errors, self._value,
+                               bulk=lambda batch: values(batch, keys))
 
         if batch.cases is not None:  # a case whose arguments agentevals refuses goes to measure
             return case_values(self, batch, errors, self._value, bulk=values)
