@@ -22,6 +22,12 @@ and system) of:
 Prints the median of ``--repeats`` in microseconds a case, the ratio to the
 fast reader, and each command's peak memory (ru_maxrss of one more run).
 
+``--without-fast DIR`` instead compares, with msgspec hidden (a stub on
+PYTHONPATH that refuses its import: what a machine without the ``fast`` extra
+has), this tree against DIR, a checkout of the commit before issue 52 (its
+package and plugins first on PYTHONPATH), on the same two commands with the
+reader ``auto`` picks: whether the path without ``[fast]`` is any slower.
+
 ``--scale 1000000,10000000`` instead times ``agentmetrics evaluate FILE
 --format summary`` (the reader ``auto`` picks) once on a file of each size,
 CPU seconds and peak memory of the process: whether the time grows linearly
@@ -90,6 +96,50 @@ def scale(sizes: list[int]) -> None:
         path.unlink()
 
 
+def without_fast(before: Path, lines: int, argument_lines: int, repeats: int) -> None:
+    """This tree and ``before`` side by side, msgspec hidden (see the module's doc)."""
+    import os
+
+    folder = Path(tempfile.mkdtemp())
+    stub = folder / "stub" / "msgspec"
+    stub.mkdir(parents=True)
+    (stub / "__init__.py").write_text('raise ImportError("msgspec hidden by bench_decoder.py")\n')
+    big, small = folder / "cases.jsonl", folder / "arguments.jsonl"
+    write_peers_file(big, lines)
+    with big.open("rb") as source, small.open("wb") as target:
+        for _, line in zip(range(argument_lines), source):
+            target.write(line)
+    here = Path(__file__).resolve().parent.parent
+    trees = {"before": before.resolve(), "now": here}
+    cli = [sys.executable, "-m", "agentmetrics", "evaluate"]
+    jobs = {("tool_selection_accuracy", "before"): ([*cli, str(big), "--format", "summary"], lines),
+            ("argument_accuracy", "before"): ([*cli, str(small), "--format", "summary",
+                                               "--metric", "argument_accuracy"], argument_lines)}
+    jobs.update({(metric, "now"): job for (metric, _), job in list(jobs.items())})
+    environments = {}
+    for side, tree in trees.items():
+        plugins = [str(path) for path in sorted((tree / "plugins").glob("*")) if path.is_dir()]
+        environments[side] = {**os.environ, "PYTHONPATH": os.pathsep.join(
+            [str(stub.parent), str(tree), *plugins])}
+    samples: dict[tuple[str, str], list[float]] = {key: [] for key in jobs}
+    for _ in range(repeats):  # interleaved
+        for (metric, side), (command, _) in jobs.items():
+            start = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=environments[side])
+            end = resource.getrusage(resource.RUSAGE_CHILDREN)
+            samples[metric, side].append(end.ru_utime - start.ru_utime + end.ru_stime - start.ru_stime)
+    print(f"python {sys.version.split()[0]}; msgspec hidden; before = {trees['before']}; "
+          f"CPU seconds (user + system), median of {repeats}, interleaved\n")
+    print(f"{'metric':<25}{'side':<8}{'lines':>11}{'CPU s':>8}{'us/case':>9}{'now/before':>12}")
+    for (metric, side), (_, count) in jobs.items():
+        seconds = statistics.median(samples[metric, side])
+        ratio = seconds / statistics.median(samples[metric, "before"])
+        print(f"{metric:<25}{side:<8}{count:>11,}{seconds:>8.2f}{seconds / count * 1e6:>9.2f}"
+              f"{ratio:>12.2f}")
+    for path in (big, small):
+        path.unlink()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=1_000_000)
@@ -98,7 +148,12 @@ def main() -> None:
     parser.add_argument("--shape", choices=("peers", "cli"), default="peers")
     parser.add_argument("--scale", default=None, metavar="SIZES",
                         help="comma-separated line counts: time and memory at each size")
+    parser.add_argument("--without-fast", type=Path, default=None, metavar="DIR",
+                        help="msgspec hidden: this tree against the checkout DIR")
     args = parser.parse_args()
+    if args.without_fast is not None:
+        without_fast(args.without_fast, args.lines, args.argument_lines, args.repeats)
+        return
     if args.scale:
         scale([int(size) for size in args.scale.split(",")])
         return
