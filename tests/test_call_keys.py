@@ -45,11 +45,15 @@ _values = st.recursive(_scalars, lambda inner: st.one_of(
 _arguments = st.dictionaries(st.sampled_from(["x", "y", "z"]), _values, max_size=3)
 
 
+_EVERY_KIND = ("args", "args", "args", "none", "default", "raw", "tuple", "hidden", "subclass")
+#: Calls every metric on keys scores from the keys (none left to measure).
+_KEYED_KINDS = ("args", "args", "default")
+
+
 @st.composite
-def _call(draw):
+def _call(draw, kinds=_EVERY_KIND):
     name = draw(st.sampled_from(["a", "b"]))
-    kind = draw(st.sampled_from(["args", "args", "args", "none", "default", "raw", "tuple",
-                                 "hidden", "subclass"]))
+    kind = draw(st.sampled_from(kinds))
     if kind == "args":
         return ToolCall(name, draw(_arguments))
     if kind == "none":
@@ -73,20 +77,20 @@ class _Float(float):
     """A float subclass: no key."""
 
 
-def _pool_calls(draw, pool, n):
+def _pool_calls(draw, pool, n, kinds=_EVERY_KIND):
     """``n`` calls, most of them copies of calls in ``pool`` (deep copies keep
     a NaN object shared, as a dict's copy does)."""
     return [copy.deepcopy(draw(st.sampled_from(pool))) if pool and draw(st.booleans())
-            else draw(_call()) for _ in range(n)]
+            else draw(_call(kinds)) for _ in range(n)]
 
 
 @st.composite
-def _cases(draw):
-    pool = draw(st.lists(_call(), min_size=1, max_size=5))
+def _cases(draw, kinds=_EVERY_KIND):
+    pool = draw(st.lists(_call(kinds), min_size=1, max_size=5))
     rows = []
     for _ in range(draw(st.integers(0, 8))):
-        called = _pool_calls(draw, pool, draw(st.integers(0, 4)))
-        expected = _pool_calls(draw, pool, draw(st.integers(0, 4)))
+        called = _pool_calls(draw, pool, draw(st.integers(0, 4)), kinds)
+        expected = _pool_calls(draw, pool, draw(st.integers(0, 4)), kinds)
         rows.append(AgentTestCase(tool_calls=draw(st.sampled_from([called, called, None])),
                                   expected_tool_calls=draw(st.sampled_from(
                                       [expected, expected, None]))))
@@ -225,7 +229,7 @@ def _today(metric, batch):
 
 @pytest.mark.parametrize("match_type", ["EXACT", "IN_ORDER", "ANY_ORDER"])
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cases=_cases(), form=st.integers(0, 2))
+@given(cases=st.one_of(_cases(), _cases(_KEYED_KINDS)), form=st.integers(0, 2))
 def test_adk_on_keys_equals_evaluate_and_the_case_by_case_path(match_type, cases, form):
     metric = AdkToolTrajectory(match_type=match_type)
     for name, batch in _sources(cases, form).items():
@@ -269,7 +273,7 @@ def _agrees_with_evaluate_and_today(metric, cases, form):
 
 @pytest.mark.parametrize("mode", ["unordered", "subset", "superset"])
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cases=_cases(), form=st.integers(0, 2))
+@given(cases=st.one_of(_cases(), _cases(_KEYED_KINDS)), form=st.integers(0, 2))
 def test_agentevals_exact_arguments_on_keys_equals_evaluate_and_the_case_by_case_path(mode, cases,
                                                                                    form):
     # Rows holding a call given no arguments are refused by agentevals' own rule.
@@ -364,3 +368,14 @@ def test_a_slice_keeps_its_argument_columns():
 def attrs_evolve(batch, arguments):
     import attrs
     return attrs.evolve(batch, call_arguments=arguments)
+
+
+RagasToolCallF1 = compat.RagasToolCallF1
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases=st.one_of(_cases(), _cases(_KEYED_KINDS)), form=st.integers(0, 2))
+def test_ragas_f1_on_keys_equals_evaluate_and_the_case_by_case_path(cases, form):
+    metric = RagasToolCallF1()
+    metric._value = lambda case: metric.measure(case)[0]  # the case-by-case reference (_today)
+    _agrees_with_evaluate_and_today(metric, cases, form)

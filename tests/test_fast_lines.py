@@ -476,13 +476,16 @@ def test_adk_on_the_decoders_keys_is_the_line_readers(capsys, tmp_path, decoder_
 @settings(max_examples=EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(KEY_LINES, min_size=1, max_size=30), chunk=st.sampled_from(["1", "7", "50000"]),
-       mode=st.sampled_from(["unordered", "subset", "superset"]),
+       metric=st.sampled_from(["agentevals_trajectory:trajectory_match_mode=unordered",
+                               "agentevals_trajectory:trajectory_match_mode=subset",
+                               "agentevals_trajectory:trajectory_match_mode=superset",
+                               "ragas_tool_call_f1"]),
        form=st.sampled_from(["jsonl", "summary"]),
        errors=st.sampled_from(["record", "record", "raise"]))
-def test_agentevals_on_the_decoders_keys_is_the_line_readers(capsys, tmp_path, decoder_everywhere,
-                                                             lines, chunk, mode, form, errors):
+def test_other_metrics_on_the_decoders_keys_are_the_line_readers(capsys, tmp_path,
+                                                                 decoder_everywhere, lines, chunk,
+                                                                 metric, form, errors):
     path = _file(tmp_path, lines, b"\n", True)
     fast, reference = both_readers(capsys, path, "--format", form, "--chunk-size", chunk,
-                                   "--errors", errors, "--metric",
-                                   f"agentevals_trajectory:trajectory_match_mode={mode}")
+                                   "--errors", errors, "--metric", metric)
     assert fast == reference

@@ -94,15 +94,12 @@ def row_lcs(batch: ToolCallBatch, keys: CallKeys | None = None) -> IntArray:
     return sequence_lcs(called, batch.called_offsets, expected, batch.expected_offsets)
 
 
-def row_set_counts(batch: ToolCallBatch) -> tuple[IntArray, IntArray, IntArray]:
-    """Per case, distinct tools called, expected, and in both."""
-    counts = set_counts(
-        batch.called_ids,
-        batch.called_offsets,
-        batch.expected_ids,
-        batch.expected_offsets,
-        len(batch.vocabulary),
-    )
+def row_set_counts(batch: ToolCallBatch,
+                   keys: CallKeys | None = None) -> tuple[IntArray, IntArray, IntArray]:
+    """Per case, distinct tools called, expected, and in both (distinct call
+    keys with ``keys``)."""
+    called, expected, size = _ids(batch, keys)
+    counts = set_counts(called, batch.called_offsets, expected, batch.expected_offsets, size)
     return counts.called, counts.expected, counts.shared
 
 

@@ -106,15 +106,32 @@ class RagasToolCallF1(Metric):
 
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
         """The distinct calls of every case counted with arrays: each distinct
-        (name, arguments) becomes one id, and the shared, made and expected
-        counts come from agentmetrics' set kernel (F1 and rounding as above)."""
+        (name, arguments) becomes one id (the batch's call keys, which are
+        ragas' Python equality, when it has them; rows they leave out, or that
+        hold a call given no arguments, are scored by ``measure``, which
+        refuses them), and the shared, made and expected counts come from
+        agentmetrics' set kernel (F1 and rounding as above)."""
         from agentmetrics.batch import require_cases
 
         require_cases(self, batch, "compares arguments")
         import numpy as np
 
         from agentmetrics import MetricResult, ToolCallBatch
-        from agentmetrics.batch import batch_errors, passes, row_set_counts
+        from agentmetrics.batch import batch_errors, case_values, passes, row_set_counts
+
+        keys = batch.call_keys("python")
+        if keys is not None:
+            def values(batch: ToolCallBatch) -> Any:
+                counts = np.stack(row_set_counts(batch, keys), axis=1)  # made, expected, shared
+                distinct, inverse = np.unique(counts, axis=0, return_inverse=True)
+                table = np.array([f1_of_counts(shared, made, wanted)
+                                  for made, wanted, shared in distinct.tolist()], dtype=np.float64)
+                out = table[inverse.reshape(-1)] if len(table) else np.zeros(0)
+                out[keys.unkeyed | keys.not_given] = np.nan
+                return out
+
+            return case_values(self, batch, errors, lambda case: self.measure(case)[0],
+                               bulk=values)
 
         failed = batch_errors(self, batch, errors)
         ids: dict[Any, str] = {}
