@@ -31,16 +31,19 @@ on LINES seeded records written once as JSONL (``tool_calls`` and
 (user + system, children included), rounds interleaved, medians of
 --repeats:
 
-- ADK from the file: each line ``json.loads``-ed, then ADK's own objects and
-  its TrajectoryEvaluator IN_ORDER, one case at a time (as (p) above);
-- ``agentmetrics evaluate FILE --format summary`` (tool_selection_accuracy)
-  and ``--metric adk_tool_trajectory:match_type=IN_ORDER``, as subprocesses
+- each peer of ``--file-peers`` (ADK IN_ORDER, deepeval's ToolCorrectness,
+  ragas' ToolCallF1, agentevals superset with exact arguments) from the file:
+  each line ``json.loads``-ed, then the peer's own objects and scorer, one
+  case at a time (as (p) above), and right below it ``agentmetrics evaluate
+  FILE --format summary --metric`` its compat metric, as a subprocess
   (start-up included), with the reader ``auto`` picks (the fast decoder
-  when msgspec is installed) and with ``--reader lines`` (today's path
-  without the extra);
-- ``evaluate(records)`` of the dicts already in memory, both metrics.
+  when msgspec is installed) and with ``--reader lines`` (the line reader,
+  left out with ``--no-line-reader``);
+- ``agentmetrics evaluate FILE --format summary`` (tool_selection_accuracy)
+  and ``evaluate(records)`` of the dicts already in memory
+  (tool_selection_accuracy and ADK's metric), against the first peer.
 
-Each of ours is printed with its ratio to ADK's time per case.
+Each of ours is printed with its ratio to its peer's time per case.
 
 MLflow scores traces: the driver writes one MLflow trace per record once (when
 the values are checked; about 50 ms a trace) and its timed runs reuse them,
@@ -208,8 +211,26 @@ def cpu_seconds(function: Callable[[], Any]) -> float:
     return now() - start
 
 
-def from_file(lines: int, repeats: int, with_lines: bool = True) -> None:
-    """The file-to-scores rows (see the module's doc)."""
+#: The file-to-scores rows (``--file``): label, peer, the peer's options, our
+#: metric as the CLI names it. MLflow is left out: it scores traces, and
+#: writing one trace a line (~50 ms each) is not part of the peer's scoring.
+FILE_PEERS: list[tuple[str, str, dict[str, Any], str]] = [
+    ("ADK TrajectoryEvaluator IN_ORDER", "adk", {"match_type": "IN_ORDER"},
+     "adk_tool_trajectory:match_type=IN_ORDER"),
+    ("deepeval ToolCorrectness", "deepeval", {}, "deepeval_tool_correctness"),
+    ("ragas ToolCallF1", "ragas_f1", {}, "ragas_tool_call_f1"),
+    ("agentevals superset, exact arguments", "agentevals",
+     {"trajectory_match_mode": "superset", "tool_args_match_mode": "exact"},
+     "agentevals_trajectory:trajectory_match_mode=superset"),
+]
+
+
+def from_file(lines: int, repeats: int, with_lines: bool = True,
+              peers: tuple[str, ...] = ("adk",)) -> None:
+    """The file-to-scores rows (see the module's doc): per peer in ``peers``
+    (FILE_PEERS' keys), the peer from the file and our CLI with its metric;
+    tool_selection_accuracy through the CLI and from records; ADK's metric
+    from records."""
     import json
     import subprocess
     import tempfile
@@ -223,15 +244,16 @@ def from_file(lines: int, repeats: int, with_lines: bool = True) -> None:
     with path.open("w", encoding="utf-8") as handle:
         for record in data:
             handle.write(json.dumps(record) + "\n")
-    scorer = drive.PEERS["adk"][1]({"match_type": "IN_ORDER"})
     cli = [sys.executable, "-m", "agentmetrics", "evaluate", str(path), "--format", "summary"]
-    adk_metric = "adk_tool_trajectory:match_type=IN_ORDER"
 
-    def adk() -> None:
-        with path.open("rb") as handle:
-            for line in handle:
-                record = json.loads(line)
-                scorer({"called": record["tool_calls"], "expected": record["expected_tool_calls"]})
+    def from_lines(scorer: Callable[[dict[str, Any]], Any]) -> Callable[[], None]:
+        def side() -> None:
+            with path.open("rb") as handle:
+                for line in handle:
+                    record = json.loads(line)
+                    scorer({"called": record["tool_calls"],
+                            "expected": record["expected_tool_calls"]})
+        return side
 
     def run(*extra: str) -> Callable[[], None]:
         return lambda: subprocess.run([*cli, *extra], check=True, stdout=subprocess.DEVNULL)
@@ -239,30 +261,47 @@ def from_file(lines: int, repeats: int, with_lines: bool = True) -> None:
     def in_memory(metric: Any) -> Callable[[], None]:
         return lambda: agentmetrics.evaluate(data, [metric], progress=False)
 
-    sides: dict[str, Callable[[], None]] = {
-        "ADK: json.loads + its objects + TrajectoryEvaluator IN_ORDER": adk,
+    sides: dict[str, Callable[[], None]] = {}
+    ratio_to: dict[str, str] = {}  # our side -> the peer side it is compared with
+    for label, peer, options, metric in FILE_PEERS:
+        if peer not in peers:
+            continue
+        theirs = f"{label}: json.loads + its objects + its scorer"
+        sides[theirs] = from_lines(drive.PEERS[peer][1](options))
+        ours = f"  agentmetrics evaluate FILE --metric {metric}"
+        sides[ours] = run("--metric", metric)
+        ratio_to[theirs] = ratio_to[ours] = theirs
+        if with_lines:
+            sides[ours + " --reader lines"] = run("--metric", metric, "--reader", "lines")
+            ratio_to[ours + " --reader lines"] = theirs
+    first = next(iter(sides)) if sides else None
+    extra: dict[str, Callable[[], None]] = {
         "agentmetrics evaluate FILE (tool_selection_accuracy)": run(),
-        "  --reader lines": run("--reader", "lines"),
-        f"agentmetrics evaluate FILE --metric {adk_metric}": run("--metric", adk_metric),
-        "  --reader lines ": run("--metric", adk_metric, "--reader", "lines"),
         "evaluate(records) tool_selection_accuracy": in_memory("tool_selection_accuracy"),
         "evaluate(records) adk_tool_trajectory IN_ORDER": in_memory(
             get_metric("adk_tool_trajectory", match_type="IN_ORDER")),
     }
-    if not with_lines:  # the line reader takes ~90 s a round at 1M lines
-        sides = {label: side for label, side in sides.items() if "--reader lines" not in label}
+    if with_lines:
+        extra["agentmetrics evaluate FILE (tool_selection_accuracy) --reader lines"] = run(
+            "--reader", "lines")
+    for label, side in extra.items():
+        sides[label] = side
+        if first is not None:
+            ratio_to[label] = first
     times: dict[str, list[float]] = {label: [] for label in sides}
     for _ in range(repeats):  # interleaved: every side once a round
         for label, side in sides.items():
             times[label].append(cpu_seconds(side))
     median = {label: statistics.median(found) for label, found in times.items()}
-    peer = median[next(iter(sides))] / lines
     print(f"{lines:,} lines of call objects with arguments ({path.stat().st_size / 1e6:.0f} MB), "
-          f"CPU time, medians of {repeats} interleaved rounds")
-    print(f"{'side':<78}{'us/case':>9}{'vs ADK':>9}")
+          f"CPU time, medians of {repeats} interleaved rounds; each of ours against the peer "
+          f"above it (the rows below the peers: against {first})")
+    print(f"{'side':<92}{'us/case':>9}{'vs peer':>9}")
     for label in sides:
         each = median[label] / lines
-        print(f"{label:<78}{each * 1e6:>9.2f}{peer / each:>8.1f}x")
+        against = ratio_to.get(label)
+        ratio = f"{median[against] / median[label]:>8.1f}x" if against else ""
+        print(f"{label:<92}{each * 1e6:>9.2f}{ratio}")
     path.unlink()
     folder.rmdir()
 
@@ -275,10 +314,13 @@ def main() -> None:
                         help="measure from a JSONL file of LINES records to scores instead")
     parser.add_argument("--no-line-reader", action="store_true",
                         help="with --file: leave out the rows of the line reader (the slowest)")
+    parser.add_argument("--file-peers", default="adk,deepeval,ragas_f1,agentevals",
+                        help="with --file: the peers to measure from the file (comma-separated)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")  # ragas warns on every length mismatch
     if args.file is not None:
-        from_file(args.file, args.repeats, with_lines=not args.no_line_reader)
+        from_file(args.file, args.repeats, with_lines=not args.no_line_reader,
+                  peers=tuple(args.file_peers.split(",")))
         return
     every = records(args.cases)
     data = every
