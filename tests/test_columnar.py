@@ -439,7 +439,7 @@ def _lazy_cases(rows: int, built: dict[int, object]) -> _ingest.LazyCases:
     return _ingest.LazyCases(records, dict(built))
 
 
-@pytest.mark.parametrize("index", [2, np.int64(2), np.int32(-3), True + 1])
+@pytest.mark.parametrize("index", [2, np.int64(2), np.int32(-3), np.uint8(2)])
 def test_a_row_the_reference_read_is_its_case_under_any_integer(index):
     kept = object()
     cases = _lazy_cases(5, {2: kept})

@@ -479,7 +479,9 @@ def test_adk_on_the_decoders_keys_is_the_line_readers(capsys, tmp_path, decoder_
        metric=st.sampled_from(["agentevals_trajectory:trajectory_match_mode=unordered",
                                "agentevals_trajectory:trajectory_match_mode=subset",
                                "agentevals_trajectory:trajectory_match_mode=superset",
-                               "ragas_tool_call_f1"]),
+                               "ragas_tool_call_f1", "trajectory_match",
+                               "trajectory_match:mode=unordered",
+                               "trajectory_match:mode=in_order"]),
        form=st.sampled_from(["jsonl", "summary"]),
        errors=st.sampled_from(["record", "record", "raise"]))
 def test_other_metrics_on_the_decoders_keys_are_the_line_readers(capsys, tmp_path,

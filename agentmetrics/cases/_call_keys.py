@@ -12,8 +12,13 @@ equal to another frozen value exactly when the arguments are ``==``:
   frozenset otherwise, so a list stays unequal to a dict or a scalar);
 - ``str``, ``int``, ``float``, ``bool`` and ``None`` stay themselves: their
   ``==`` and ``hash`` agree across types (``1 == 1.0 == True``, ``0.0 ==
-  -0.0``, exact for huge ints), and a NaN stays the same object, so it equals
-  itself only, as inside a dict or a list compared by Python.
+  -0.0``, exact for huge ints), and a NaN inside a list or an object stays
+  the same object, so it equals itself only, as inside a dict or a list
+  compared by Python.
+- A NaN that is an argument's own value has no key: metrics differ there (a
+  dict's ``==`` takes the same NaN object as equal to itself, a value
+  compared alone with ``!=`` does not), so its row goes to the metric. JSON
+  has no NaN: only Python records and cases can hold one.
 
 Keys are interned in one dict shared by both sides, so Python's own hashing
 and ``==`` decide which calls share an id. Any other value (a tuple, a set, a
@@ -116,16 +121,25 @@ def _freeze_value(value: Any) -> Any:
     if kind is list:
         return tuple(map(_freeze_value, value))
     if kind is dict:
-        return freeze_arguments(value)
+        return _freeze_object(value, set(map(type, value.values())))
     raise Unkeyable
 
 
 def freeze_arguments(arguments: dict[str, Any]) -> frozenset[tuple[str, Any]]:
     """The arguments as a hashable value, ``==`` to another's exactly when
     the arguments are (see the module's doc); Unkeyable if not possible."""
+    kinds = set(map(type, arguments.values()))
+    if float in kinds and any(value != value for value in arguments.values()
+                              if type(value) is float):
+        raise Unkeyable  # a NaN as an argument's own value (see the module's doc)
+    return _freeze_object(arguments, kinds)
+
+
+def _freeze_object(arguments: dict[str, Any], kinds: set[type]) -> frozenset[tuple[str, Any]]:
+    """An object frozen (``kinds``: the types of its values)."""
     if not set(map(type, arguments)) <= _STR:
         raise Unkeyable
-    if set(map(type, arguments.values())) <= _SCALARS:
+    if kinds <= _SCALARS:
         return frozenset(arguments.items())
     try:
         return frozenset(zip(arguments, map(_freeze_value, arguments.values())))
@@ -140,8 +154,9 @@ _NOT_GIVEN = object()
 #: to nothing else, so no other call shares its key.
 _Unreadable = object
 _NO_ARGUMENTS: dict[str, Any] = {}
-#: Per value type: 0 for the scalars a frozen dict keeps as they are.
-_NESTED = dict.fromkeys(_SCALARS, 0)
+#: Per value type: 0 for the scalars a frozen dict keeps as they are (2 for a
+#: float, which may be a NaN), 1 (the default) for the rest.
+_NESTED = {**dict.fromkeys(_SCALARS, 0), float: 2}
 
 
 def _freeze_item(item: Any) -> Any:
@@ -163,12 +178,22 @@ def _frozen_column(items: Sequence[Any]) -> tuple[list[Any], list[int]]:
     n = len(items)
     if set(map(type, items)) <= {dict} and set(map(type, chain.from_iterable(items))) <= _STR:
         sizes = np.fromiter(map(len, items), dtype=np.int64, count=n)
+        total = int(sizes.sum())
         kinds = map(type, chain.from_iterable(map(dict.values, items)))
-        flags = np.fromiter(map(_NESTED.get, kinds, repeat(1)), dtype=np.int64, count=int(sizes.sum()))
+        codes = np.fromiter(map(_NESTED.get, kinds, repeat(1)), dtype=np.int64, count=total)
+        ends = np.cumsum(sizes)
+        floats = codes == 2
+        if floats.any():  # a NaN as an argument's own value: that item has no key
+            values = np.fromiter(chain.from_iterable(map(dict.values, items)), dtype=object,
+                                 count=total)
+            where = np.flatnonzero(floats)
+            found = where[np.isnan(values[where].astype(np.float64))]
+            if len(found):
+                return _frozen_one_by_one(items, list(range(n)), [None] * n)
+        flags = codes == 1
         if not flags.any():
             return list(map(frozenset, map(dict.items, items))), []
         running = np.concatenate(([0], np.cumsum(flags)))
-        ends = np.cumsum(sizes)
         slow = np.flatnonzero(running[ends] - running[ends - sizes]).tolist()
         source = list(items)
         for position in slow:
@@ -186,6 +211,13 @@ def _frozen_column(items: Sequence[Any]) -> tuple[list[Any], list[int]]:
     else:
         slow = list(range(n))
         frozen = [None] * n
+    return _frozen_one_by_one(items, slow, frozen)
+
+
+def _frozen_one_by_one(items: Sequence[Any], slow: list[int],
+                       frozen: list[Any]) -> tuple[list[Any], list[int]]:
+    """``frozen`` with the items at ``slow`` frozen one by one (a fresh object
+    for one with no key), and the positions of those with no key."""
     bad: list[int] = []
     for position in slow:
         try:

@@ -371,43 +371,70 @@ class TrajectoryMatch(Metric):
         return self._names_only()
 
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
-        """Vectorized when arguments are ignored (names decide everything);
-        otherwise case by case, which needs a batch built from cases."""
-        if not self._names_only():
-            from agentmetrics.batch import check_errors_mode, require_cases
-
-            require_cases(self, batch, f"with args={self.args!r} compares arguments", "args='ignore'")
-
-            return super().evaluate_batch(batch, errors=check_errors_mode(errors))
+        """Vectorized when arguments are ignored (names decide everything), or
+        compared exactly for every tool: exact arguments are an equality, so
+        the batch's call keys (``batch.call_keys()``) stand for the names, a
+        maximum matching pairs as many calls as a count of equal keys, and an
+        in-order embedding exists when the longest common subsequence of keys
+        is the expected side. Rows the keys leave out, or that hold a call
+        given no arguments (equal to ``{}`` here, not under the keys), are
+        scored by ``measure``. Other argument rules case by case, which needs
+        a batch built from cases."""
         import numpy as np
 
         from agentmetrics import MetricResult
-        from agentmetrics.batch import batch_errors, passes, row_lcs, row_multiset_overlap
+        from agentmetrics.batch import (
+            CallKeys,
+            batch_errors,
+            case_values,
+            check_errors_mode,
+            passes,
+            require_cases,
+            row_lcs,
+            row_multiset_overlap,
+        )
+
+        def matches(batch: ToolCallBatch, keys: CallKeys | None = None) -> Any:
+            made = np.diff(batch.called_offsets)
+            wanted = np.diff(batch.expected_offsets)
+            if self.mode == "strict":
+                ids = (batch.called_ids, batch.expected_ids) if keys is None else (
+                    keys.called_ids, keys.expected_ids)
+                same = made == wanted
+                rows = np.flatnonzero(same & (made > 0))
+                lengths = made[rows]
+                within = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+                called = ids[0][np.repeat(batch.called_offsets[rows], lengths) + within]
+                expected = ids[1][np.repeat(batch.expected_offsets[rows], lengths) + within]
+                differing = np.bincount(
+                    np.repeat(rows, lengths), weights=called != expected, minlength=len(batch)
+                )
+                ok = same & (differing == 0)
+            elif self.mode == "in_order":
+                ok = row_lcs(batch, keys) == wanted
+            else:
+                overlap = row_multiset_overlap(batch, keys)
+                ok = {
+                    "unordered": (overlap == made) & (made == wanted),
+                    "subset": overlap == made,
+                    "superset": overlap == wanted,
+                }[self.mode]
+            values = ok.astype(np.float64)
+            if keys is not None:
+                values[keys.unkeyed | keys.not_given] = np.nan  # left to measure
+            return values
+
+        if not self._names_only():
+            require_cases(self, batch, f"with args={self.args!r} compares arguments", "args='ignore'")
+            rules = [self.args, *(self.per_tool or {}).values()]
+            keys = batch.call_keys("python") if all(rule == "exact" for rule in rules) else None
+            if keys is None:
+                return super().evaluate_batch(batch, errors=check_errors_mode(errors))
+            return case_values(self, batch, errors, lambda case: self.measure(case)[0],
+                               bulk=lambda batch: matches(batch, keys))
 
         failed = batch_errors(self, batch, errors)
-        made = np.diff(batch.called_offsets)
-        wanted = np.diff(batch.expected_offsets)
-        if self.mode == "strict":
-            same = made == wanted
-            rows = np.flatnonzero(same & (made > 0))
-            lengths = made[rows]
-            within = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-            called = batch.called_ids[np.repeat(batch.called_offsets[rows], lengths) + within]
-            expected = batch.expected_ids[np.repeat(batch.expected_offsets[rows], lengths) + within]
-            differing = np.bincount(
-                np.repeat(rows, lengths), weights=called != expected, minlength=len(batch)
-            )
-            ok = same & (differing == 0)
-        elif self.mode == "in_order":
-            ok = row_lcs(batch) == wanted
-        else:
-            overlap = row_multiset_overlap(batch)
-            ok = {
-                "unordered": (overlap == made) & (made == wanted),
-                "subset": overlap == made,
-                "superset": overlap == wanted,
-            }[self.mode]
-        values = ok.astype(np.float64)
+        values = matches(batch)
         if failed:
             values[list(failed)] = np.nan
 
