@@ -41,6 +41,7 @@ def decoder_everywhere(monkeypatch):
     monkeypatch.setattr(_fast_lines, "SMALL_GROUP", 1)
     monkeypatch.setattr(_fast_lines, "GROUP", 8)
     monkeypatch.setattr(_fast_lines, "SWITCH_AFTER", 10**9)
+    monkeypatch.setattr(_fast_lines, "TABLE_ITEMS", 3)  # a fresh table of call items often
     taken = {"lines": 0}
     original = _decode.LineDecoder.add
 
@@ -481,7 +482,9 @@ def test_adk_on_the_decoders_keys_is_the_line_readers(capsys, tmp_path, decoder_
                                "agentevals_trajectory:trajectory_match_mode=superset",
                                "ragas_tool_call_f1", "trajectory_match",
                                "trajectory_match:mode=unordered",
-                               "trajectory_match:mode=in_order"]),
+                               "trajectory_match:mode=in_order", "argument_accuracy",
+                               "argument_accuracy:missing_calls=ignore",
+                               "argument_accuracy:extra_arguments=penalize"]),
        form=st.sampled_from(["jsonl", "summary"]),
        errors=st.sampled_from(["record", "record", "raise"]))
 def test_other_metrics_on_the_decoders_keys_are_the_line_readers(capsys, tmp_path,
@@ -491,3 +494,26 @@ def test_other_metrics_on_the_decoders_keys_are_the_line_readers(capsys, tmp_pat
     fast, reference = both_readers(capsys, path, "--format", form, "--chunk-size", chunk,
                                    "--errors", errors, "--metric", metric)
     assert fast == reference
+
+
+@needs_msgspec
+def test_argument_accuracy_reads_the_decoders_items_without_building_cases(tmp_path):
+    from agentmetrics import get_metric
+
+    lines = [b'{"tool_calls": [{"name": "A", "arguments": {"x": 1, "y": true}}, "B"], '
+             b'"expected_tool_calls": [{"name": "A", "arguments": {"y": 1, "x": 1.0}}, '
+             b'{"name": "A", "arguments": {"x": 2}}]}'] * 40
+    path = tmp_path / "calls.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    metric = get_metric("argument_accuracy")
+    for piece in _fast_lines.fast_chunks(str(path), 1000, errors="raise", keep_cases=True):
+        batch = piece.batch
+        assert batch.argument_ids.called_items is not None
+        values = metric.evaluate_batch(batch).values
+        # No case built but the first and the last, whose reasons the result's
+        # validator reads (checking their values against evaluate's).
+        assert batch.cases._cases is None and set(batch.cases._alone) <= {0, len(batch) - 1}
+        # y: true is not 1 under the exact rule; x: 1.0 is 1: half of A's arguments, then
+        # the second A expected call finds no call left: (0.5 + 0) / 2.
+        assert values.tolist() == [0.25] * 40
+        assert metric.evaluate(batch.case(0)).value == 0.25

@@ -39,6 +39,7 @@ from typing import Annotated, Any
 import attrs
 import numpy as np
 
+from agentmetrics._base._lines import parse_json_line
 from agentmetrics._base._optional import require
 from agentmetrics._columnar._ingest import Reader
 
@@ -221,12 +222,13 @@ class LineDecoder:
         except self._refused:
             return False
         item = self._raw_item(text)
+        given: Any = {}  # the arguments as a ToolCall holds them: {} for none or null
         if type(item) is str:
             name, argument = item, table.empty
         else:
             name = item.name
             if item.raw_arguments is not None:  # arguments that are not an object: no key
-                argument = table.unreadable
+                argument, given = table.unreadable, None
             else:
                 value = item.arguments
                 key = value if value is self._unset else bytes(value)
@@ -234,10 +236,32 @@ class LineDecoder:
                 if found is None:
                     found = table.ids[key] = table.intern(key)
                 argument = found
+                if value is not self._unset:
+                    # checked above: the line reader's parser reads it as it reads the line
+                    given = parse_json_line(key.decode("utf-8")) or {}
         table.items[text] = len(table.names)
         table.names.append(name)
         table.arguments.append(argument)
+        table.values.append(given)
         return True
+
+    def item_count(self) -> int:
+        """How many distinct call items the table holds (0 without one)."""
+        return 0 if self._arguments is None else len(self._arguments.names)
+
+    def use_arguments(self, table: ArgumentIds) -> None:
+        """Give the calls decoded from now on their ids from ``table`` (a
+        fresh one: the ids of an earlier table mean nothing in it), as at
+        start, so that a long file of distinct calls keeps no table of all of
+        them. Only between batches: one batch's ids come from one table."""
+        self._arguments = table
+        table.ids[self._unset] = table.empty
+
+    @property
+    def item_values(self) -> list[Any] | None:
+        """Per item id, the call's arguments as a ToolCall holds them (None:
+        not an object), when the decoder keeps arguments."""
+        return None if self._arguments is None else self._arguments.values
 
     def add(self, reader: Reader, decoded: Decoded, lines: Callable[[], list[bytes]]) -> None:
         """Append decoded lines to ``reader``'s columns; when it keeps records,
@@ -264,6 +288,8 @@ class LineDecoder:
                     arguments = np.array([given_arguments[item] for item in present],
                                          dtype=np.int64)
                     reader.arguments[at].frombytes(arguments[inverse].tobytes())
+                    assert reader.items is not None
+                    reader.items[at].frombytes(np.array(read.calls, dtype=np.int64).tobytes())
             else:
                 side.ids.extend(array("i", list(map(lookup, read.calls))))
             side.lengths.extend(read.lengths)
@@ -308,8 +334,10 @@ class ArgumentIds:
     """The ids the decoder gives call arguments, one table for a whole file.
 
     ``items`` maps the text of a call item (the bytes of its JSON value) seen
-    so far to its place in ``names`` (its tool name) and ``arguments`` (its
-    argument id). ``ids`` maps an argument text to its id;
+    so far to its place in ``names`` (its tool name), ``arguments`` (its
+    argument id) and ``values`` (its arguments as a ToolCall holds them: a
+    dict, ``{}`` for none or ``null``; None for arguments that are not an
+    object). ``ids`` maps an argument text to its id;
     ``intern(text)`` gives a text checked for the first time its id (the
     same for two texts exactly when their values are equal under the keys'
     equality). ``empty`` is the id of no ``"arguments"`` (``{}`` given),
@@ -321,6 +349,7 @@ class ArgumentIds:
         self.items: dict[bytes, int] = {}
         self.names: list[str] = []
         self.arguments: list[int] = []
+        self.values: list[Any] = []
         self.intern = intern
         self.empty = empty
         self.unreadable = unreadable

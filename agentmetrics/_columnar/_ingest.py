@@ -114,6 +114,12 @@ class Ingested:
     #: Each side's argument id a call (see :class:`ArgumentIds`), aligned
     #: with the ids, when the reader kept them: -1 for a call without one.
     arguments: tuple[array[int], array[int]] | None = None
+    #: Each side's item id a call (its place in the decoder's table of
+    #: distinct call texts), aligned likewise: -1 for a call without one.
+    items: tuple[array[int], array[int]] | None = None
+    #: Per item id, the call's arguments as a ToolCall holds them (None for
+    #: arguments that are not an object).
+    item_values: Sequence[Any] | None = None
 
 
 @contextmanager
@@ -335,7 +341,8 @@ class Reader:
     lines of a decoder) into records when the cases are first built."""
 
     def __init__(self, reference: Reference, *, keep_records: bool = True,
-                 parse: Parse | None = None, keep_arguments: bool = False) -> None:
+                 parse: Parse | None = None, keep_arguments: bool = False,
+                 item_values: Sequence[Any] | None = None) -> None:
         self.reference = reference
         self.parts = _Parts()
         self.records: list[Any] | None = [] if keep_records else None
@@ -345,6 +352,10 @@ class Reader:
         #: (rows read here hold -1: no id).
         self.arguments: tuple[array[int], array[int]] | None = (
             (array("q"), array("q")) if keep_arguments else None)
+        #: Each side's item id a call, and what each item's arguments are.
+        self.items: tuple[array[int], array[int]] | None = (
+            (array("q"), array("q")) if keep_arguments else None)
+        self.item_values = item_values
 
     def add(self, records: list[Any]) -> None:
         """Read these records, the rows after those read so far."""
@@ -371,16 +382,17 @@ class Reader:
 
     def _no_arguments(self, before: tuple[int, int]) -> None:
         """The calls read since ``before`` hold no argument id."""
-        if self.arguments is not None:
-            for column, start, now in zip(self.arguments, before, self._calls()):
-                column.extend(repeat(-1, now - start))
+        for columns in (self.arguments, self.items):
+            if columns is not None:
+                for column, start, now in zip(columns, before, self._calls()):
+                    column.extend(repeat(-1, now - start))
 
     def result(self) -> Ingested:
         parts = self.parts
         cases = LazyCases(self.records if self.records is not None else [None] * self.rows,
                           parts.built, self.parse)
         return Ingested(parts.called, parts.expected, parts.vocabulary, parts.case_ids,
-                        parts.invalid, cases, self.arguments)
+                        parts.invalid, cases, self.arguments, self.items, self.item_values)
 
 
 def _reference(errors: ErrorsMode, where: str, options: dict[str, Any]) -> Reference:

@@ -267,7 +267,11 @@ class ToolCallBatch:
             return batch
         columns = [np.frombuffer(column, dtype=np.int64) if len(column) else
                    np.zeros(0, dtype=np.int64) for column in read.arguments]
-        return attrs.evolve(batch, argument_ids=ArgumentIdColumns(columns[0], columns[1]))
+        items = [None, None] if read.items is None else [
+            np.frombuffer(column, dtype=np.int64) if len(column) else np.zeros(0, dtype=np.int64)
+            for column in read.items]
+        return attrs.evolve(batch, argument_ids=ArgumentIdColumns(
+            columns[0], columns[1], items[0], items[1], read.item_values))
 
     @classmethod
     def _from_valid_cases(
@@ -644,8 +648,8 @@ class ToolCallBatch:
             fields={name: column[start:stop] for name, column in self.fields.items()},
             call_arguments=None if self.call_arguments is None else CallArguments(
                 self.call_arguments.called[c0:c1], self.call_arguments.expected[e0:e1]),
-            argument_ids=None if self.argument_ids is None else ArgumentIdColumns(
-                self.argument_ids.called[c0:c1], self.argument_ids.expected[e0:e1]),
+            argument_ids=None if self.argument_ids is None else _sliced_ids(
+                self.argument_ids, c0, c1, e0, e1),
         )
 
 
@@ -696,3 +700,13 @@ class ToolCallBatch:
 for _public in (ToolCallBatch,):
     _public.__module__ = "agentmetrics"
 del _public
+
+
+def _sliced_ids(columns: ArgumentIdColumns, c0: int, c1: int, e0: int,
+                e1: int) -> ArgumentIdColumns:
+    """The argument and item ids of the calls ``c0:c1`` and ``e0:e1``."""
+    return ArgumentIdColumns(
+        columns.called[c0:c1], columns.expected[e0:e1],
+        None if columns.called_items is None else columns.called_items[c0:c1],
+        None if columns.expected_items is None else columns.expected_items[e0:e1],
+        columns.item_values)

@@ -51,6 +51,10 @@ SMALL_GROUP = 16
 #: Once more lines have needed the line reader than not (and more than this
 #: many), it takes the rest of the file.
 SWITCH_AFTER = 1024
+#: With arguments kept, the table of distinct call items (each one's text,
+#: name, argument id and arguments) is begun again before a batch once it
+#: holds more than this many: about 50 MB on calls of a few hundred bytes.
+TABLE_ITEMS = 100_000
 _WHITESPACE = b" \t\r\n"
 
 
@@ -150,9 +154,11 @@ class _Chunks:
 
     def batch(self, pieces: list[tuple[_Block, int, int]]) -> ToolCallBatch:
         """The cases of these ranges of lines, in order."""
+        if self.decoder.item_count() > TABLE_ITEMS:  # memory stays flat on distinct calls
+            self.decoder.use_arguments(argument_table())
         reader = Reader(_no_reference, keep_records=self.keep_cases,
                         parse=_records_of if self.keep_cases else None,
-                        keep_arguments=self.keep_cases)
+                        keep_arguments=self.keep_cases, item_values=self.decoder.item_values)
         with paused_gc():  # no cycle among what is decoded: nothing for a collection to find
             for block, start, stop in pieces:
                 for at in range(start, stop, GROUP):

@@ -8,11 +8,16 @@ the best of its expected calls, and a tool with several of each on both sides
 the optimal assignment (``best_assignment``, in Python, per such group). The
 value is ``_mean_credit`` of the case's credits in expected order, so values
 are the same floats as ``measure`` gives.
+
+The values compared come from the batch's cases (``paired_values``) or, when
+a decoder kept each call's item id and the arguments of each distinct item
+(``paired_values_of_items``), from those: no case is built, and a pair's
+credit is computed once per pair of distinct items.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import chain
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -26,7 +31,7 @@ from agentmetrics_tooluse._assignment import best_assignment
 if TYPE_CHECKING:
     from agentmetrics import ToolCallBatch
 
-__all__ = ["paired_values"]
+__all__ = ["paired_values", "paired_values_of_items"]
 
 _CALLED = attrgetter("tool_calls")
 _EXPECTED = attrgetter("expected_tool_calls")
@@ -51,21 +56,68 @@ def paired_values(batch: ToolCallBatch, given: Callable[[ToolCall], Any],
     is a pair's credit, also its weight."""
     cases = batch.cases
     assert cases is not None
-    n = len(cases)
     called: list[ToolCall] = list(chain.from_iterable(
         calls if calls is not None else () for calls in map(_CALLED, cases)))
     expected: list[ToolCall] = list(chain.from_iterable(
         calls if calls is not None else () for calls in map(_EXPECTED, cases)))
-    c_counts = np.diff(batch.called_offsets)
-    e_counts = np.diff(batch.expected_offsets)
-    if len(called) != int(c_counts.sum()) or len(expected) != int(e_counts.sum()):
+    if len(called) != len(batch.called_ids) or len(expected) != len(batch.expected_ids):
         raise ValueError("the batch's ids do not match its cases")
-    width = max(len(batch.vocabulary), 1)
-    c_rows = np.repeat(np.arange(n, dtype=np.int64), c_counts)
-    e_rows = np.repeat(np.arange(n, dtype=np.int64), e_counts)
     kept = np.arange(len(expected))
     if checked is not None:
         kept = np.flatnonzero(np.fromiter(map(checked, expected), dtype=bool, count=len(expected)))
+    of = given
+
+    def credits_of(call_at: npt.NDArray[np.int64], want_at: npt.NDArray[np.int64]) -> Any:
+        return np.array(list(map(credit, map(of, map(called.__getitem__, call_at.tolist())),
+                                 map(of, map(expected.__getitem__, want_at.tolist())))),
+                        dtype=np.float64)
+
+    return _paired(batch, kept, credits_of, missing_calls)
+
+
+def paired_values_of_items(batch: ToolCallBatch, items: tuple[npt.NDArray[np.int64],
+                                                               npt.NDArray[np.int64]],
+                           values: Sequence[Any], credit: Callable[[Any, Any], float],
+                           missing_calls: str) -> npt.NDArray[np.float64]:
+    """:func:`paired_values` of every expected call from each call's item id
+    (``items``: called, expected; -1 for a call without one, whose case is
+    left to ``measure``) and the value compared of each item (``values``):
+    ``credit`` is asked once per pair of distinct items."""
+    called_items, expected_items = items
+    if len(called_items) != len(batch.called_ids) or len(expected_items) != len(batch.expected_ids):
+        raise ValueError("the batch's item ids do not match its calls")
+    known = len(values)
+    span = known + 1  # -1 (no item) is read as ``known``: its pairs are never compared
+
+    def credits_of(call_at: npt.NDArray[np.int64], want_at: npt.NDArray[np.int64]) -> Any:
+        pairs = (called_items[call_at] % span) * span + expected_items[want_at] % span
+        distinct, inverse = np.unique(pairs, return_inverse=True)
+        once = np.array([credit(values[pair // span], values[pair % span])
+                         if pair // span < known and pair % span < known else 0.0
+                         for pair in distinct.tolist()], dtype=np.float64)
+        return once[inverse.reshape(-1)] if len(once) else np.zeros(0)
+
+    out = _paired(batch, np.arange(len(expected_items)), credits_of, missing_calls)
+    for side, offsets in ((called_items, batch.called_offsets),
+                          (expected_items, batch.expected_offsets)):
+        missing = np.flatnonzero(side < 0)
+        if len(missing):  # no item: the case is measure's
+            out[np.searchsorted(offsets, missing, side="right") - 1] = np.nan
+    return out
+
+
+def _paired(batch: ToolCallBatch, kept: npt.NDArray[np.int64],
+            credits_of: Callable[[npt.NDArray[np.int64], npt.NDArray[np.int64]], Any],
+            missing_calls: str) -> npt.NDArray[np.float64]:
+    """The values, given which expected calls are checked (``kept``) and the
+    credits of candidate pairs (``credits_of(call positions, expected
+    positions)``)."""
+    n = len(batch)
+    c_counts = np.diff(batch.called_offsets)
+    e_counts = np.diff(batch.expected_offsets)
+    width = max(len(batch.vocabulary), 1)
+    c_rows = np.repeat(np.arange(n, dtype=np.int64), c_counts)
+    e_rows = np.repeat(np.arange(n, dtype=np.int64), e_counts)
     c_keys = c_rows * width + batch.called_ids.astype(np.int64)
     e_keys = (e_rows * width + batch.expected_ids.astype(np.int64))[kept]
     k_rows = e_rows[kept]
@@ -81,10 +133,7 @@ def paired_values(batch: ToolCallBatch, given: Callable[[ToolCall], Any],
     within = np.arange(total) - np.repeat(starts, k)
     call_at = c_order[np.repeat(low, k) + within]
     want_at = kept[which]
-    of = given
-    credits = np.array(list(map(credit, map(of, map(called.__getitem__, call_at.tolist())),
-                                map(of, map(expected.__getitem__, want_at.tolist())))),
-                       dtype=np.float64)
+    credits = credits_of(call_at, want_at)
 
     # How many expected calls share each one's tool in its case.
     _, inverse, counts = np.unique(e_keys, return_inverse=True, return_counts=True)

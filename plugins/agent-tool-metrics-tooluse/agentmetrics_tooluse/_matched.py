@@ -162,9 +162,22 @@ class _Paired(Metric):
         return _mean_credit(credits, len(checked) - len(credits), self.missing_calls)
 
     def _values(self, batch: ToolCallBatch) -> FloatArray:
-        """``_value`` of every case at once (NaN: left to ``_value``)."""
-        from agentmetrics_tooluse._bulk import paired_values
+        """``_value`` of every case at once (NaN: left to ``_value``). The
+        arguments of a batch whose decoder kept each call's item are read
+        from the items, without building the cases."""
+        from agentmetrics_tooluse._bulk import paired_values, paired_values_of_items
 
+        ids = batch.argument_ids
+        if (self._field == "arguments" and ids is not None and ids.called_items is not None
+                and ids.expected_items is not None and ids.item_values is not None):
+            score = self._pair_score()
+
+            def credit(given: Any, wanted: Any) -> float:  # None: arguments not an object
+                return score(MALFORMED if given is None else given,
+                             MALFORMED if wanted is None else wanted)
+
+            return paired_values_of_items(batch, (ids.called_items, ids.expected_items),
+                                          ids.item_values, credit, self.missing_calls)
         only = _has_output if self._field == "output" else None
         return paired_values(batch, self._given, self._pair_score(), only, self.missing_calls)
 
