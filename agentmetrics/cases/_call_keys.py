@@ -31,7 +31,7 @@ message.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain, repeat
 from typing import Any
 
@@ -87,13 +87,14 @@ class ArgumentIdColumns:
     called: npt.NDArray[np.int64]
     expected: npt.NDArray[np.int64]
     #: Each call's item id (its place in the decoder's table of distinct call
-    #: texts), aligned likewise, -1 for a call without one; and per item id,
-    #: the call's arguments as a ToolCall holds them (None: not an object).
-    #: Two calls of one item have equal arguments, the same keys in the same
-    #: order and values of the same types: a metric may compare them once.
+    #: texts), aligned likewise, -1 for a call without one; and per call field
+    #: (``"arguments"``, ``"output"``), per item id, the field as a ToolCall
+    #: holds it (arguments that are not an object: None). Two calls of one
+    #: item have equal fields, the same keys in the same order and values of
+    #: the same types: a metric may compare them once.
     called_items: npt.NDArray[np.int64] | None = None
     expected_items: npt.NDArray[np.int64] | None = None
-    item_values: Sequence[Any] | None = None
+    item_fields: Mapping[str, Sequence[Any]] | None = None
 
 
 @attrs.frozen(slots=True, eq=False)

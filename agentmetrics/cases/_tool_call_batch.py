@@ -271,7 +271,7 @@ class ToolCallBatch:
             np.frombuffer(column, dtype=np.int64) if len(column) else np.zeros(0, dtype=np.int64)
             for column in read.items]
         return attrs.evolve(batch, argument_ids=ArgumentIdColumns(
-            columns[0], columns[1], items[0], items[1], read.item_values))
+            columns[0], columns[1], items[0], items[1], read.item_fields))
 
     @classmethod
     def _from_valid_cases(
@@ -709,4 +709,4 @@ def _sliced_ids(columns: ArgumentIdColumns, c0: int, c1: int, e0: int,
         columns.called[c0:c1], columns.expected[e0:e1],
         None if columns.called_items is None else columns.called_items[c0:c1],
         None if columns.expected_items is None else columns.expected_items[e0:e1],
-        columns.item_values)
+        columns.item_fields)

@@ -78,15 +78,25 @@ def paired_values(batch: ToolCallBatch, given: Callable[[ToolCall], Any],
 def paired_values_of_items(batch: ToolCallBatch, items: tuple[npt.NDArray[np.int64],
                                                                npt.NDArray[np.int64]],
                            values: Sequence[Any], credit: Callable[[Any, Any], float],
-                           missing_calls: str) -> npt.NDArray[np.float64]:
-    """:func:`paired_values` of every expected call from each call's item id
-    (``items``: called, expected; -1 for a call without one, whose case is
-    left to ``measure``) and the value compared of each item (``values``):
-    ``credit`` is asked once per pair of distinct items."""
+                           missing_calls: str, checked: Callable[[Any], bool] | None = None,
+                           ) -> npt.NDArray[np.float64]:
+    """:func:`paired_values` from each call's item id (``items``: called,
+    expected; -1 for a call without one, whose case is left to ``measure``)
+    and the value compared of each item (``values``): ``credit`` is asked
+    once per pair of distinct items, ``checked`` (which expected calls are
+    scored) once per distinct expected item."""
     called_items, expected_items = items
     if len(called_items) != len(batch.called_ids) or len(expected_items) != len(batch.expected_ids):
         raise ValueError("the batch's item ids do not match its calls")
     known = len(values)
+    kept = np.arange(len(expected_items))
+    if checked is not None:
+        distinct, inverse = np.unique(expected_items, return_inverse=True)
+        scored = np.array([item >= 0 and checked(values[item]) for item in distinct.tolist()],
+                          dtype=bool)
+        # A call without an item is kept: its case is measure's, whatever it holds.
+        scored |= distinct < 0
+        kept = np.flatnonzero(scored[inverse.reshape(-1)]) if len(distinct) else kept
     span = known + 1  # -1 (no item) is read as ``known``: its pairs are never compared
 
     def credits_of(call_at: npt.NDArray[np.int64], want_at: npt.NDArray[np.int64]) -> Any:
@@ -97,7 +107,7 @@ def paired_values_of_items(batch: ToolCallBatch, items: tuple[npt.NDArray[np.int
                          for pair in distinct.tolist()], dtype=np.float64)
         return once[inverse.reshape(-1)] if len(once) else np.zeros(0)
 
-    out = _paired(batch, np.arange(len(expected_items)), credits_of, missing_calls)
+    out = _paired(batch, kept, credits_of, missing_calls)
     for side, offsets in ((called_items, batch.called_offsets),
                           (expected_items, batch.expected_offsets)):
         missing = np.flatnonzero(side < 0)

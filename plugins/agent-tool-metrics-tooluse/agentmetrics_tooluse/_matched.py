@@ -97,6 +97,10 @@ def _has_output(call: ToolCall) -> bool:
     return call.output is not None
 
 
+def _not_none(value: Any) -> bool:
+    return value is not None
+
+
 def _check_choice(owner: str, name: str, value: object, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise InvalidParameterError(f"{owner}: {name} must be one of {', '.join(map(repr, choices))}, "
@@ -163,23 +167,29 @@ class _Paired(Metric):
 
     def _values(self, batch: ToolCallBatch) -> FloatArray:
         """``_value`` of every case at once (NaN: left to ``_value``). The
-        arguments of a batch whose decoder kept each call's item are read
-        from the items, without building the cases."""
+        fields of a batch whose decoder kept each call's item are read from
+        the items, without building the cases."""
         from agentmetrics_tooluse._bulk import paired_values, paired_values_of_items
 
         ids = batch.argument_ids
-        if (self._field == "arguments" and ids is not None and ids.called_items is not None
-                and ids.expected_items is not None and ids.item_values is not None):
+        only = _has_output if self._field == "output" else None
+        if (ids is not None and ids.called_items is not None and ids.expected_items is not None
+                and ids.item_fields is not None and self._field in ids.item_fields):
             score = self._pair_score()
+            of = self._of_item
 
-            def credit(given: Any, wanted: Any) -> float:  # None: arguments not an object
-                return score(MALFORMED if given is None else given,
-                             MALFORMED if wanted is None else wanted)
+            def credit(given: Any, wanted: Any) -> float:
+                return score(of(given), of(wanted))
 
             return paired_values_of_items(batch, (ids.called_items, ids.expected_items),
-                                          ids.item_values, credit, self.missing_calls)
-        only = _has_output if self._field == "output" else None
+                                          ids.item_fields[self._field], credit, self.missing_calls,
+                                          checked=None if only is None else _not_none)
         return paired_values(batch, self._given, self._pair_score(), only, self.missing_calls)
+
+    def _of_item(self, value: Any) -> Any:
+        """What ``_given`` gives of a call whose field, as the decoder's item
+        table holds it, is ``value``."""
+        return value
 
     def _average(self, scored: list[tuple[str, float, str]], unpaired: list[str], what: str,
                  ) -> tuple[float, str]:
@@ -238,6 +248,9 @@ class ArgumentAccuracy(_Paired):
 
     def _given(self, call: ToolCall) -> Any:
         return call.arguments if call.raw_arguments is None else MALFORMED
+
+    def _of_item(self, value: Any) -> Any:
+        return MALFORMED if value is None else value  # None: arguments not an object
 
     def _count_extra(self) -> bool:
         return self.extra_arguments == "penalize"
