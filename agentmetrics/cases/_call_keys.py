@@ -44,8 +44,8 @@ from agentmetrics._base._lines import parse_json_line
 from agentmetrics._columnar import ArgumentIds
 
 __all__ = ["EMPTY_ID", "EQUALITIES", "NOT_GIVEN_ID", "ArgumentIdColumns", "CallArguments",
-           "CallKeys", "Unkeyable", "argument_table", "arguments_of_calls", "arguments_of_items", "freeze_arguments",
-           "keys_of_argument_ids", "keys_of_sides"]
+           "CallItems", "CallKeys", "Unkeyable", "argument_table", "arguments_of_calls",
+           "arguments_of_items", "freeze_arguments", "keys_of_argument_ids", "keys_of_sides"]
 
 #: The equalities :meth:`ToolCallBatch.call_keys` knows.
 EQUALITIES = ("python",)
@@ -95,6 +95,20 @@ class ArgumentIdColumns:
     called_items: npt.NDArray[np.int64] | None = None
     expected_items: npt.NDArray[np.int64] | None = None
     item_fields: Mapping[str, Sequence[Any]] | None = None
+
+
+@attrs.frozen(slots=True, eq=False)
+class CallItems:
+    """Each call's item id, aligned with a batch's ``called_ids`` and
+    ``expected_ids`` (-1 for a call without one: its row is left to the
+    metric), and per call field (``"arguments"``, ``"output"``) each item's
+    value as a ToolCall holds it (arguments that are not an object: None).
+    Calls of one item have equal fields (the same keys in the same order,
+    values of the same types): a metric may compare a pair of items once."""
+
+    called: npt.NDArray[np.int64]
+    expected: npt.NDArray[np.int64]
+    fields: Mapping[str, Sequence[Any]]
 
 
 @attrs.frozen(slots=True, eq=False)

@@ -40,6 +40,7 @@ from agentmetrics.cases._call_keys import (
     EQUALITIES,
     ArgumentIdColumns,
     CallArguments,
+    CallItems,
     CallKeys,
     arguments_of_calls,
     arguments_of_items,
@@ -98,6 +99,43 @@ def _record_arguments(records: list[Any], built: Mapping[int, Any], field: str) 
 
 
 _NO_ARGUMENTS: dict[str, Any] = {}
+
+
+def _record_fields(records: list[Any], built: Mapping[int, Any], field: str,
+                   arguments: list[Any], outputs: list[Any]) -> bool:
+    """Append each call's arguments and output on one side of ingested
+    records, as its ToolCall holds them (arguments that are not an object:
+    None); rows the reference read give their case's calls. False where a
+    record or a call is not of the plain shapes the columnar reading takes."""
+    for row, record in enumerate(records):
+        if row in built:
+            case = built[row]
+            if type(case) is AgentTestCase:
+                for call in getattr(case, field) or ():
+                    arguments.append(call.arguments if call.raw_arguments is None else None)
+                    outputs.append(call.output)
+            continue
+        if type(record) is not dict:
+            return False
+        for item in record.get(field) or ():
+            if type(item) is str:
+                arguments.append({})
+                outputs.append(None)
+                continue
+            if type(item) is not dict:
+                return False
+            if item.get("raw_arguments") is not None:
+                arguments.append(None)
+            else:
+                given = item.get("arguments")
+                if given is None:
+                    arguments.append({})
+                elif type(given) is dict:
+                    arguments.append(given)
+                else:
+                    return False
+            outputs.append(item.get("output"))
+    return True
 
 
 
@@ -591,6 +629,35 @@ class ToolCallBatch:
                     (self.called_offsets, self.expected_offsets), arguments)
         found: CallKeys | None = self._memo[equality]
         return found
+
+    def call_items(self) -> CallItems | None:
+        """Each call's item and each item's arguments and output, as a
+        ToolCall holds them (see :class:`CallItems`), without building cases:
+        from the decoder's table of distinct call texts when it kept one
+        (calls of the same text share an item), else from the plain records
+        the batch was read from (each call its own item); None otherwise (a
+        batch of cases, or of names only)."""
+        ids = self.argument_ids
+        if (ids is not None and ids.called_items is not None and ids.expected_items is not None
+                and ids.item_fields is not None):
+            return CallItems(ids.called_items, ids.expected_items, ids.item_fields)
+        cases = self.cases
+        plain = cases.plain_records() if isinstance(cases, LazyCases) else None
+        if plain is None:
+            return None
+        arguments: list[Any] = []
+        outputs: list[Any] = []
+        for field, ids_of_side in (("tool_calls", self.called_ids),
+                                   ("expected_tool_calls", self.expected_ids)):
+            before = len(arguments)
+            if not _record_fields(plain[0], plain[1], field, arguments, outputs):
+                return None
+            if len(arguments) - before != len(ids_of_side):
+                return None
+        called = len(self.called_ids)
+        every = np.arange(len(arguments), dtype=np.int64)
+        return CallItems(every[:called], every[called:],
+                         {"arguments": arguments, "output": outputs})
 
     def _arguments_read(self) -> CallArguments | None:
         """The argument columns from the records (cases not built) or the

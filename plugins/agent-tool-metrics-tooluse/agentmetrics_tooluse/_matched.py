@@ -167,22 +167,22 @@ class _Paired(Metric):
 
     def _values(self, batch: ToolCallBatch) -> FloatArray:
         """``_value`` of every case at once (NaN: left to ``_value``). The
-        fields of a batch whose decoder kept each call's item are read from
-        the items, without building the cases."""
+        fields of a batch that has call items (``batch.call_items()``: from a
+        decoder's table, or from plain records) are read from those, without
+        building the cases."""
         from agentmetrics_tooluse._bulk import paired_values, paired_values_of_items
 
-        ids = batch.argument_ids
         only = _has_output if self._field == "output" else None
-        if (ids is not None and ids.called_items is not None and ids.expected_items is not None
-                and ids.item_fields is not None and self._field in ids.item_fields):
+        items = batch.call_items()
+        if items is not None and self._field in items.fields:
             score = self._pair_score()
             of = self._of_item
 
             def credit(given: Any, wanted: Any) -> float:
                 return score(of(given), of(wanted))
 
-            return paired_values_of_items(batch, (ids.called_items, ids.expected_items),
-                                          ids.item_fields[self._field], credit, self.missing_calls,
+            return paired_values_of_items(batch, (items.called, items.expected),
+                                          items.fields[self._field], credit, self.missing_calls,
                                           checked=None if only is None else _not_none)
         return paired_values(batch, self._given, self._pair_score(), only, self.missing_calls)
 
