@@ -641,6 +641,10 @@ class ToolCallBatch:
         if (ids is not None and ids.called_items is not None and ids.expected_items is not None
                 and ids.item_fields is not None):
             return CallItems(ids.called_items, ids.expected_items, ids.item_fields)
+        if "items" in self._memo:  # read once a batch, whichever metrics ask
+            found: CallItems | None = self._memo["items"]
+            return found
+        self._memo["items"] = None
         cases = self.cases
         plain = cases.plain_records() if isinstance(cases, LazyCases) else None
         if plain is None:
@@ -656,8 +660,9 @@ class ToolCallBatch:
                 return None
         called = len(self.called_ids)
         every = np.arange(len(arguments), dtype=np.int64)
-        return CallItems(every[:called], every[called:],
-                         {"arguments": arguments, "output": outputs})
+        self._memo["items"] = CallItems(every[:called], every[called:],
+                                        {"arguments": arguments, "output": outputs})
+        return self._memo["items"]  # type: ignore[no-any-return]
 
     def _arguments_read(self) -> CallArguments | None:
         """The argument columns from the records (cases not built) or the
