@@ -438,3 +438,20 @@ def test_paired_metrics_from_call_items_equal_evaluate_and_the_case_by_case_path
         assert batch.call_items() is not None
         metric.evaluate_batch(batch, errors="record")
         assert batch.cases._cases is None  # read from the records, not from built cases
+
+
+@pytest.mark.parametrize("expected", [ToolCall("a", raw_arguments=""),
+                                      ToolCall("a", {"x": 1}, raw_arguments="{x")])
+def test_an_expected_call_with_raw_arguments_is_compared_by_its_arguments_in_batch_too(expected):
+    # measure compares an expected call by the arguments it holds (its raw text
+    # is not read); the batch paths did not (a validator error, "metric bug").
+    from agentmetrics import get_metric
+
+    metric = get_metric("argument_accuracy")
+    case = AgentTestCase(tool_calls=[ToolCall("a", {"x": 1})], expected_tool_calls=[expected])
+    single = metric.evaluate(case).value
+    records = [{"tool_calls": [{"name": "a", "arguments": {"x": 1}}],
+                "expected_tool_calls": [{"name": "a", "arguments": expected.arguments,
+                                         "raw_arguments": expected.raw_arguments}]}]
+    for batch in (ToolCallBatch.from_cases([case]), ToolCallBatch.from_records(records)):
+        assert metric.evaluate_batch(batch).values.tolist() == [single]

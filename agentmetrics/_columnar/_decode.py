@@ -225,28 +225,30 @@ class LineDecoder:
         item = self._raw_item(text)
         given: Any = {}  # the arguments as a ToolCall holds them: {} for none or null
         output: Any = None
+        malformed = False
         if type(item) is str:
             name, argument = item, table.empty
         else:
             name = item.name
+            value = item.arguments
+            if value is not self._unset:
+                # checked above: the line reader's parser reads it as it reads the line
+                given = parse_json_line(bytes(value).decode("utf-8")) or {}
             if item.raw_arguments is not None:  # arguments that are not an object: no key
-                argument, given = table.unreadable, None
+                argument, malformed = table.unreadable, True
             else:
-                value = item.arguments
                 key = value if value is self._unset else bytes(value)
                 found = table.ids.get(key)
                 if found is None:
                     found = table.ids[key] = table.intern(key)
                 argument = found
-                if value is not self._unset:
-                    # checked above: the line reader's parser reads it as it reads the line
-                    given = parse_json_line(key.decode("utf-8")) or {}
             if item.output is not self._unset:
                 output = parse_json_line(bytes(item.output).decode("utf-8"))
         table.items[text] = len(table.names)
         table.names.append(name)
         table.arguments.append(argument)
         table.fields["arguments"].append(given)
+        table.fields["malformed"].append(malformed)
         table.fields["output"].append(output)
         return True
 
@@ -341,9 +343,10 @@ class ArgumentIds:
     ``items`` maps the text of a call item (the bytes of its JSON value) seen
     so far to its place in ``names`` (its tool name), ``arguments`` (its
     argument id) and each list of ``fields``: ``fields["arguments"]`` (its
-    arguments as a ToolCall holds them: a dict, ``{}`` for none or ``null``;
-    None for arguments that are not an object) and ``fields["output"]`` (its
-    output, None for none). ``ids`` maps an argument text to its id;
+    arguments as a ToolCall holds them: a dict, ``{}`` for none or
+    ``null``), ``fields["malformed"]`` (whether it has ``raw_arguments``:
+    arguments that are not an object) and ``fields["output"]`` (its output,
+    None for none). ``ids`` maps an argument text to its id;
     ``intern(text)`` gives a text checked for the first time its id (the
     same for two texts exactly when their values are equal under the keys'
     equality). ``empty`` is the id of no ``"arguments"`` (``{}`` given),
@@ -355,7 +358,7 @@ class ArgumentIds:
         self.items: dict[bytes, int] = {}
         self.names: list[str] = []
         self.arguments: list[int] = []
-        self.fields: dict[str, list[Any]] = {"arguments": [], "output": []}
+        self.fields: dict[str, list[Any]] = {"arguments": [], "malformed": [], "output": []}
         self.intern = intern
         self.empty = empty
         self.unreadable = unreadable

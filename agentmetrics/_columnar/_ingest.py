@@ -117,8 +117,8 @@ class Ingested:
     #: Each side's item id a call (its place in the decoder's table of
     #: distinct call texts), aligned likewise: -1 for a call without one.
     items: tuple[array[int], array[int]] | None = None
-    #: Per call field ("arguments", "output"), per item id, the field as a
-    #: ToolCall holds it (arguments that are not an object: None).
+    #: Per field ("arguments", "malformed", "output"), per item id, the
+    #: field as a ToolCall holds it (see ``agentmetrics.batch.CallItems``).
     item_fields: Mapping[str, Sequence[Any]] | None = None
 
 

@@ -87,11 +87,8 @@ class ArgumentIdColumns:
     called: npt.NDArray[np.int64]
     expected: npt.NDArray[np.int64]
     #: Each call's item id (its place in the decoder's table of distinct call
-    #: texts), aligned likewise, -1 for a call without one; and per call field
-    #: (``"arguments"``, ``"output"``), per item id, the field as a ToolCall
-    #: holds it (arguments that are not an object: None). Two calls of one
-    #: item have equal fields, the same keys in the same order and values of
-    #: the same types: a metric may compare them once.
+    #: texts), aligned likewise, -1 for a call without one; and per field,
+    #: per item id, the field as a ToolCall holds it (see :class:`CallItems`).
     called_items: npt.NDArray[np.int64] | None = None
     expected_items: npt.NDArray[np.int64] | None = None
     item_fields: Mapping[str, Sequence[Any]] | None = None
@@ -101,10 +98,12 @@ class ArgumentIdColumns:
 class CallItems:
     """Each call's item id, aligned with a batch's ``called_ids`` and
     ``expected_ids`` (-1 for a call without one: its row is left to the
-    metric), and per call field (``"arguments"``, ``"output"``) each item's
-    value as a ToolCall holds it (arguments that are not an object: None).
-    Calls of one item have equal fields (the same keys in the same order,
-    values of the same types): a metric may compare a pair of items once."""
+    metric), and per field each item's value as a ToolCall holds it:
+    ``fields["arguments"]`` (a dict), ``fields["malformed"]`` (True where the
+    call has ``raw_arguments``, arguments that are not an object) and
+    ``fields["output"]``. Calls of one item have equal fields (the same keys
+    in the same order, values of the same types): a metric may compare a
+    pair of items once."""
 
     called: npt.NDArray[np.int64]
     expected: npt.NDArray[np.int64]

@@ -102,17 +102,20 @@ _NO_ARGUMENTS: dict[str, Any] = {}
 
 
 def _record_fields(records: list[Any], built: Mapping[int, Any], field: str,
-                   arguments: list[Any], outputs: list[Any]) -> bool:
-    """Append each call's arguments and output on one side of ingested
-    records, as its ToolCall holds them (arguments that are not an object:
-    None); rows the reference read give their case's calls. False where a
-    record or a call is not of the plain shapes the columnar reading takes."""
+                   fields: dict[str, list[Any]]) -> bool:
+    """Append each call's arguments, whether they are malformed and its
+    output, on one side of ingested records, as its ToolCall holds them (see
+    :class:`CallItems`); rows the reference read give their case's calls.
+    False where a record or a call is not of the plain shapes the columnar
+    reading takes."""
+    arguments, malformed, outputs = fields["arguments"], fields["malformed"], fields["output"]
     for row, record in enumerate(records):
         if row in built:
             case = built[row]
             if type(case) is AgentTestCase:
                 for call in getattr(case, field) or ():
-                    arguments.append(call.arguments if call.raw_arguments is None else None)
+                    arguments.append(call.arguments)
+                    malformed.append(call.raw_arguments is not None)
                     outputs.append(call.output)
             continue
         if type(record) is not dict:
@@ -120,23 +123,21 @@ def _record_fields(records: list[Any], built: Mapping[int, Any], field: str,
         for item in record.get(field) or ():
             if type(item) is str:
                 arguments.append({})
+                malformed.append(False)
                 outputs.append(None)
                 continue
             if type(item) is not dict:
                 return False
-            if item.get("raw_arguments") is not None:
-                arguments.append(None)
+            given = item.get("arguments")
+            if given is None:
+                arguments.append({})
+            elif type(given) is dict:
+                arguments.append(given)
             else:
-                given = item.get("arguments")
-                if given is None:
-                    arguments.append({})
-                elif type(given) is dict:
-                    arguments.append(given)
-                else:
-                    return False
+                return False
+            malformed.append(item.get("raw_arguments") is not None)
             outputs.append(item.get("output"))
     return True
-
 
 
 @attrs.frozen(slots=True, eq=False, repr=False)
@@ -649,20 +650,18 @@ class ToolCallBatch:
         plain = cases.plain_records() if isinstance(cases, LazyCases) else None
         if plain is None:
             return None
-        arguments: list[Any] = []
-        outputs: list[Any] = []
+        fields: dict[str, list[Any]] = {"arguments": [], "malformed": [], "output": []}
         for field, ids_of_side in (("tool_calls", self.called_ids),
                                    ("expected_tool_calls", self.expected_ids)):
-            before = len(arguments)
-            if not _record_fields(plain[0], plain[1], field, arguments, outputs):
+            before = len(fields["arguments"])
+            if not _record_fields(plain[0], plain[1], field, fields):
                 return None
-            if len(arguments) - before != len(ids_of_side):
+            if len(fields["arguments"]) - before != len(ids_of_side):
                 return None
         called = len(self.called_ids)
-        every = np.arange(len(arguments), dtype=np.int64)
-        self._memo["items"] = CallItems(every[:called], every[called:],
-                                        {"arguments": arguments, "output": outputs})
-        return self._memo["items"]  # type: ignore[no-any-return]
+        every = np.arange(len(fields["arguments"]), dtype=np.int64)
+        items = self._memo["items"] = CallItems(every[:called], every[called:], fields)
+        return items
 
     def _arguments_read(self) -> CallArguments | None:
         """The argument columns from the records (cases not built) or the

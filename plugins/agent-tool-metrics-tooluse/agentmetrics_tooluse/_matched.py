@@ -97,9 +97,6 @@ def _has_output(call: ToolCall) -> bool:
     return call.output is not None
 
 
-def _not_none(value: Any) -> bool:
-    return value is not None
-
 
 def _check_choice(owner: str, name: str, value: object, choices: tuple[str, ...]) -> str:
     if value not in choices:
@@ -149,7 +146,12 @@ class _Paired(Metric):
         return partial(score_values, rules=self._rules, count_extra=self._count_extra())
 
     def _given(self, call: ToolCall) -> Any:
-        """The value of ``call`` compared (its ``_field``)."""
+        """The value of a call compared (its ``_field``)."""
+        return getattr(call, self._field)
+
+    def _wanted(self, call: ToolCall) -> Any:
+        """The value of an expected call compared (its ``_field``, as
+        ``measure`` reads it)."""
         return getattr(call, self._field)
 
     def _value(self, case: AgentTestCase) -> float:
@@ -159,9 +161,9 @@ class _Paired(Metric):
         if not expected:
             return 1.0
         checked = self._checked(expected)
-        score, given = self._pair_score(), self._given
+        score, given, wanted = self._pair_score(), self._given, self._wanted
         paired = pair_calls(actual, checked, expected,
-                            lambda call, want: score(given(call), given(want)), None)
+                            lambda call, want: score(given(call), wanted(want)), None)
         credits = [paired[j][1] for j in checked if j in paired]
         return _mean_credit(credits, len(checked) - len(credits), self.missing_calls)
 
@@ -174,22 +176,28 @@ class _Paired(Metric):
 
         only = _has_output if self._field == "output" else None
         items = batch.call_items()
-        if items is not None and self._field in items.fields:
+        if items is not None:
             score = self._pair_score()
-            of = self._of_item
+            called, expected = self._item_values(items.fields)
 
-            def credit(given: Any, wanted: Any) -> float:
-                return score(of(given), of(wanted))
+            def credit(i: int, j: int) -> float:
+                return score(called[i], expected[j])
 
-            return paired_values_of_items(batch, (items.called, items.expected),
-                                          items.fields[self._field], credit, self.missing_calls,
-                                          checked=None if only is None else _not_none)
-        return paired_values(batch, self._given, self._pair_score(), only, self.missing_calls)
+            def checked(j: int) -> bool:
+                return expected[j] is not None
 
-    def _of_item(self, value: Any) -> Any:
-        """What ``_given`` gives of a call whose field, as the decoder's item
-        table holds it, is ``value``."""
-        return value
+            return paired_values_of_items(
+                batch, (items.called, items.expected), len(called), credit, self.missing_calls,
+                checked=None if only is None else checked)
+        return paired_values(batch, self._given, self._pair_score(), only, self.missing_calls,
+                             self._wanted)
+
+    def _item_values(self, fields: Mapping[str, Sequence[Any]]) -> tuple[Sequence[Any],
+                                                                         Sequence[Any]]:
+        """Per item, what ``_given`` and ``_wanted`` give of a call of that item
+        (see :class:`agentmetrics.batch.CallItems`)."""
+        values = fields[self._field]
+        return values, values
 
     def _average(self, scored: list[tuple[str, float, str]], unpaired: list[str], what: str,
                  ) -> tuple[float, str]:
@@ -249,8 +257,14 @@ class ArgumentAccuracy(_Paired):
     def _given(self, call: ToolCall) -> Any:
         return call.arguments if call.raw_arguments is None else MALFORMED
 
-    def _of_item(self, value: Any) -> Any:
-        return MALFORMED if value is None else value  # None: arguments not an object
+    def _item_values(self, fields: Mapping[str, Sequence[Any]]) -> tuple[Sequence[Any],
+                                                                         Sequence[Any]]:
+        # A call whose arguments are not an object gets no credit; an expected
+        # one is compared by the arguments it holds, as measure compares it.
+        arguments = fields["arguments"]
+        called = [MALFORMED if malformed else value
+                  for value, malformed in zip(arguments, fields["malformed"])]
+        return called, arguments
 
     def _count_extra(self) -> bool:
         return self.extra_arguments == "penalize"
