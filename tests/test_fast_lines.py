@@ -484,7 +484,8 @@ def test_adk_on_the_decoders_keys_is_the_line_readers(capsys, tmp_path, decoder_
                                "trajectory_match:mode=unordered",
                                "trajectory_match:mode=in_order", "argument_accuracy",
                                "argument_accuracy:missing_calls=ignore",
-                               "argument_accuracy:extra_arguments=penalize"]),
+                               "argument_accuracy:extra_arguments=penalize",
+                               "tool_output_match", "tool_output_match:missing_calls=ignore"]),
        form=st.sampled_from(["jsonl", "summary"]),
        errors=st.sampled_from(["record", "record", "raise"]))
 def test_other_metrics_on_the_decoders_keys_are_the_line_readers(capsys, tmp_path,

@@ -119,7 +119,8 @@ class LineDecoder:
             self._check_item: Callable[[bytes], Any] = msgspec.json.Decoder(call | name).decode
             raw_call = msgspec.defstruct(
                 "RawCall", [("name", str), ("arguments", msgspec.Raw, unset),
-                            ("raw_arguments", Any, None)], gc=False)
+                            ("raw_arguments", Any, None), ("output", msgspec.Raw, unset)],
+                gc=False)
             self._raw_item: Callable[[bytes], Any] = msgspec.json.Decoder(raw_call | str).decode
             arguments.ids[unset] = arguments.empty  # no "arguments": {} given
 
@@ -223,26 +224,32 @@ class LineDecoder:
             return False
         item = self._raw_item(text)
         given: Any = {}  # the arguments as a ToolCall holds them: {} for none or null
+        output: Any = None
+        malformed = False
         if type(item) is str:
             name, argument = item, table.empty
         else:
             name = item.name
+            value = item.arguments
+            if value is not self._unset:
+                # checked above: the line reader's parser reads it as it reads the line
+                given = parse_json_line(bytes(value).decode("utf-8")) or {}
             if item.raw_arguments is not None:  # arguments that are not an object: no key
-                argument, given = table.unreadable, None
+                argument, malformed = table.unreadable, True
             else:
-                value = item.arguments
                 key = value if value is self._unset else bytes(value)
                 found = table.ids.get(key)
                 if found is None:
                     found = table.ids[key] = table.intern(key)
                 argument = found
-                if value is not self._unset:
-                    # checked above: the line reader's parser reads it as it reads the line
-                    given = parse_json_line(key.decode("utf-8")) or {}
+            if item.output is not self._unset:
+                output = parse_json_line(bytes(item.output).decode("utf-8"))
         table.items[text] = len(table.names)
         table.names.append(name)
         table.arguments.append(argument)
-        table.values.append(given)
+        table.fields["arguments"].append(given)
+        table.fields["malformed"].append(malformed)
+        table.fields["output"].append(output)
         return True
 
     def item_count(self) -> int:
@@ -258,10 +265,10 @@ class LineDecoder:
         table.ids[self._unset] = table.empty
 
     @property
-    def item_values(self) -> list[Any] | None:
-        """Per item id, the call's arguments as a ToolCall holds them (None:
-        not an object), when the decoder keeps arguments."""
-        return None if self._arguments is None else self._arguments.values
+    def item_fields(self) -> dict[str, list[Any]] | None:
+        """Per call field, per item id, the field as a ToolCall holds it (see
+        :class:`ArgumentIds`), when the decoder keeps arguments."""
+        return None if self._arguments is None else self._arguments.fields
 
     def add(self, reader: Reader, decoded: Decoded, lines: Callable[[], list[bytes]]) -> None:
         """Append decoded lines to ``reader``'s columns; when it keeps records,
@@ -335,9 +342,11 @@ class ArgumentIds:
 
     ``items`` maps the text of a call item (the bytes of its JSON value) seen
     so far to its place in ``names`` (its tool name), ``arguments`` (its
-    argument id) and ``values`` (its arguments as a ToolCall holds them: a
-    dict, ``{}`` for none or ``null``; None for arguments that are not an
-    object). ``ids`` maps an argument text to its id;
+    argument id) and each list of ``fields``: ``fields["arguments"]`` (its
+    arguments as a ToolCall holds them: a dict, ``{}`` for none or
+    ``null``), ``fields["malformed"]`` (whether it has ``raw_arguments``:
+    arguments that are not an object) and ``fields["output"]`` (its output,
+    None for none). ``ids`` maps an argument text to its id;
     ``intern(text)`` gives a text checked for the first time its id (the
     same for two texts exactly when their values are equal under the keys'
     equality). ``empty`` is the id of no ``"arguments"`` (``{}`` given),
@@ -349,7 +358,7 @@ class ArgumentIds:
         self.items: dict[bytes, int] = {}
         self.names: list[str] = []
         self.arguments: list[int] = []
-        self.values: list[Any] = []
+        self.fields: dict[str, list[Any]] = {"arguments": [], "malformed": [], "output": []}
         self.intern = intern
         self.empty = empty
         self.unreadable = unreadable

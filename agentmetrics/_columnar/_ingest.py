@@ -117,9 +117,9 @@ class Ingested:
     #: Each side's item id a call (its place in the decoder's table of
     #: distinct call texts), aligned likewise: -1 for a call without one.
     items: tuple[array[int], array[int]] | None = None
-    #: Per item id, the call's arguments as a ToolCall holds them (None for
-    #: arguments that are not an object).
-    item_values: Sequence[Any] | None = None
+    #: Per field ("arguments", "malformed", "output"), per item id, the
+    #: field as a ToolCall holds it (see ``agentmetrics.batch.CallItems``).
+    item_fields: Mapping[str, Sequence[Any]] | None = None
 
 
 @contextmanager
@@ -342,7 +342,7 @@ class Reader:
 
     def __init__(self, reference: Reference, *, keep_records: bool = True,
                  parse: Parse | None = None, keep_arguments: bool = False,
-                 item_values: Sequence[Any] | None = None) -> None:
+                 item_fields: Mapping[str, Sequence[Any]] | None = None) -> None:
         self.reference = reference
         self.parts = _Parts()
         self.records: list[Any] | None = [] if keep_records else None
@@ -352,10 +352,10 @@ class Reader:
         #: (rows read here hold -1: no id).
         self.arguments: tuple[array[int], array[int]] | None = (
             (array("q"), array("q")) if keep_arguments else None)
-        #: Each side's item id a call, and what each item's arguments are.
+        #: Each side's item id a call, and each item's fields.
         self.items: tuple[array[int], array[int]] | None = (
             (array("q"), array("q")) if keep_arguments else None)
-        self.item_values = item_values
+        self.item_fields = item_fields
 
     def add(self, records: list[Any]) -> None:
         """Read these records, the rows after those read so far."""
@@ -392,7 +392,7 @@ class Reader:
         cases = LazyCases(self.records if self.records is not None else [None] * self.rows,
                           parts.built, self.parse)
         return Ingested(parts.called, parts.expected, parts.vocabulary, parts.case_ids,
-                        parts.invalid, cases, self.arguments, self.items, self.item_values)
+                        parts.invalid, cases, self.arguments, self.items, self.item_fields)
 
 
 def _reference(errors: ErrorsMode, where: str, options: dict[str, Any]) -> Reference:

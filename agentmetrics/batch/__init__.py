@@ -28,7 +28,7 @@ import numpy.typing as npt
 from agentmetrics._base._arrays import IdArray, IntArray
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics._kernels import multiset_overlap, sequence_lcs, set_counts
-from agentmetrics.cases._call_keys import CallArguments, CallKeys
+from agentmetrics.cases._call_keys import CallArguments, CallItems, CallKeys
 from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import InvalidCaseError
 from agentmetrics.model._metric_result import MetricResult, batch_errors, case_values, passes
@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "CallArguments",
+    "CallItems",
     "CallKeys",
     "ErrorsMode",
     "MetricResult",

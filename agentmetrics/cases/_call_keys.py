@@ -31,7 +31,7 @@ message.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain, repeat
 from typing import Any
 
@@ -44,8 +44,8 @@ from agentmetrics._base._lines import parse_json_line
 from agentmetrics._columnar import ArgumentIds
 
 __all__ = ["EMPTY_ID", "EQUALITIES", "NOT_GIVEN_ID", "ArgumentIdColumns", "CallArguments",
-           "CallKeys", "Unkeyable", "argument_table", "arguments_of_calls", "arguments_of_items", "freeze_arguments",
-           "keys_of_argument_ids", "keys_of_sides"]
+           "CallItems", "CallKeys", "Unkeyable", "argument_table", "arguments_of_calls",
+           "arguments_of_items", "freeze_arguments", "keys_of_argument_ids", "keys_of_sides"]
 
 #: The equalities :meth:`ToolCallBatch.call_keys` knows.
 EQUALITIES = ("python",)
@@ -87,13 +87,27 @@ class ArgumentIdColumns:
     called: npt.NDArray[np.int64]
     expected: npt.NDArray[np.int64]
     #: Each call's item id (its place in the decoder's table of distinct call
-    #: texts), aligned likewise, -1 for a call without one; and per item id,
-    #: the call's arguments as a ToolCall holds them (None: not an object).
-    #: Two calls of one item have equal arguments, the same keys in the same
-    #: order and values of the same types: a metric may compare them once.
+    #: texts), aligned likewise, -1 for a call without one; and per field,
+    #: per item id, the field as a ToolCall holds it (see :class:`CallItems`).
     called_items: npt.NDArray[np.int64] | None = None
     expected_items: npt.NDArray[np.int64] | None = None
-    item_values: Sequence[Any] | None = None
+    item_fields: Mapping[str, Sequence[Any]] | None = None
+
+
+@attrs.frozen(slots=True, eq=False)
+class CallItems:
+    """Each call's item id, aligned with a batch's ``called_ids`` and
+    ``expected_ids`` (-1 for a call without one: its row is left to the
+    metric), and per field each item's value as a ToolCall holds it:
+    ``fields["arguments"]`` (a dict), ``fields["malformed"]`` (True where the
+    call has ``raw_arguments``, arguments that are not an object) and
+    ``fields["output"]``. Calls of one item have equal fields (the same keys
+    in the same order, values of the same types): a metric may compare a
+    pair of items once."""
+
+    called: npt.NDArray[np.int64]
+    expected: npt.NDArray[np.int64]
+    fields: Mapping[str, Sequence[Any]]
 
 
 @attrs.frozen(slots=True, eq=False)

@@ -40,6 +40,7 @@ from agentmetrics.cases._call_keys import (
     EQUALITIES,
     ArgumentIdColumns,
     CallArguments,
+    CallItems,
     CallKeys,
     arguments_of_calls,
     arguments_of_items,
@@ -99,6 +100,44 @@ def _record_arguments(records: list[Any], built: Mapping[int, Any], field: str) 
 
 _NO_ARGUMENTS: dict[str, Any] = {}
 
+
+def _record_fields(records: list[Any], built: Mapping[int, Any], field: str,
+                   fields: dict[str, list[Any]]) -> bool:
+    """Append each call's arguments, whether they are malformed and its
+    output, on one side of ingested records, as its ToolCall holds them (see
+    :class:`CallItems`); rows the reference read give their case's calls.
+    False where a record or a call is not of the plain shapes the columnar
+    reading takes."""
+    arguments, malformed, outputs = fields["arguments"], fields["malformed"], fields["output"]
+    for row, record in enumerate(records):
+        if row in built:
+            case = built[row]
+            if type(case) is AgentTestCase:
+                for call in getattr(case, field) or ():
+                    arguments.append(call.arguments)
+                    malformed.append(call.raw_arguments is not None)
+                    outputs.append(call.output)
+            continue
+        if type(record) is not dict:
+            return False
+        for item in record.get(field) or ():
+            if type(item) is str:
+                arguments.append({})
+                malformed.append(False)
+                outputs.append(None)
+                continue
+            if type(item) is not dict:
+                return False
+            given = item.get("arguments")
+            if given is None:
+                arguments.append({})
+            elif type(given) is dict:
+                arguments.append(given)
+            else:
+                return False
+            malformed.append(item.get("raw_arguments") is not None)
+            outputs.append(item.get("output"))
+    return True
 
 
 @attrs.frozen(slots=True, eq=False, repr=False)
@@ -271,7 +310,7 @@ class ToolCallBatch:
             np.frombuffer(column, dtype=np.int64) if len(column) else np.zeros(0, dtype=np.int64)
             for column in read.items]
         return attrs.evolve(batch, argument_ids=ArgumentIdColumns(
-            columns[0], columns[1], items[0], items[1], read.item_values))
+            columns[0], columns[1], items[0], items[1], read.item_fields))
 
     @classmethod
     def _from_valid_cases(
@@ -592,6 +631,38 @@ class ToolCallBatch:
         found: CallKeys | None = self._memo[equality]
         return found
 
+    def call_items(self) -> CallItems | None:
+        """Each call's item and each item's arguments and output, as a
+        ToolCall holds them (see :class:`CallItems`), without building cases:
+        from the decoder's table of distinct call texts when it kept one
+        (calls of the same text share an item), else from the plain records
+        the batch was read from (each call its own item); None otherwise (a
+        batch of cases, or of names only)."""
+        ids = self.argument_ids
+        if (ids is not None and ids.called_items is not None and ids.expected_items is not None
+                and ids.item_fields is not None):
+            return CallItems(ids.called_items, ids.expected_items, ids.item_fields)
+        if "items" in self._memo:  # read once a batch, whichever metrics ask
+            found: CallItems | None = self._memo["items"]
+            return found
+        self._memo["items"] = None
+        cases = self.cases
+        plain = cases.plain_records() if isinstance(cases, LazyCases) else None
+        if plain is None:
+            return None
+        fields: dict[str, list[Any]] = {"arguments": [], "malformed": [], "output": []}
+        for field, ids_of_side in (("tool_calls", self.called_ids),
+                                   ("expected_tool_calls", self.expected_ids)):
+            before = len(fields["arguments"])
+            if not _record_fields(plain[0], plain[1], field, fields):
+                return None
+            if len(fields["arguments"]) - before != len(ids_of_side):
+                return None
+        called = len(self.called_ids)
+        every = np.arange(len(fields["arguments"]), dtype=np.int64)
+        items = self._memo["items"] = CallItems(every[:called], every[called:], fields)
+        return items
+
     def _arguments_read(self) -> CallArguments | None:
         """The argument columns from the records (cases not built) or the
         cases; None if there are none or they do not line up with the ids."""
@@ -709,4 +780,4 @@ def _sliced_ids(columns: ArgumentIdColumns, c0: int, c1: int, e0: int,
         columns.called[c0:c1], columns.expected[e0:e1],
         None if columns.called_items is None else columns.called_items[c0:c1],
         None if columns.expected_items is None else columns.expected_items[e0:e1],
-        columns.item_values)
+        columns.item_fields)

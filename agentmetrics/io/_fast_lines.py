@@ -158,7 +158,7 @@ class _Chunks:
             self.decoder.use_arguments(argument_table())
         reader = Reader(_no_reference, keep_records=self.keep_cases,
                         parse=_records_of if self.keep_cases else None,
-                        keep_arguments=self.keep_cases, item_values=self.decoder.item_values)
+                        keep_arguments=self.keep_cases, item_fields=self.decoder.item_fields)
         with paused_gc():  # no cycle among what is decoded: nothing for a collection to find
             for block, start, stop in pieces:
                 for at in range(start, stop, GROUP):

@@ -17,7 +17,7 @@ credit is computed once per pair of distinct items.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from itertools import chain
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -49,11 +49,13 @@ def _segments_first_max(values: npt.NDArray[np.float64], starts: npt.NDArray[np.
 def paired_values(batch: ToolCallBatch, given: Callable[[ToolCall], Any],
                   credit: Callable[[Any, Any], float],
                   checked: Callable[[ToolCall], bool] | None, missing_calls: str,
+                  wanted: Callable[[ToolCall], Any] | None = None,
                   ) -> npt.NDArray[np.float64]:
     """Each case's value (float64), NaN where the case is left to ``measure``
     (a side not given, or expected calls none of which is ``checked``).
-    ``credit(value, expected value)`` of what ``given`` gives of the two calls
-    is a pair's credit, also its weight."""
+    ``credit(value, expected value)`` of what ``given`` gives of the call and
+    ``wanted`` (``given`` if None) of the expected call is a pair's credit,
+    also its weight."""
     cases = batch.cases
     assert cases is not None
     called: list[ToolCall] = list(chain.from_iterable(
@@ -65,11 +67,11 @@ def paired_values(batch: ToolCallBatch, given: Callable[[ToolCall], Any],
     kept = np.arange(len(expected))
     if checked is not None:
         kept = np.flatnonzero(np.fromiter(map(checked, expected), dtype=bool, count=len(expected)))
-    of = given
+    of, of_wanted = given, given if wanted is None else wanted
 
     def credits_of(call_at: npt.NDArray[np.int64], want_at: npt.NDArray[np.int64]) -> Any:
         return np.array(list(map(credit, map(of, map(called.__getitem__, call_at.tolist())),
-                                 map(of, map(expected.__getitem__, want_at.tolist())))),
+                                 map(of_wanted, map(expected.__getitem__, want_at.tolist())))),
                         dtype=np.float64)
 
     return _paired(batch, kept, credits_of, missing_calls)
@@ -77,27 +79,34 @@ def paired_values(batch: ToolCallBatch, given: Callable[[ToolCall], Any],
 
 def paired_values_of_items(batch: ToolCallBatch, items: tuple[npt.NDArray[np.int64],
                                                                npt.NDArray[np.int64]],
-                           values: Sequence[Any], credit: Callable[[Any, Any], float],
-                           missing_calls: str) -> npt.NDArray[np.float64]:
-    """:func:`paired_values` of every expected call from each call's item id
-    (``items``: called, expected; -1 for a call without one, whose case is
-    left to ``measure``) and the value compared of each item (``values``):
-    ``credit`` is asked once per pair of distinct items."""
+                           count: int, credit: Callable[[int, int], float], missing_calls: str,
+                           checked: Callable[[int], bool] | None = None,
+                           ) -> npt.NDArray[np.float64]:
+    """:func:`paired_values` from each call's item id (``items``: called,
+    expected; ids below ``count``, -1 for a call without one, whose case is
+    left to ``measure``): ``credit(called item, expected item)`` is asked
+    once per pair of distinct items, ``checked(expected item)`` (whether an
+    expected call is scored) once per distinct expected item."""
     called_items, expected_items = items
     if len(called_items) != len(batch.called_ids) or len(expected_items) != len(batch.expected_ids):
         raise ValueError("the batch's item ids do not match its calls")
-    known = len(values)
-    span = known + 1  # -1 (no item) is read as ``known``: its pairs are never compared
+    kept = np.arange(len(expected_items))
+    if checked is not None and len(expected_items):
+        distinct, inverse = np.unique(expected_items, return_inverse=True)
+        # A call without an item is kept: its case is measure's, whatever it holds.
+        scored = np.array([item < 0 or checked(item) for item in distinct.tolist()], dtype=bool)
+        kept = np.flatnonzero(scored[inverse.reshape(-1)])
+    span = count + 1  # -1 (no item) is read as ``count``: its pairs are never compared
 
     def credits_of(call_at: npt.NDArray[np.int64], want_at: npt.NDArray[np.int64]) -> Any:
         pairs = (called_items[call_at] % span) * span + expected_items[want_at] % span
         distinct, inverse = np.unique(pairs, return_inverse=True)
-        once = np.array([credit(values[pair // span], values[pair % span])
-                         if pair // span < known and pair % span < known else 0.0
+        once = np.array([credit(pair // span, pair % span)
+                         if pair // span < count and pair % span < count else 0.0
                          for pair in distinct.tolist()], dtype=np.float64)
         return once[inverse.reshape(-1)] if len(once) else np.zeros(0)
 
-    out = _paired(batch, np.arange(len(expected_items)), credits_of, missing_calls)
+    out = _paired(batch, kept, credits_of, missing_calls)
     for side, offsets in ((called_items, batch.called_offsets),
                           (expected_items, batch.expected_offsets)):
         missing = np.flatnonzero(side < 0)

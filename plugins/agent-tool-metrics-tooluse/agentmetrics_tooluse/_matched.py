@@ -97,6 +97,7 @@ def _has_output(call: ToolCall) -> bool:
     return call.output is not None
 
 
+
 def _check_choice(owner: str, name: str, value: object, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise InvalidParameterError(f"{owner}: {name} must be one of {', '.join(map(repr, choices))}, "
@@ -145,7 +146,12 @@ class _Paired(Metric):
         return partial(score_values, rules=self._rules, count_extra=self._count_extra())
 
     def _given(self, call: ToolCall) -> Any:
-        """The value of ``call`` compared (its ``_field``)."""
+        """The value of a call compared (its ``_field``)."""
+        return getattr(call, self._field)
+
+    def _wanted(self, call: ToolCall) -> Any:
+        """The value of an expected call compared (its ``_field``, as
+        ``measure`` reads it)."""
         return getattr(call, self._field)
 
     def _value(self, case: AgentTestCase) -> float:
@@ -155,31 +161,43 @@ class _Paired(Metric):
         if not expected:
             return 1.0
         checked = self._checked(expected)
-        score, given = self._pair_score(), self._given
+        score, given, wanted = self._pair_score(), self._given, self._wanted
         paired = pair_calls(actual, checked, expected,
-                            lambda call, want: score(given(call), given(want)), None)
+                            lambda call, want: score(given(call), wanted(want)), None)
         credits = [paired[j][1] for j in checked if j in paired]
         return _mean_credit(credits, len(checked) - len(credits), self.missing_calls)
 
     def _values(self, batch: ToolCallBatch) -> FloatArray:
         """``_value`` of every case at once (NaN: left to ``_value``). The
-        arguments of a batch whose decoder kept each call's item are read
-        from the items, without building the cases."""
+        fields of a batch that has call items (``batch.call_items()``: from a
+        decoder's table, or from plain records) are read from those, without
+        building the cases."""
         from agentmetrics_tooluse._bulk import paired_values, paired_values_of_items
 
-        ids = batch.argument_ids
-        if (self._field == "arguments" and ids is not None and ids.called_items is not None
-                and ids.expected_items is not None and ids.item_values is not None):
-            score = self._pair_score()
-
-            def credit(given: Any, wanted: Any) -> float:  # None: arguments not an object
-                return score(MALFORMED if given is None else given,
-                             MALFORMED if wanted is None else wanted)
-
-            return paired_values_of_items(batch, (ids.called_items, ids.expected_items),
-                                          ids.item_values, credit, self.missing_calls)
         only = _has_output if self._field == "output" else None
-        return paired_values(batch, self._given, self._pair_score(), only, self.missing_calls)
+        items = batch.call_items()
+        if items is not None:
+            score = self._pair_score()
+            called, expected = self._item_values(items.fields)
+
+            def credit(i: int, j: int) -> float:
+                return score(called[i], expected[j])
+
+            def checked(j: int) -> bool:
+                return expected[j] is not None
+
+            return paired_values_of_items(
+                batch, (items.called, items.expected), len(called), credit, self.missing_calls,
+                checked=None if only is None else checked)
+        return paired_values(batch, self._given, self._pair_score(), only, self.missing_calls,
+                             self._wanted)
+
+    def _item_values(self, fields: Mapping[str, Sequence[Any]]) -> tuple[Sequence[Any],
+                                                                         Sequence[Any]]:
+        """Per item, what ``_given`` and ``_wanted`` give of a call of that item
+        (see :class:`agentmetrics.batch.CallItems`)."""
+        values = fields[self._field]
+        return values, values
 
     def _average(self, scored: list[tuple[str, float, str]], unpaired: list[str], what: str,
                  ) -> tuple[float, str]:
@@ -238,6 +256,15 @@ class ArgumentAccuracy(_Paired):
 
     def _given(self, call: ToolCall) -> Any:
         return call.arguments if call.raw_arguments is None else MALFORMED
+
+    def _item_values(self, fields: Mapping[str, Sequence[Any]]) -> tuple[Sequence[Any],
+                                                                         Sequence[Any]]:
+        # A call whose arguments are not an object gets no credit; an expected
+        # one is compared by the arguments it holds, as measure compares it.
+        arguments = fields["arguments"]
+        called = [MALFORMED if malformed else value
+                  for value, malformed in zip(arguments, fields["malformed"])]
+        return called, arguments
 
     def _count_extra(self) -> bool:
         return self.extra_arguments == "penalize"
