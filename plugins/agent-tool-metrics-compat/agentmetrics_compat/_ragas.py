@@ -121,7 +121,7 @@ class RagasToolCallF1(Metric):
 
         keys = batch.call_keys("python")
         if keys is not None:
-            def values(batch: ToolCallBatch) -> Any:
+            def bulk(batch: ToolCallBatch) -> Any:
                 counts = np.stack(row_set_counts(batch, keys), axis=1)  # made, expected, shared
                 distinct, inverse = np.unique(counts, axis=0, return_inverse=True)
                 table = np.array([f1_of_counts(shared, made, wanted)
@@ -131,7 +131,7 @@ class RagasToolCallF1(Metric):
                 return out
 
             return case_values(self, batch, errors, lambda case: self.measure(case)[0],
-                               bulk=values)
+                               bulk=bulk)
 
         failed = batch_errors(self, batch, errors)
         ids: dict[Any, str] = {}
