@@ -146,6 +146,10 @@ def main() -> None:
     parser.add_argument("--argument-lines", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--shape", choices=("peers", "cli"), default="peers")
+    parser.add_argument("--argument-metrics", default="argument_accuracy",
+                        help="metrics timed on the first --argument-lines lines (comma-separated)")
+    parser.add_argument("--skip-names", action="store_true",
+                        help="leave out tool_selection_accuracy on the whole file")
     parser.add_argument("--scale", default=None, metavar="SIZES",
                         help="comma-separated line counts: time and memory at each size")
     parser.add_argument("--without-fast", type=Path, default=None, metavar="DIR",
@@ -160,6 +164,8 @@ def main() -> None:
 
     folder = Path(tempfile.mkdtemp())
     big, small = folder / "cases.jsonl", folder / "arguments.jsonl"
+    if args.skip_names:
+        args.lines = args.argument_lines  # the big file is only the source of the small one
     if args.shape == "peers":
         write_peers_file(big, args.lines)
     else:
@@ -173,13 +179,15 @@ def main() -> None:
     cli = [sys.executable, "-m", "agentmetrics", "evaluate"]
     readers = ("fast", "arrow", "lines")
     jobs = {}
-    for reader in readers:
-        jobs["tool_selection_accuracy", reader] = (
-            [*cli, str(big), "--format", "summary", "--reader", reader], args.lines)
-    for reader in readers:
-        jobs["argument_accuracy", reader] = (
-            [*cli, str(small), "--format", "summary", "--reader", reader, "--metric",
-             "argument_accuracy"], args.argument_lines)
+    if not args.skip_names:
+        for reader in readers:
+            jobs["tool_selection_accuracy", reader] = (
+                [*cli, str(big), "--format", "summary", "--reader", reader], args.lines)
+    for metric in args.argument_metrics.split(","):
+        for reader in readers:
+            jobs[metric, reader] = (
+                [*cli, str(small), "--format", "summary", "--reader", reader, "--metric",
+                 metric, "--errors", "record"], args.argument_lines)
     samples: dict[tuple[str, str], list[float]] = {key: [] for key in jobs}
     for _ in range(args.repeats):  # interleaved: each round runs every command once
         for key, (command, _) in jobs.items():
