@@ -231,16 +231,21 @@ class LineDecoder:
         else:
             name = item.name
             value = item.arguments
+            key = value if value is self._unset else bytes(value)
+            parsed: Any = None
             if value is not self._unset:
                 # checked above: the line reader's parser reads it as it reads the line
-                given = parse_json_line(bytes(value).decode("utf-8")) or {}
+                try:
+                    parsed = parse_json_line(key.decode("utf-8"))
+                except RecursionError:  # deeper than the parser goes here: the reference's
+                    return False
+                given = parsed or {}
             if item.raw_arguments is not None:  # arguments that are not an object: no key
                 argument, malformed = table.unreadable, True
             else:
-                key = value if value is self._unset else bytes(value)
                 found = table.ids.get(key)
                 if found is None:
-                    found = table.ids[key] = table.intern(key)
+                    found = table.ids[key] = table.intern(parsed)
                 argument = found
             if item.output is not self._unset:
                 output = parse_json_line(bytes(item.output).decode("utf-8"))
@@ -347,13 +352,13 @@ class ArgumentIds:
     ``null``), ``fields["malformed"]`` (whether it has ``raw_arguments``:
     arguments that are not an object) and ``fields["output"]`` (its output,
     None for none). ``ids`` maps an argument text to its id;
-    ``intern(text)`` gives a text checked for the first time its id (the
-    same for two texts exactly when their values are equal under the keys'
+    ``intern(value)`` gives the value of a text seen for the first time its
+    id (the same for two values exactly when they are equal under the keys'
     equality). ``empty`` is the id of no ``"arguments"`` (``{}`` given),
     ``unreadable`` what a call whose arguments are not an object holds
     (``raw_arguments``): it has no key."""
 
-    def __init__(self, intern: Callable[[bytes], int], empty: int, unreadable: int = -1) -> None:
+    def __init__(self, intern: Callable[[Any], int], empty: int, unreadable: int = -1) -> None:
         self.ids: dict[Any, int] = {}
         self.items: dict[bytes, int] = {}
         self.names: list[str] = []

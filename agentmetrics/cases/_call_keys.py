@@ -40,7 +40,6 @@ import numpy as np
 import numpy.typing as npt
 
 from agentmetrics._base._arrays import BoolArray, IdArray, IntArray
-from agentmetrics._base._lines import parse_json_line
 from agentmetrics._columnar import ArgumentIds
 
 __all__ = ["EMPTY_ID", "EQUALITIES", "NOT_GIVEN_ID", "ArgumentIdColumns", "CallArguments",
@@ -323,19 +322,19 @@ NOT_GIVEN_ID = 1
 
 
 def argument_table() -> ArgumentIds:
-    """A decoder's argument ids under Python equality: each distinct
-    argument text (the bytes of a JSON value the decoder has checked) is
-    parsed by the line reader's parser, frozen and interned once; ``{}`` and
-    no ``"arguments"`` share an id (:data:`EMPTY_ID`), ``null`` (not given)
-    has its own (:data:`NOT_GIVEN_ID`)."""
+    """A decoder's argument ids under Python equality: the value of each
+    distinct argument text (the bytes of a JSON value the decoder has
+    checked, parsed by the line reader's parser) is frozen and interned once;
+    ``{}`` and no ``"arguments"`` share an id (:data:`EMPTY_ID`), ``null``
+    (not given) has its own (:data:`NOT_GIVEN_ID`)."""
     table = _Table()
     empty = table[frozenset()]
     not_given = table[_NOT_GIVEN]
     assert (empty, not_given) == (EMPTY_ID, NOT_GIVEN_ID)
 
-    def intern(text: bytes) -> int:
+    def intern(value: Any) -> int:
         try:
-            return table[_freeze_item(parse_json_line(text.decode("utf-8")))]
+            return table[_freeze_item(value)]
         except (Unkeyable, RecursionError):
             return -1
 
