@@ -455,3 +455,27 @@ def test_an_expected_call_with_raw_arguments_is_compared_by_its_arguments_in_bat
                                          "raw_arguments": expected.raw_arguments}]}]
     for batch in (ToolCallBatch.from_cases([case]), ToolCallBatch.from_records(records)):
         assert metric.evaluate_batch(batch).values.tolist() == [single]
+
+
+@pytest.mark.parametrize("depth", [150, 300, 700])
+def test_deeply_nested_arguments_go_to_the_metric_alike_on_every_path(depth):
+    # Below MAX_DEPTH a value has a key; deeper, its row is the metric's own
+    # (ragas' recursive freezing may fail there: both paths then give its error).
+    from agentmetrics import get_metric
+
+    deep: object = 1
+    for _ in range(depth):
+        deep = [deep]
+    cases = [AgentTestCase(tool_calls=[], expected_tool_calls=[]),
+             AgentTestCase(tool_calls=[ToolCall("a", {"x": deep})], expected_tool_calls=[])]
+    keys = ToolCallBatch.from_cases(cases).call_keys()
+    assert keys.unkeyed.tolist() == [False, depth > 200]
+    for metric in (get_metric("ragas_tool_call_f1"), AdkToolTrajectory()):
+        result = metric.evaluate_batch(ToolCallBatch.from_cases(cases), errors="record")
+        assert result.values[0] == metric.evaluate(cases[0]).value  # row 0 unaffected
+        try:
+            single = metric.evaluate(cases[1]).value
+        except Exception:
+            assert 1 in result.errors
+        else:
+            assert result.values[1] == single

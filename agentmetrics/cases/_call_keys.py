@@ -19,6 +19,7 @@ equal to another frozen value exactly when the arguments are ``==``:
   dict's ``==`` takes the same NaN object as equal to itself, a value
   compared alone with ``!=`` does not), so its row goes to the metric. JSON
   has no NaN: only Python records and cases can hold one.
+- A value nested deeper than :data:`MAX_DEPTH` levels has no key either.
 
 Keys are interned in one dict shared by both sides, so Python's own hashing
 and ``==`` decide which calls share an id. Any other value (a tuple, a set, a
@@ -135,14 +136,23 @@ class _Table(dict[Any, int]):
         return new
 
 
-def _freeze_value(value: Any) -> Any:
+#: Values nested deeper than this have no key: their row goes to the metric,
+#: whose own reading of them (often recursive, as a peer's is) then decides,
+#: and decides alike however deep in the stack it is asked, far below the
+#: recursion limit.
+MAX_DEPTH = 200
+
+
+def _freeze_value(value: Any, depth: int = 1) -> Any:
     kind = type(value)
     if kind in _SCALARS:
         return value
+    if depth > MAX_DEPTH:
+        raise Unkeyable
     if kind is list:
-        return tuple(map(_freeze_value, value))
+        return tuple(map(_freeze_value, value, repeat(depth + 1, len(value))))
     if kind is dict:
-        return _freeze_object(value, set(map(type, value.values())))
+        return _freeze_object(value, set(map(type, value.values())), depth)
     raise Unkeyable
 
 
@@ -156,14 +166,17 @@ def freeze_arguments(arguments: dict[str, Any]) -> frozenset[tuple[str, Any]]:
     return _freeze_object(arguments, kinds)
 
 
-def _freeze_object(arguments: dict[str, Any], kinds: set[type]) -> frozenset[tuple[str, Any]]:
-    """An object frozen (``kinds``: the types of its values)."""
+def _freeze_object(arguments: dict[str, Any], kinds: set[type],
+                   depth: int = 0) -> frozenset[tuple[str, Any]]:
+    """An object frozen (``kinds``: the types of its values; ``depth``: how
+    deep it is nested in the arguments)."""
     if not set(map(type, arguments)) <= _STR:
         raise Unkeyable
     if kinds <= _SCALARS:
         return frozenset(arguments.items())
     try:
-        return frozenset(zip(arguments, map(_freeze_value, arguments.values())))
+        return frozenset(zip(arguments, map(_freeze_value, arguments.values(),
+                                            repeat(depth + 1, len(arguments)))))
     except RecursionError:
         raise Unkeyable from None
 
