@@ -479,3 +479,15 @@ def test_deeply_nested_arguments_go_to_the_metric_alike_on_every_path(depth):
             assert 1 in result.errors
         else:
             assert result.values[1] == single
+
+
+
+@pytest.mark.parametrize("strict_order", [True, False])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases=_ANY_CASES, form=st.integers(0, 2))
+def test_ragas_accuracy_from_call_items_equals_evaluate_and_the_case_by_case_path(strict_order,
+                                                                                  cases, form):
+    from agentmetrics import get_metric
+
+    metric = get_metric("ragas_tool_call_accuracy", strict_order=strict_order)
+    _agrees_with_evaluate_and_today(metric, cases, form)

@@ -485,7 +485,8 @@ def test_adk_on_the_decoders_keys_is_the_line_readers(capsys, tmp_path, decoder_
                                "trajectory_match:mode=in_order", "argument_accuracy",
                                "argument_accuracy:missing_calls=ignore",
                                "argument_accuracy:extra_arguments=penalize",
-                               "tool_output_match", "tool_output_match:missing_calls=ignore"]),
+                               "tool_output_match", "tool_output_match:missing_calls=ignore",
+                               "ragas_tool_call_accuracy"]),
        form=st.sampled_from(["jsonl", "summary"]),
        errors=st.sampled_from(["record", "record", "raise"]))
 def test_other_metrics_on_the_decoders_keys_are_the_line_readers(capsys, tmp_path,

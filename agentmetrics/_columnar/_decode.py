@@ -226,6 +226,7 @@ class LineDecoder:
         given: Any = {}  # the arguments as a ToolCall holds them: {} for none or null
         output: Any = None
         malformed = False
+        stated = True  # arguments given (ToolCall.arguments_given): not for "arguments": null
         if type(item) is str:
             name, argument = item, table.empty
         else:
@@ -243,6 +244,7 @@ class LineDecoder:
             if item.raw_arguments is not None:  # arguments that are not an object: no key
                 argument, malformed = table.unreadable, True
             else:
+                stated = value is self._unset or parsed is not None
                 found = table.ids.get(key)
                 if found is None:
                     found = table.ids[key] = table.intern(parsed)
@@ -254,6 +256,7 @@ class LineDecoder:
         table.arguments.append(argument)
         table.fields["arguments"].append(given)
         table.fields["malformed"].append(malformed)
+        table.fields["given"].append(stated)
         table.fields["output"].append(output)
         return True
 
@@ -349,6 +352,7 @@ class ArgumentIds:
     so far to its place in ``names`` (its tool name), ``arguments`` (its
     argument id) and each list of ``fields``: ``fields["arguments"]`` (its
     arguments as a ToolCall holds them: a dict, ``{}`` for none or
+    ``null``), ``fields["given"]`` (``ToolCall.arguments_given``: False for
     ``null``), ``fields["malformed"]`` (whether it has ``raw_arguments``:
     arguments that are not an object) and ``fields["output"]`` (its output,
     None for none). ``ids`` maps an argument text to its id;
@@ -363,7 +367,8 @@ class ArgumentIds:
         self.items: dict[bytes, int] = {}
         self.names: list[str] = []
         self.arguments: list[int] = []
-        self.fields: dict[str, list[Any]] = {"arguments": [], "malformed": [], "output": []}
+        self.fields: dict[str, list[Any]] = {"arguments": [], "given": [], "malformed": [],
+                                             "output": []}
         self.intern = intern
         self.empty = empty
         self.unreadable = unreadable

@@ -99,9 +99,10 @@ class CallItems:
     """Each call's item id, aligned with a batch's ``called_ids`` and
     ``expected_ids`` (-1 for a call without one: its row is left to the
     metric), and per field each item's value as a ToolCall holds it:
-    ``fields["arguments"]`` (a dict), ``fields["malformed"]`` (True where the
-    call has ``raw_arguments``, arguments that are not an object) and
-    ``fields["output"]``. Calls of one item have equal fields (the same keys
+    ``fields["arguments"]`` (a dict), ``fields["given"]``
+    (``arguments_given``: False for arguments given as ``null``),
+    ``fields["malformed"]`` (True where the call has ``raw_arguments``,
+    arguments that are not an object) and ``fields["output"]``. Calls of one item have equal fields (the same keys
     in the same order, values of the same types): a metric may compare a
     pair of items once."""
 

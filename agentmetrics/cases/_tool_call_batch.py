@@ -109,6 +109,7 @@ def _record_fields(records: list[Any], built: Mapping[int, Any], field: str,
     False where a record or a call is not of the plain shapes the columnar
     reading takes."""
     arguments, malformed, outputs = fields["arguments"], fields["malformed"], fields["output"]
+    stated = fields["given"]
     for row, record in enumerate(records):
         if row in built:
             case = built[row]
@@ -116,6 +117,7 @@ def _record_fields(records: list[Any], built: Mapping[int, Any], field: str,
                 for call in getattr(case, field) or ():
                     arguments.append(call.arguments)
                     malformed.append(call.raw_arguments is not None)
+                    stated.append(call.arguments_given)
                     outputs.append(call.output)
             continue
         if type(record) is not dict:
@@ -124,6 +126,7 @@ def _record_fields(records: list[Any], built: Mapping[int, Any], field: str,
             if type(item) is str:
                 arguments.append({})
                 malformed.append(False)
+                stated.append(True)
                 outputs.append(None)
                 continue
             if type(item) is not dict:
@@ -135,7 +138,9 @@ def _record_fields(records: list[Any], built: Mapping[int, Any], field: str,
                 arguments.append(given)
             else:
                 return False
-            malformed.append(item.get("raw_arguments") is not None)
+            raw = item.get("raw_arguments") is not None
+            malformed.append(raw)
+            stated.append(raw or given is not None or "arguments" not in item)
             outputs.append(item.get("output"))
     return True
 
@@ -650,7 +655,8 @@ class ToolCallBatch:
         plain = cases.plain_records() if isinstance(cases, LazyCases) else None
         if plain is None:
             return None
-        fields: dict[str, list[Any]] = {"arguments": [], "malformed": [], "output": []}
+        fields: dict[str, list[Any]] = {"arguments": [], "given": [], "malformed": [],
+                                        "output": []}
         for field, ids_of_side in (("tool_calls", self.called_ids),
                                    ("expected_tool_calls", self.expected_ids)):
             before = len(fields["arguments"])

@@ -18,6 +18,7 @@ from agentmetrics_compat._common import (
 
 if TYPE_CHECKING:
     from agentmetrics import MetricResult, ToolCallBatch
+    from agentmetrics.batch import CallItems
 
 __all__ = ["RagasToolCallAccuracy", "RagasToolCallF1", "call_key", "f1_of_counts", "frozen"]
 
@@ -287,9 +288,72 @@ class RagasToolCallAccuracy(Metric):
         return score if aligned else 0.0
 
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
-        """Case by case in one tight loop of values, each reason made by
-        ``evaluate`` when asked for."""
+        """With ``strict_order`` and the batch's call items
+        (``batch.call_items()``: no case built), the names' alignment for
+        every case at once and each pair of items' argument share computed
+        once; a row holding a call ragas refuses (arguments not an object, or
+        given as null) or read the reference way is scored by ``measure``.
+        Otherwise case by case in one tight loop of values. Each reason is
+        made by ``evaluate`` when asked for."""
         from agentmetrics.batch import case_values, require_cases
 
         require_cases(self, batch, "compares arguments")
-        return case_values(self, batch, errors, self._value)
+        items = batch.call_items() if self.strict_order else None
+        if items is None:
+            return case_values(self, batch, errors, self._value)
+        return case_values(self, batch, errors, self._value,
+                           bulk=lambda batch: _aligned_shares(batch, items))
+
+
+def _aligned_shares(batch: ToolCallBatch, items: CallItems) -> Any:
+    """ToolCallAccuracy with strict_order for every row (NaN: left to
+    ``measure``): 1.0 with no calls on either side, 0.0 with none on one side
+    or names that do not line up position by position, else the argument
+    shares of the positions summed in order, over the expected calls."""
+    import numpy as np
+
+    fields = items.fields
+    arguments, given, malformed = fields["arguments"], fields["given"], fields["malformed"]
+    n = len(batch)
+    made, wanted = np.diff(batch.called_offsets), np.diff(batch.expected_offsets)
+    out = np.where((made == 0) & (wanted == 0), 1.0, 0.0)
+    refused = np.zeros(n, dtype=bool)
+    for side, offsets in ((items.called, batch.called_offsets),
+                          (items.expected, batch.expected_offsets)):
+        bad = side < 0
+        if len(side) and not bad.all():
+            distinct, inverse = np.unique(side[~bad], return_inverse=True)
+            flags = np.array([malformed[item] or not given[item] for item in distinct.tolist()],
+                             dtype=bool)
+            bad[~bad] = flags[inverse.reshape(-1)]
+        positions = np.flatnonzero(bad)
+        if len(positions):
+            refused[np.searchsorted(offsets, positions, side="right") - 1] = True
+    rows = np.flatnonzero((made == wanted) & (made > 0) & ~refused)
+    if len(rows):
+        lengths = made[rows]
+        within = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        called_at = np.repeat(batch.called_offsets[rows], lengths) + within
+        expected_at = np.repeat(batch.expected_offsets[rows], lengths) + within
+        same = batch.called_ids[called_at] == batch.expected_ids[expected_at]
+        aligned = np.bincount(np.repeat(np.arange(len(rows)), lengths), weights=~same,
+                              minlength=len(rows)) == 0
+        keep = np.repeat(aligned, lengths)
+        pairs = np.stack([items.called[called_at[keep]], items.expected[expected_at[keep]]], 1)
+        shares: list[float] = []
+        if len(pairs):
+            distinct, inverse = np.unique(pairs, axis=0, return_inverse=True)
+            table = [_argument_share(arguments[got], arguments[want])
+                     for got, want in distinct.tolist()]
+            shares = [table[k] for k in inverse.reshape(-1).tolist()]
+        at = 0
+        for row, length, fits in zip(rows.tolist(), lengths.tolist(), aligned.tolist()):
+            if not fits:
+                continue
+            score = 0.0
+            for share in shares[at:at + length]:  # in order, as measure adds them
+                score += share
+            out[row] = score / length
+            at += length
+    out[refused] = np.nan
+    return out
