@@ -364,28 +364,27 @@ def keys_of_argument_ids(names: tuple[IdArray, IdArray], offsets: tuple[IntArray
     for ids, column in zip(names, columns):
         if len(column) != len(ids):
             raise ValueError(f"an argument id column of {len(column)} items for {len(ids)} calls")
-    rows = len(offsets[0]) - 1
-    unkeyed = np.zeros(rows, dtype=bool)
-    not_given = np.zeros(rows, dtype=bool)
     every = np.concatenate(columns).astype(np.int64)
     split = len(columns[0])
-    absent = every == NOT_GIVEN_ID
-    if absent.any():
-        for positions, side_offsets in ((np.flatnonzero(absent[:split]), offsets[0]),
-                                        (np.flatnonzero(absent[split:]), offsets[1])):
-            if len(positions):
-                not_given[np.searchsorted(side_offsets, positions, side="right") - 1] = True
+    not_given = _rows_holding(every == NOT_GIVEN_ID, split, offsets)
     bad = every < 0
+    unkeyed = _rows_holding(bad, split, offsets)
     span = int(every.max()) + 1 if len(every) else 1
     if bad.any():  # a key of its own each: no other call shares it
         every[bad] = span + np.arange(int(bad.sum()), dtype=np.int64)
         span += int(bad.sum())
-        for positions, side_offsets in ((np.flatnonzero(bad[:split]), offsets[0]),
-                                        (np.flatnonzero(bad[split:]), offsets[1])):
-            if len(positions):
-                unkeyed[np.searchsorted(side_offsets, positions, side="right") - 1] = True
     pairs = np.concatenate(names).astype(np.int64) * span + every
     return _numbered(pairs, split, unkeyed, not_given)
+
+
+def _rows_holding(calls: BoolArray, split: int, offsets: tuple[IntArray, IntArray]) -> BoolArray:
+    """Per row, whether it holds a call flagged in ``calls`` (both sides' calls,
+    the called side's first ``split``)."""
+    rows = np.zeros(len(offsets[0]) - 1, dtype=bool)
+    if calls.any():
+        for flagged, side_offsets in ((calls[:split], offsets[0]), (calls[split:], offsets[1])):
+            rows[_rows_of(np.flatnonzero(flagged).tolist(), side_offsets)] = True
+    return rows
 
 
 def _numbered(pairs: np.ndarray, split: int, unkeyed: np.ndarray,

@@ -181,23 +181,24 @@ class _Paired(Metric):
             called, expected = self._item_values(items.fields)
 
             def credit(i: int, j: int) -> float:
-                return score(called[i], expected[j])
+                return score(called(i), expected(j))
 
             def checked(j: int) -> bool:
-                return expected[j] is not None
+                return expected(j) is not None
 
             return paired_values_of_items(
-                batch, (items.called, items.expected), len(called), credit, self.missing_calls,
-                checked=None if only is None else checked)
+                batch, (items.called, items.expected), len(items.fields[self._field]), credit,
+                self.missing_calls, checked=None if only is None else checked)
         return paired_values(batch, self._given, self._pair_score(), only, self.missing_calls,
                              self._wanted)
 
-    def _item_values(self, fields: Mapping[str, Sequence[Any]]) -> tuple[Sequence[Any],
-                                                                         Sequence[Any]]:
-        """Per item, what ``_given`` and ``_wanted`` give of a call of that item
-        (see :class:`agentmetrics.batch.CallItems`)."""
+    def _item_values(self, fields: Mapping[str, Sequence[Any]]
+                     ) -> tuple[Callable[[int], Any], Callable[[int], Any]]:
+        """Of an item id, what ``_given`` and ``_wanted`` give of a call of that
+        item (see :class:`agentmetrics.batch.CallItems`): read per pair
+        compared, not for every item of the table."""
         values = fields[self._field]
-        return values, values
+        return values.__getitem__, values.__getitem__
 
     def _average(self, scored: list[tuple[str, float, str]], unpaired: list[str], what: str,
                  ) -> tuple[float, str]:
@@ -257,14 +258,16 @@ class ArgumentAccuracy(_Paired):
     def _given(self, call: ToolCall) -> Any:
         return call.arguments if call.raw_arguments is None else MALFORMED
 
-    def _item_values(self, fields: Mapping[str, Sequence[Any]]) -> tuple[Sequence[Any],
-                                                                         Sequence[Any]]:
+    def _item_values(self, fields: Mapping[str, Sequence[Any]]
+                     ) -> tuple[Callable[[int], Any], Callable[[int], Any]]:
         # A call whose arguments are not an object gets no credit; an expected
         # one is compared by the arguments it holds, as measure compares it.
-        arguments = fields["arguments"]
-        called = [MALFORMED if malformed else value
-                  for value, malformed in zip(arguments, fields["malformed"])]
-        return called, arguments
+        arguments, malformed = fields["arguments"], fields["malformed"]
+
+        def called(item: int) -> Any:
+            return MALFORMED if malformed[item] else arguments[item]
+
+        return called, arguments.__getitem__
 
     def _count_extra(self) -> bool:
         return self.extra_arguments == "penalize"
