@@ -491,3 +491,69 @@ def test_ragas_accuracy_from_call_items_equals_evaluate_and_the_case_by_case_pat
 
     metric = get_metric("ragas_tool_call_accuracy", strict_order=strict_order)
     _agrees_with_evaluate_and_today(metric, cases, form)
+
+
+@pytest.mark.parametrize("options", [
+    {"name": "deepeval_tool_correctness"},
+    {"name": "deepeval_tool_correctness", "evaluation_params": ["input_parameters", "output"]},
+    {"name": "deepeval_tool_correctness", "evaluation_params": "input_parameters",
+     "should_consider_ordering": True},
+    {"name": "deepeval_tool_correctness", "evaluation_params": ["output"],
+     "should_exact_match": True, "strict_mode": True},
+    {"name": "mlflow_tool_call_correctness"},
+    {"name": "mlflow_tool_call_correctness", "should_consider_ordering": True,
+     "compare_arguments": True},
+    {"name": "mlflow_tool_call_correctness", "compare_arguments": False},
+    {"name": "agentevals_trajectory", "trajectory_match_mode": "superset",
+     "tool_args_match_mode": "subset"},
+    {"name": "agentevals_trajectory", "tool_args_match_mode": "ignore",
+     "tool_args_match_overrides": {"a": "superset"}},
+])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases=_ANY_CASES, form=st.integers(0, 2))
+def test_metrics_on_call_lists_equal_evaluate_and_the_case_by_case_path(options, cases, form):
+    # From plain records each row's calls are built from the call items, the
+    # cases left unbuilt; from cases, the cases' own calls.
+    from agentmetrics import get_metric
+
+    metric = get_metric(options["name"], **{k: v for k, v in options.items() if k != "name"})
+    _agrees_with_evaluate_and_today(metric, cases, form)
+    records = _records(cases, form, set())
+    if records is not None and cases:
+        batch = ToolCallBatch.from_records(records, errors="record")
+        assert batch.call_lists() is not None
+        metric.evaluate_batch(batch, errors="record")
+        assert batch.cases._cases is None  # read from the records, not from built cases
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases=_ANY_CASES, form=st.integers(0, 2), odd=st.sets(st.integers(0, 7), max_size=2))
+def test_call_lists_hold_the_cases_calls_or_leave_the_row(cases, form, odd):
+    # Every row's calls equal its case's (name, arguments, given, output); a
+    # row is left out only where a side is not given, the row is unreadable,
+    # or a call's arguments are not an object.
+    for name, batch in _sources(cases, form, odd).items():
+        lists = batch.call_lists()
+        assert lists is not None, name
+        assert len(lists.called) == len(lists.expected) == len(cases)
+        for row, case in enumerate(cases):
+            for side, calls in ((lists.called[row], case.tool_calls),
+                                (lists.expected[row], case.expected_tool_calls)):
+                if row in batch.invalid or calls is None:
+                    assert side is None, name
+                    continue
+                if side is None:
+                    assert name == "records" and any(c.raw_arguments is not None
+                                                     for c in calls), name
+                    continue
+                assert [(c.name, c.arguments, c.arguments_given, c.output) for c in side] == \
+                    [(c.name, c.arguments, c.arguments_given, c.output) for c in calls], name
+    assert batch.call_lists() is batch.call_lists()  # kept
+
+
+def test_names_only_batches_have_no_call_lists():
+    from agentmetrics.batch import values_of_calls
+
+    names = ToolCallBatch.from_columns(tool_calls=[["a"]], expected_tool_calls=[["a"]])
+    assert names.call_lists() is None
+    assert np.isnan(values_of_calls(names, lambda called, expected: 1.0)).all()

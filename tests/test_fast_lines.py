@@ -486,7 +486,12 @@ def test_adk_on_the_decoders_keys_is_the_line_readers(capsys, tmp_path, decoder_
                                "argument_accuracy:missing_calls=ignore",
                                "argument_accuracy:extra_arguments=penalize",
                                "tool_output_match", "tool_output_match:missing_calls=ignore",
-                               "ragas_tool_call_accuracy"]),
+                               "ragas_tool_call_accuracy",
+                               "ragas_tool_call_accuracy:strict_order=false",
+                               "deepeval_tool_correctness",
+                               "deepeval_tool_correctness:evaluation_params=input_parameters",
+                               "mlflow_tool_call_correctness",
+                               "agentevals_trajectory:tool_args_match_mode=subset"]),
        form=st.sampled_from(["jsonl", "summary"]),
        errors=st.sampled_from(["record", "record", "raise"]))
 def test_other_metrics_on_the_decoders_keys_are_the_line_readers(capsys, tmp_path,
@@ -519,3 +524,25 @@ def test_argument_accuracy_reads_the_decoders_items_without_building_cases(tmp_p
         # the second A expected call finds no call left: (0.5 + 0) / 2.
         assert values.tolist() == [0.25] * 40
         assert metric.evaluate(batch.case(0)).value == 0.25
+
+
+@needs_msgspec
+def test_call_lists_share_one_call_per_decoder_item_without_building_cases(tmp_path):
+    from agentmetrics import get_metric
+
+    lines = [b'{"tool_calls": [{"name": "A", "arguments": {"x": 1}}, "B"], '
+             b'"expected_tool_calls": [{"name": "A", "arguments": {"x": 1.0}}, '
+             b'{"name": "B", "arguments": {"q": [1, {"r": null}]}}]}'] * 30
+    path = tmp_path / "calls.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    metric = get_metric("deepeval_tool_correctness", evaluation_params="input_parameters")
+    for piece in _fast_lines.fast_chunks(str(path), 1000, errors="raise", keep_cases=True):
+        batch = piece.batch
+        lists = batch.call_lists()
+        assert lists is not None
+        assert all(row[0] is lists.called[0][0] for row in lists.called)  # one object an item
+        assert lists.expected[5] == batch.case(5).expected_tool_calls
+        values = metric.evaluate_batch(batch).values
+        assert batch.cases._cases is None and set(batch.cases._alone) <= {0, 5, len(batch) - 1}
+        # A: {"x": 1} equals {"x": 1.0}; B: {} against {"q": ...} shares no key: (1 + 0) / 2.
+        assert values.tolist() == [0.5] * 30

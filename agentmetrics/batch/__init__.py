@@ -14,10 +14,16 @@ A metric that must look at each case in Python can still skip the costly part,
 its reasons: ``case_values(self, batch, errors, value)`` runs ``value(case)``
 (the value ``measure`` gives, without the reason) in one tight loop, makes each
 reason with ``evaluate`` when it is asked for, and leaves every case ``value``
-raises on to ``evaluate``, so errors are those of the case-by-case loop.
+raises on to ``evaluate``, so errors are those of the case-by-case loop. A
+metric that reads only the calls can skip the cases too:
+``values_of_calls(batch, value_of_calls)``, given as ``case_values``' ``bulk``,
+runs ``value_of_calls(called, expected)`` on each row's calls, each ToolCall
+built once per distinct call the reader kept (see ``ToolCallBatch.call_lists``).
 """
 
 from __future__ import annotations
+
+import math
 
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
@@ -29,8 +35,10 @@ from agentmetrics._base._arrays import IdArray, IntArray
 from agentmetrics._base._types import ErrorsMode, check_errors_mode
 from agentmetrics._kernels import multiset_overlap, sequence_lcs, set_counts
 from agentmetrics.cases._call_keys import CallArguments, CallItems, CallKeys
+from agentmetrics.cases._call_lists import CallLists
 from agentmetrics.cases._tool_call_batch import ToolCallBatch
 from agentmetrics.errors import InvalidCaseError
+from agentmetrics.model._model import ToolCall
 from agentmetrics.model._metric_result import MetricResult, batch_errors, case_values, passes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,6 +48,7 @@ __all__ = [
     "CallArguments",
     "CallItems",
     "CallKeys",
+    "CallLists",
     "ErrorsMode",
     "MetricResult",
     "NameReasons",
@@ -54,6 +63,7 @@ __all__ = [
     "row_lcs",
     "row_multiset_overlap",
     "row_set_counts",
+    "values_of_calls",
 ]
 
 
@@ -102,6 +112,31 @@ def row_set_counts(batch: ToolCallBatch,
     called, expected, size = _ids(batch, keys)
     counts = set_counts(called, batch.called_offsets, expected, batch.expected_offsets, size)
     return counts.called, counts.expected, counts.shared
+
+
+def values_of_calls(batch: ToolCallBatch,
+                    value: Callable[[tuple[ToolCall, ...], tuple[ToolCall, ...]], float]
+                    ) -> npt.NDArray[np.float64]:
+    """``value(called, expected)`` for each row, from the row's calls (see
+    ``ToolCallBatch.call_lists``): float64, one per case, NaN for a row the
+    lists leave to its case or on which ``value`` raises (anything), so that
+    ``case_values(metric, batch, errors, value_of_case, bulk=...)`` scores
+    those rows from their cases, with the case's own errors. All NaN when
+    the batch has no call lists. ``value`` must give what ``measure`` gives
+    as the value for a case holding those calls."""
+    n = len(batch)
+    lists = batch.call_lists()
+    if lists is None:
+        return np.full(n, np.nan)
+    out = [math.nan] * n
+    for row, (called, expected) in enumerate(zip(lists.called, lists.expected, strict=True)):
+        if called is None or expected is None:
+            continue
+        try:
+            out[row] = value(called, expected)
+        except Exception:  # the case decides, with its own error
+            continue
+    return np.array(out, dtype=np.float64)
 
 
 def ratio_result(

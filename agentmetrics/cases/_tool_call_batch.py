@@ -47,9 +47,16 @@ from agentmetrics.cases._call_keys import (
     keys_of_argument_ids,
     keys_of_sides,
 )
+from agentmetrics.cases._call_lists import CallLists, lists_of_items
 from agentmetrics.cases._encode import NameEncoder
 from agentmetrics.errors import InvalidCaseError
-from agentmetrics.model._model import CASE_FIELDS, AgentTestCase, UnreadableCase, describe
+from agentmetrics.model._model import (
+    CASE_FIELDS,
+    AgentTestCase,
+    ToolCall,
+    UnreadableCase,
+    describe,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -668,6 +675,37 @@ class ToolCallBatch:
         every = np.arange(len(fields["arguments"]), dtype=np.int64)
         items = self._memo["items"] = CallItems(every[:called], every[called:], fields)
         return items
+
+    def call_lists(self) -> CallLists | None:
+        """Each row's calls made and expected as tuples of ToolCall (see
+        :class:`CallLists`; None for a row left to its case), without building
+        the cases: from the call items (:meth:`call_items`), one ToolCall an
+        item shared by every call that holds it, or the cases' own tuples when
+        the batch was built from AgentTestCase objects. None when the batch
+        has neither (names only, or cases a reader builds when asked)."""
+        if "lists" in self._memo:
+            found: CallLists | None = self._memo["lists"]
+            return found
+        lists: CallLists | None = None
+        if type(self.cases) is tuple:
+            made: list[tuple[ToolCall, ...] | None] = []
+            wanted: list[tuple[ToolCall, ...] | None] = []
+            for case in self.cases:
+                built = type(case) is AgentTestCase
+                made.append(case.tool_calls if built else None)
+                wanted.append(case.expected_tool_calls if built else None)
+            for row in self.invalid:
+                made[row] = wanted[row] = None
+            lists = CallLists(made, wanted)
+        else:
+            items = self.call_items()
+            if items is not None:
+                lists = lists_of_items(
+                    self.vocabulary, (self.called_ids, self.expected_ids),
+                    (self.called_offsets, self.expected_offsets),
+                    (self.called_given, self.expected_given), items)
+        self._memo["lists"] = lists
+        return lists
 
     def _arguments_read(self) -> CallArguments | None:
         """The argument columns from the records (cases not built) or the

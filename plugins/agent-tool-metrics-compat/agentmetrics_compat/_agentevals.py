@@ -283,8 +283,11 @@ class AgentevalsTrajectory(Metric):
 
     def _value(self, case: AgentTestCase) -> float:
         """What ``measure(case)`` gives as the value (raises where it refuses)."""
-        called, expected = case.tool_calls, case.expected_tool_calls
-        assert called is not None and expected is not None
+        assert case.tool_calls is not None and case.expected_tool_calls is not None
+        return self._value_of(case.tool_calls, case.expected_tool_calls)
+
+    def _value_of(self, called: Sequence[ToolCall], expected: Sequence[ToolCall]) -> float:
+        """The value of a case holding these calls (raises where measure refuses it)."""
         require_readable(called, expected, absent=True)
         mode = self.trajectory_match_mode
         if mode != "subset" and first_unmatched(called, expected, self._matcher) is not None:
@@ -303,7 +306,8 @@ class AgentevalsTrajectory(Metric):
         ``batch.call_keys()``, rows the keys leave out and rows holding a call
         given no arguments scored by ``measure``, which refuses them). Other
         argument rules case by case in one tight loop of values (with an
-        override function of the user's, through ``evaluate`` once). Each
+        override function of the user's, through ``evaluate`` once), from each
+        row's calls where the batch has them (``batch.call_lists()``). Each
         reason is made by ``evaluate`` when asked for."""
         import numpy as np
 
@@ -315,6 +319,7 @@ class AgentevalsTrajectory(Metric):
             ratio_values,
             require_cases,
             row_multiset_overlap,
+            values_of_calls,
         )
 
         def values(batch: ToolCallBatch, keys: CallKeys | None = None) -> Any:
@@ -341,8 +346,9 @@ class AgentevalsTrajectory(Metric):
             # calls as a maximum matching does, a count of equal call keys.
             exact = self._default is _exact and all(m is _exact for m in self._matchers.values())
             keys = batch.call_keys("python") if exact else None
-            if keys is None:
-                return case_values(self, batch, errors, self._value)
+            if keys is None:  # each row from its calls, each distinct call built once
+                return case_values(self, batch, errors, self._value,
+                                   bulk=lambda batch: values_of_calls(batch, self._value_of))
             return case_values(self, batch, errors, self._value,
                                bulk=lambda batch: values(batch, keys))
 

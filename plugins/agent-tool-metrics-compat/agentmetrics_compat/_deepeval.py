@@ -128,8 +128,11 @@ class DeepevalToolCorrectness(Metric):
     def _value(self, case: AgentTestCase) -> float:
         """What ``measure(case)`` gives as the value, without the reason (raises
         where measure refuses the case)."""
-        called, expected = case.tool_calls, case.expected_tool_calls
-        assert called is not None and expected is not None
+        assert case.tool_calls is not None and case.expected_tool_calls is not None
+        return self._value_of(case.tool_calls, case.expected_tool_calls)
+
+    def _value_of(self, called: Sequence[ToolCall], expected: Sequence[ToolCall]) -> float:
+        """The value of a case holding these calls (raises where measure refuses it)."""
         require_readable(called, expected)
         if self.should_exact_match:
             value = 1.0 if self._mismatch(called, expected) is None else 0.0
@@ -145,12 +148,15 @@ class DeepevalToolCorrectness(Metric):
         return value
 
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
-        """Case by case in one tight loop of values (no reasons), each reason
+        """Case by case in one tight loop of values (no reasons), from each
+        row's calls (``batch.call_lists()``: each distinct call the reader
+        kept built once, no case built) where the batch has them; each reason
         made by ``evaluate`` when it is asked for."""
-        from agentmetrics.batch import case_values, require_cases
+        from agentmetrics.batch import case_values, require_cases, values_of_calls
 
         require_cases(self, batch, "compares calls")
-        return case_values(self, batch, errors, self._value)
+        return case_values(self, batch, errors, self._value,
+                           bulk=lambda batch: values_of_calls(batch, self._value_of))
 
     def _credit(self, want: ToolCall, got: ToolCall) -> float:
         """deepeval's score of a same-named pair. With input_parameters, a pair

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentmetrics import AgentTestCase, InvalidCaseError, InvalidParameterError, Metric, ToolCall
@@ -223,16 +223,16 @@ class MlflowToolCallCorrectness(Metric):
         self.compare_arguments = compare_arguments
         super().__init__(threshold)
 
-    def _read(self, case: AgentTestCase) -> tuple[list[tuple[Any, Any]], list[ToolCall], bool]:
+    def _read(self, called: Sequence[ToolCall], wanted: Sequence[ToolCall]
+              ) -> tuple[list[tuple[Any, Any]], list[ToolCall], bool]:
         """The calls made as MLflow reads them, the expected calls, and whether
         arguments are compared; raises where MLflow refuses the case, in
         MLflow's order (the trace, then the expectations)."""
-        assert case.tool_calls is not None and case.expected_tool_calls is not None
         made = []
-        for k, call in enumerate(case.tool_calls):
+        for k, call in enumerate(called):
             _storable(call, k)
             made.append(called_as_mlflow_reads_it(call, k))
-        expected = list(case.expected_tool_calls)
+        expected = list(wanted)
         for k, call in enumerate(expected):
             if not call.arguments_valid:
                 raise InvalidCaseError(
@@ -269,11 +269,12 @@ class MlflowToolCallCorrectness(Metric):
                 f"compare_arguments=False.") from None
         return f"{name}({text})"
 
-    def _signatures(self, case: AgentTestCase) -> tuple[list[Any], list[Any], bool] | int:
+    def _signatures(self, called: Sequence[ToolCall], wanted: Sequence[ToolCall]
+                    ) -> tuple[list[Any], list[Any], bool] | int:
         """Both sides' signatures and whether arguments were compared; or, when
         the lengths differ (MLflow says no before it reads any argument), the
         number of calls made."""
-        made, expected, compare = self._read(case)
+        made, expected, compare = self._read(called, wanted)
         if len(made) != len(expected):
             return len(made)
         got = [self._signature(name, arguments, compare, "called", k)
@@ -283,8 +284,8 @@ class MlflowToolCallCorrectness(Metric):
         return got, want, compare
 
     def measure(self, case: AgentTestCase) -> tuple[float, str]:
-        assert case.expected_tool_calls is not None
-        found = self._signatures(case)
+        assert case.tool_calls is not None and case.expected_tool_calls is not None
+        found = self._signatures(case.tool_calls, case.expected_tool_calls)
         if isinstance(found, int):
             return 0.0, f"no: {found} calls made, {len(case.expected_tool_calls)} expected"
         made, wanted, compare = found
@@ -318,7 +319,12 @@ class MlflowToolCallCorrectness(Metric):
         return " by name (compare_arguments=False; MLflow compares arguments here)"
 
     def _value(self, case: AgentTestCase) -> float:
-        found = self._signatures(case)
+        assert case.tool_calls is not None and case.expected_tool_calls is not None
+        return self._value_of(case.tool_calls, case.expected_tool_calls)
+
+    def _value_of(self, called: Sequence[ToolCall], expected: Sequence[ToolCall]) -> float:
+        """The value of a case holding these calls (raises where measure refuses it)."""
+        found = self._signatures(called, expected)
         if isinstance(found, int):
             return 0.0
         made, wanted, _ = found
@@ -328,9 +334,12 @@ class MlflowToolCallCorrectness(Metric):
 
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
         """Case by case in one tight loop of values (without ``evaluate``'s
-        checks of each result; the values are checked once, as a batch), each
-        reason made by ``evaluate`` when asked for."""
-        from agentmetrics.batch import case_values, require_cases
+        checks of each result; the values are checked once, as a batch), from
+        each row's calls (``batch.call_lists()``: each distinct call the reader
+        kept built once, no case built) where the batch has them; each reason
+        made by ``evaluate`` when asked for."""
+        from agentmetrics.batch import case_values, require_cases, values_of_calls
 
         require_cases(self, batch, "compares calls")
-        return case_values(self, batch, errors, self._value)
+        return case_values(self, batch, errors, self._value,
+                           bulk=lambda batch: values_of_calls(batch, self._value_of))

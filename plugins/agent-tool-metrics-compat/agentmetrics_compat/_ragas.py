@@ -280,7 +280,11 @@ class RagasToolCallAccuracy(Metric):
     def _value(self, case: AgentTestCase) -> float:
         """What ``measure(case)`` gives as the value (raises where it refuses)."""
         assert case.tool_calls is not None and case.expected_tool_calls is not None
-        called, expected = list(case.tool_calls), list(case.expected_tool_calls)
+        return self._value_of(case.tool_calls, case.expected_tool_calls)
+
+    def _value_of(self, made: Sequence[ToolCall], wanted: Sequence[ToolCall]) -> float:
+        """The value of a case holding these calls (raises where measure refuses it)."""
+        called, expected = list(made), list(wanted)
         require_readable(called, expected, absent=True)
         if not called or not expected:
             return 1.0 if not called and not expected else 0.0
@@ -293,14 +297,17 @@ class RagasToolCallAccuracy(Metric):
         every case at once and each pair of items' argument share computed
         once; a row holding a call ragas refuses (arguments not an object, or
         given as null) or read the reference way is scored by ``measure``.
-        Otherwise case by case in one tight loop of values. Each reason is
+        Otherwise case by case in one tight loop of values, from each row's
+        calls (``batch.call_lists()``: each distinct call the reader kept
+        built once, no case built) where the batch has them. Each reason is
         made by ``evaluate`` when asked for."""
-        from agentmetrics.batch import case_values, require_cases
+        from agentmetrics.batch import case_values, require_cases, values_of_calls
 
         require_cases(self, batch, "compares arguments")
         items = batch.call_items() if self.strict_order else None
         if items is None:
-            return case_values(self, batch, errors, self._value)
+            return case_values(self, batch, errors, self._value,
+                               bulk=lambda batch: values_of_calls(batch, self._value_of))
         return case_values(self, batch, errors, self._value,
                            bulk=lambda batch: _aligned_shares(batch, items))
 
