@@ -218,15 +218,34 @@ FILE_PEERS: list[tuple[str, str, dict[str, Any], str]] = [
     ("ADK TrajectoryEvaluator IN_ORDER", "adk", {"match_type": "IN_ORDER"},
      "adk_tool_trajectory:match_type=IN_ORDER"),
     ("deepeval ToolCorrectness", "deepeval", {}, "deepeval_tool_correctness"),
+    ("deepeval ToolCorrectness, input_parameters", "deepeval_args",
+     {"evaluation_params": ["input_parameters"]},
+     "deepeval_tool_correctness:evaluation_params=input_parameters"),
     ("ragas ToolCallF1", "ragas_f1", {}, "ragas_tool_call_f1"),
+    ("ragas ToolCallAccuracy, strict_order=False", "ragas_accuracy_loose",
+     {"strict_order": False}, "ragas_tool_call_accuracy:strict_order=false"),
     ("agentevals superset, exact arguments", "agentevals",
      {"trajectory_match_mode": "superset", "tool_args_match_mode": "exact"},
      "agentevals_trajectory:trajectory_match_mode=superset"),
 ]
 
 
+#: FILE_PEERS' keys for the peers' own scorers (tests/peers/drive.py's names).
+_DRIVER = {"deepeval_args": "deepeval", "ragas_accuracy_loose": "ragas_accuracy"}
+
+
+def _metric_of(spec: str) -> Any:
+    """The metric a CLI spec (``name:key=value``) names, built in process."""
+    name, _, rest = spec.partition(":")
+    options: dict[str, Any] = {}
+    for pair in filter(None, rest.split(",")):
+        key, _, value = pair.partition("=")
+        options[key] = {"true": True, "false": False}.get(value, value)
+    return get_metric(name, **options)
+
+
 def from_file(lines: int, repeats: int, with_lines: bool = True,
-              peers: tuple[str, ...] = ("adk",)) -> None:
+              peers: tuple[str, ...] = ("adk",), baseline: str | None = None) -> None:
     """The file-to-scores rows (see the module's doc): per peer in ``peers``
     (FILE_PEERS' keys), the peer from the file and our CLI with its metric;
     tool_selection_accuracy through the CLI and from records; ADK's metric
@@ -255,8 +274,17 @@ def from_file(lines: int, repeats: int, with_lines: bool = True,
                             "expected": record["expected_tool_calls"]})
         return side
 
-    def run(*extra: str) -> Callable[[], None]:
-        return lambda: subprocess.run([*cli, *extra], check=True, stdout=subprocess.DEVNULL)
+    def run(*extra: str, env: dict[str, str] | None = None) -> Callable[[], None]:
+        return lambda: subprocess.run([*cli, *extra], check=True, stdout=subprocess.DEVNULL,
+                                      env=env)
+
+    old_env = None
+    if baseline is not None:  # an older checkout's package and plugins first on the path
+        import os
+
+        tree = Path(baseline).resolve()
+        parts = [str(tree), *map(str, sorted((tree / "plugins").glob("*/")))]
+        old_env = dict(os.environ, PYTHONPATH=os.pathsep.join(parts))
 
     def in_memory(metric: Any) -> Callable[[], None]:
         return lambda: agentmetrics.evaluate(data, [metric], progress=False)
@@ -267,10 +295,15 @@ def from_file(lines: int, repeats: int, with_lines: bool = True,
         if peer not in peers:
             continue
         theirs = f"{label}: json.loads + its objects + its scorer"
-        sides[theirs] = from_lines(drive.PEERS[peer][1](options))
+        sides[theirs] = from_lines(drive.PEERS[_DRIVER.get(peer, peer)][1](options))
         ours = f"  agentmetrics evaluate FILE --metric {metric}"
         sides[ours] = run("--metric", metric)
         ratio_to[theirs] = ratio_to[ours] = theirs
+        if old_env is not None:
+            sides[ours + " (baseline)"] = run("--metric", metric, env=old_env)
+            ratio_to[ours + " (baseline)"] = theirs
+        sides[f"  evaluate(records) {metric}"] = in_memory(_metric_of(metric))
+        ratio_to[f"  evaluate(records) {metric}"] = theirs
         if with_lines:
             sides[ours + " --reader lines"] = run("--metric", metric, "--reader", "lines")
             ratio_to[ours + " --reader lines"] = theirs
@@ -315,12 +348,16 @@ def main() -> None:
     parser.add_argument("--no-line-reader", action="store_true",
                         help="with --file: leave out the rows of the line reader (the slowest)")
     parser.add_argument("--file-peers", default="adk,deepeval,ragas_f1,agentevals",
-                        help="with --file: the peers to measure from the file (comma-separated)")
+                        help="with --file: the peers to measure from the file (comma-separated; "
+                             "also deepeval_args, ragas_accuracy_loose)")
+    parser.add_argument("--baseline", metavar="DIR", default=None,
+                        help="with --file: also run our CLI rows from an older checkout in DIR "
+                             "(its package and plugins first on PYTHONPATH), side by side")
     args = parser.parse_args()
     warnings.simplefilter("ignore")  # ragas warns on every length mismatch
     if args.file is not None:
         from_file(args.file, args.repeats, with_lines=not args.no_line_reader,
-                  peers=tuple(args.file_peers.split(",")))
+                  peers=tuple(args.file_peers.split(",")), baseline=args.baseline)
         return
     every = records(args.cases)
     data = every
