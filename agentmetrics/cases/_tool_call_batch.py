@@ -678,16 +678,24 @@ class ToolCallBatch:
 
     def call_lists(self) -> CallLists | None:
         """Each row's calls made and expected as tuples of ToolCall (see
-        :class:`CallLists`; None for a row left to its case), without building
-        the cases: from the call items (:meth:`call_items`), one ToolCall an
-        item shared by every call that holds it, or the cases' own tuples when
-        the batch was built from AgentTestCase objects. None when the batch
-        has neither (names only, or cases a reader builds when asked)."""
+        :class:`CallLists`; None for a row left to its case): from the fast
+        decoder's call items, one ToolCall an item shared by every call that
+        holds it, no case built; else the cases' own tuples (records' cases
+        are built in bulk, which costs less than a ToolCall a call from their
+        items). None for a batch of tool names only."""
         if "lists" in self._memo:
             found: CallLists | None = self._memo["lists"]
             return found
         lists: CallLists | None = None
-        if type(self.cases) is tuple:
+        ids = self.argument_ids
+        if (ids is not None and ids.called_items is not None and ids.expected_items is not None
+                and ids.item_fields is not None):
+            lists = lists_of_items(
+                self.vocabulary, (self.called_ids, self.expected_ids),
+                (self.called_offsets, self.expected_offsets),
+                (self.called_given, self.expected_given),
+                CallItems(ids.called_items, ids.expected_items, ids.item_fields))
+        elif self.cases is not None:
             made: list[tuple[ToolCall, ...] | None] = []
             wanted: list[tuple[ToolCall, ...] | None] = []
             for case in self.cases:
@@ -697,13 +705,6 @@ class ToolCallBatch:
             for row in self.invalid:
                 made[row] = wanted[row] = None
             lists = CallLists(made, wanted)
-        else:
-            items = self.call_items()
-            if items is not None:
-                lists = lists_of_items(
-                    self.vocabulary, (self.called_ids, self.expected_ids),
-                    (self.called_offsets, self.expected_offsets),
-                    (self.called_given, self.expected_given), items)
         self._memo["lists"] = lists
         return lists
 

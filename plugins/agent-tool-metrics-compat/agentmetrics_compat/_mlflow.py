@@ -335,8 +335,8 @@ class MlflowToolCallCorrectness(Metric):
     def evaluate_batch(self, batch: ToolCallBatch, *, errors: str = "raise") -> MetricResult:
         """Case by case in one tight loop of values (without ``evaluate``'s
         checks of each result; the values are checked once, as a batch), from
-        each row's calls (``batch.call_lists()``: each distinct call the reader
-        kept built once, no case built) where the batch has them; each reason
+        each row's calls (``batch.call_lists()``: from the fast decoder, each
+        distinct call built once, no case built) where the batch has them; each reason
         made by ``evaluate`` when asked for."""
         from agentmetrics.batch import case_values, require_cases, values_of_calls
 

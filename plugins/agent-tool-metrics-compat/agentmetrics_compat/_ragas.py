@@ -298,8 +298,8 @@ class RagasToolCallAccuracy(Metric):
         once; a row holding a call ragas refuses (arguments not an object, or
         given as null) or read the reference way is scored by ``measure``.
         Otherwise case by case in one tight loop of values, from each row's
-        calls (``batch.call_lists()``: each distinct call the reader kept
-        built once, no case built) where the batch has them. Each reason is
+        calls (``batch.call_lists()``: from the fast decoder, each distinct
+        call built once, no case built) where the batch has them. Each reason is
         made by ``evaluate`` when asked for."""
         from agentmetrics.batch import case_values, require_cases, values_of_calls
 
