@@ -173,6 +173,41 @@ def _storable(call: ToolCall, k: int) -> None:
                 f"score. Fix: repair the text.") from None
 
 
+def _read_called(call: ToolCall, k: int) -> tuple[Any, Any]:
+    """A call made as MLflow reads it back (raises where MLflow refuses it)."""
+    _storable(call, k)
+    return called_as_mlflow_reads_it(call, k)
+
+
+def _expected_read(call: ToolCall) -> tuple[Any, Any]:
+    return call.name, call.arguments if call.arguments_given else None
+
+
+class _Memo:
+    """Each call's reading and signature, kept for the calls of one batch by
+    the call object's identity (the batch's call lists keep every call alive
+    meanwhile). A call that raises is read again, by the case, for its error."""
+
+    __slots__ = ("reads", "signatures")
+
+    def __init__(self) -> None:
+        self.reads: dict[int, tuple[Any, Any]] = {}
+        self.signatures: dict[tuple[int, bool, str], Any] = {}
+
+    def read(self, call: ToolCall, k: int) -> tuple[Any, Any]:
+        found = self.reads.get(id(call))
+        if found is None:
+            found = self.reads[id(call)] = _read_called(call, k)
+        return found
+
+    def signature(self, call: ToolCall, read: tuple[Any, Any], compare: bool, side: str,
+                  k: int) -> Any:
+        key = (id(call), compare, side)
+        if key not in self.signatures:
+            self.signatures[key] = MlflowToolCallCorrectness._signature(*read, compare, side, k)
+        return self.signatures[key]
+
+
 class MlflowToolCallCorrectness(Metric):
     """MLflow's ``ToolCallCorrectness`` scorer (MLflow 3.x) in its
     deterministic mode, ``should_exact_match=True``: 1.0 for "yes", 0.0 for
@@ -223,15 +258,14 @@ class MlflowToolCallCorrectness(Metric):
         self.compare_arguments = compare_arguments
         super().__init__(threshold)
 
-    def _read(self, called: Sequence[ToolCall], wanted: Sequence[ToolCall]
-              ) -> tuple[list[tuple[Any, Any]], list[ToolCall], bool]:
+    def _read(self, called: Sequence[ToolCall], wanted: Sequence[ToolCall],
+              memo: _Memo | None = None) -> tuple[list[tuple[Any, Any]], list[ToolCall], bool]:
         """The calls made as MLflow reads them, the expected calls, and whether
         arguments are compared; raises where MLflow refuses the case, in
         MLflow's order (the trace, then the expectations)."""
         made = []
         for k, call in enumerate(called):
-            _storable(call, k)
-            made.append(called_as_mlflow_reads_it(call, k))
+            made.append(_read_called(call, k) if memo is None else memo.read(call, k))
         expected = list(wanted)
         for k, call in enumerate(expected):
             if not call.arguments_valid:
@@ -269,18 +303,25 @@ class MlflowToolCallCorrectness(Metric):
                 f"compare_arguments=False.") from None
         return f"{name}({text})"
 
-    def _signatures(self, called: Sequence[ToolCall], wanted: Sequence[ToolCall]
-                    ) -> tuple[list[Any], list[Any], bool] | int:
+    def _signatures(self, called: Sequence[ToolCall], wanted: Sequence[ToolCall],
+                    memo: _Memo | None = None) -> tuple[list[Any], list[Any], bool] | int:
         """Both sides' signatures and whether arguments were compared; or, when
         the lengths differ (MLflow says no before it reads any argument), the
-        number of calls made."""
-        made, expected, compare = self._read(called, wanted)
+        number of calls made. ``memo`` keeps each call's reading and signature
+        for the calls of a batch (the fast decoder shares one ToolCall among
+        the calls of one text)."""
+        made, expected, compare = self._read(called, wanted, memo)
         if len(made) != len(expected):
             return len(made)
+        if memo is not None:
+            return ([memo.signature(call, read, compare, "called", k)
+                     for k, (call, read) in enumerate(zip(called, made, strict=True))],
+                    [memo.signature(call, _expected_read(call), compare, "expected", k)
+                     for k, call in enumerate(expected)], compare)
         got = [self._signature(name, arguments, compare, "called", k)
                for k, (name, arguments) in enumerate(made)]
-        want = [self._signature(call.name, call.arguments if call.arguments_given else None,
-                                compare, "expected", k) for k, call in enumerate(expected)]
+        want = [self._signature(*_expected_read(call), compare, "expected", k)
+                for k, call in enumerate(expected)]
         return got, want, compare
 
     def measure(self, case: AgentTestCase) -> tuple[float, str]:
@@ -322,9 +363,10 @@ class MlflowToolCallCorrectness(Metric):
         assert case.tool_calls is not None and case.expected_tool_calls is not None
         return self._value_of(case.tool_calls, case.expected_tool_calls)
 
-    def _value_of(self, called: Sequence[ToolCall], expected: Sequence[ToolCall]) -> float:
+    def _value_of(self, called: Sequence[ToolCall], expected: Sequence[ToolCall],
+                  memo: _Memo | None = None) -> float:
         """The value of a case holding these calls (raises where measure refuses it)."""
-        found = self._signatures(called, expected)
+        found = self._signatures(called, expected, memo)
         if isinstance(found, int):
             return 0.0
         made, wanted, _ = found
@@ -341,5 +383,6 @@ class MlflowToolCallCorrectness(Metric):
         from agentmetrics.batch import case_values, require_cases, values_of_calls
 
         require_cases(self, batch, "compares calls")
-        return case_values(self, batch, errors, self._value,
-                           bulk=lambda batch: values_of_calls(batch, self._value_of))
+        memo = _Memo()
+        return case_values(self, batch, errors, self._value, bulk=lambda batch: values_of_calls(
+            batch, lambda called, expected: self._value_of(called, expected, memo)))
