@@ -457,6 +457,32 @@ def test_rows_built_alone_are_built_once_and_kept_when_all_are_built():
     assert [case.tool_calls[0].name for case in every] == [f"t{row}" for row in range(len(every))]
 
 
+def test_prepared_rows_are_built_in_one_go_and_the_rest_left_unbuilt(monkeypatch):
+    calls = []
+    real = _ingest.cases_from_records
+
+    def counting(records):
+        calls.append(len(records))
+        return real(records)
+
+    monkeypatch.setattr(_ingest, "cases_from_records", counting)
+    kept = object()
+    cases = _lazy_cases(200, {3: kept})
+    wanted = [150, 3, 7, 150, 40] + list(range(60, 90))
+    cases.prepare(wanted)
+    assert calls == [33]  # one build of the 33 distinct rows not read the reference way
+    assert cases._cases is None
+    assert all(cases[row].tool_calls[0].name == f"t{row}" for row in wanted if row != 3)
+    assert cases[3] is kept and calls == [33]  # read without another build
+    every = list(cases)  # then all: the prepared rows kept as they are
+    assert every[150] is cases._alone[150] and every[3] is kept
+    assert [case.tool_calls[0].name for row, case in enumerate(every) if row != 3] == [
+        f"t{row}" for row in range(200) if row != 3]
+    many = _lazy_cases(40, {})
+    many.prepare(range(20))  # more than ALONE rows and half of them: every case at once
+    assert many._cases is not None and len(many._cases) == 40
+
+
 @pytest.mark.parametrize("index", [5, -6, np.int64(7)])
 def test_a_row_out_of_range_is_an_index_error_as_a_lists(index):
     with pytest.raises(IndexError):

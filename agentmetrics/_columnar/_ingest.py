@@ -519,6 +519,25 @@ class LazyCases(Sequence[Any]):
             self._cases = cases
         return self._cases
 
+    def prepare(self, rows: Iterable[int]) -> None:
+        """Build the cases of ``rows`` in one go, before they are read one by
+        one (kept as rows built alone); all the cases when that is more than
+        ``ALONE`` rows and at least half of them. What a batch path that leaves some rows to their cases
+        asks first, so that those rows cost neither a build each nor a build
+        of every row."""
+        if self._cases is not None:
+            return
+        wanted = [row for row in dict.fromkeys(rows)
+                  if row not in self._built and row not in self._alone]
+        if not wanted:
+            return
+        alone = len(wanted) + len(self._alone)
+        if alone > ALONE and 2 * alone >= len(self._records):
+            self._all()
+            return
+        made = cases_from_records(self._plain([self._records[row] for row in wanted]))
+        self._alone.update(zip(wanted, made, strict=True))
+
     def plain_records(self) -> tuple[list[Any], dict[int, Any]] | None:
         """The records the cases will be built from and the rows the reference
         read (row -> its case, or the record it could not read), while the

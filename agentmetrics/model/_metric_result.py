@@ -579,6 +579,9 @@ def case_values(metric: Metric, batch: ToolCallBatch, errors: str,
         out = [math.nan] * n
     else:
         rows = [row for row, found_value in enumerate(out) if found_value != found_value]  # NaN
+    prepare = getattr(cases, "prepare", None)  # cases a reader builds when asked: in one go
+    if prepare is not None:
+        prepare(row for row in rows if row not in slow)
     for row in rows:
         if row in slow:
             continue
@@ -590,6 +593,8 @@ def case_values(metric: Metric, batch: ToolCallBatch, errors: str,
     passed = passes(metric, values)
     failed: dict[int, str] = {}
     stored: dict[int, str] = {}
+    if prepare is not None:
+        prepare(row for row in sorted(slow) if row not in batch.invalid)
     for row in sorted(slow):
         score = _row_score(metric, batch, row, mode, failed)
         if score is None:
