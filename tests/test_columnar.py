@@ -474,6 +474,8 @@ def test_prepared_rows_are_built_in_one_go_and_the_rest_left_unbuilt(monkeypatch
     assert cases._cases is None
     assert all(cases[row].tool_calls[0].name == f"t{row}" for row in wanted if row != 3)
     assert cases[3] is kept and calls == [33]  # read without another build
+    assert cases[100].tool_calls[0].name == "t100" and calls == [33, 1]  # one more, alone
+    assert cases._cases is None
     every = list(cases)  # then all: the prepared rows kept as they are
     assert every[150] is cases._alone[150] and every[3] is kept
     assert [case.tool_calls[0].name for row, case in enumerate(every) if row != 3] == [

@@ -492,7 +492,7 @@ class LazyCases(Sequence[Any]):
     keeps what it could not read). ``parse``, if given, turns the kept items
     of the other rows into their records first (see :class:`Reader`)."""
 
-    __slots__ = ("_alone", "_built", "_cases", "_parse", "_records")
+    __slots__ = ("_alone", "_built", "_cases", "_parse", "_records", "_singles")
 
     def __init__(self, records: list[Any], built: dict[int, Any],
                  parse: Parse | None = None) -> None:
@@ -500,7 +500,8 @@ class LazyCases(Sequence[Any]):
         self._built = built
         self._parse = parse
         self._cases: list[Any] | None = None
-        self._alone: dict[int, Any] = {}  # row -> its case, of the rows built one by one
+        self._alone: dict[int, Any] = {}  # row -> its case, of the rows built alone or prepared
+        self._singles = 0  # how many rows were built one by one
 
     def _plain(self, records: list[Any]) -> list[Any]:
         return records if self._parse is None else self._parse(records)
@@ -531,8 +532,7 @@ class LazyCases(Sequence[Any]):
                   if row not in self._built and row not in self._alone]
         if not wanted:
             return
-        alone = len(wanted) + len(self._alone)
-        if alone > ALONE and 2 * alone >= len(self._records):
+        if len(wanted) > ALONE and 2 * (len(wanted) + len(self._alone)) >= len(self._records):
             self._all()
             return
         made = cases_from_records(self._plain([self._records[row] for row in wanted]))
@@ -575,7 +575,8 @@ class LazyCases(Sequence[Any]):
                 return self._built[row]
             if row in self._alone:
                 return self._alone[row]
-            if len(self._alone) < ALONE:
+            if self._singles < ALONE:
+                self._singles += 1
                 case = self._alone[row] = cases_from_records(
                     self._plain([self._records[row]]))[0]
                 return case
