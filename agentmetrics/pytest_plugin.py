@@ -533,14 +533,19 @@ class _Collector:
 
     def _write_html(self, path: str) -> None:
         from agentmetrics.report._page import write_page
-        from agentmetrics.report._result import parts_html
+        from agentmetrics.report._result import parts_html, session_headline
 
         parts = session_results(self.evaluations)
-        tests = len({record["test"] for record in self.evaluations})
+        outcomes: dict[str, bool] = {}
+        for record in self.evaluations:  # a test passes when every evaluation of it passed
+            outcomes[record["test"]] = outcomes.get(record["test"], True) and bool(
+                record["passed"])
+        tests = len(outcomes)
         subtitle = (f"{len(self.evaluations):,} evaluations in {tests:,} test"
                     f"{'s' if tests != 1 else ''}")
         write_page(path, parts_html(parts, title="agentmetrics: pytest session",
-                                    subtitle=subtitle))
+                                    subtitle=subtitle,
+                                    headline=session_headline(sorted(outcomes.items()))))
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.config.getoption(BASELINE_OPTION):

@@ -265,8 +265,13 @@ def test_a_comparison_lists_regressions_first_with_both_reasons():
     head = page.tables["comparison-table"][0]
     assert row[head.index("difference [interval]")] == (
         f"{m.difference.mean:+.3f} [{m.difference.low:+.3f}, {m.difference.high:+.3f}]")
-    assert row[head.index("newly failing")] == str(m.newly_failing)
+    assert row[head.index("flips + / \u2212")] == (
+        f"+{m.newly_passing} / \u2212{m.newly_failing}")
     assert row[head.index("verdict")] == m.verdict
+    assert head.index("verdict") == 1  # the verdict first, in sight at any width
+    assert row[head.index("mean")] == f"{m.baseline_mean:.3f} \u2192 {m.candidate_mean:.3f}"
+    assert row[head.index("cases \u2191 \u2193 =")] == (
+        f"{m.improved}\u2191 {m.regressed}\u2193 {m.unchanged}=")
     regressions = comparison.regressions(limit=5)
     shown = page.tables["regressions-table"][1:]
     assert [r[0] for r in shown] == [str(k) for k in regressions["key"]]

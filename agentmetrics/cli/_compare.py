@@ -88,7 +88,7 @@ def run_compare(args: argparse.Namespace, out: IO[str]) -> int:
         _side(args.baseline, base_kind, args, on), _side(args.candidate, cand_kind, args, on),
         on=on,
         metrics=labels, ci=args.ci, method=args.method, resamples=args.resamples,
-        seed=args.seed)
+        seed=args.seed, names=_names(args))
     return _finish(comparison, args, out)
 
 
@@ -103,8 +103,13 @@ def _against(args: argparse.Namespace, out: IO[str], on: str | None) -> int:
     labels = list(args.metric) if args.metric and kind != "cases" else None
     comparison = compare(baseline, _side(candidate, kind, args, on), on=on, metrics=labels,
                          ci=args.ci, method=args.method, resamples=args.resamples,
-                         seed=args.seed)
+                         seed=args.seed, names=_names(args))
     return _finish(comparison, args, out)
+
+
+def _names(args: argparse.Namespace) -> tuple[str, str] | None:
+    names = getattr(args, "names", None)
+    return None if names is None else (names[0], names[1])
 
 
 def _finish(comparison: Any, args: argparse.Namespace, out: IO[str]) -> int:
@@ -185,6 +190,7 @@ def _document(comparison: Any) -> dict[str, Any]:
     return {
         "baseline": comparison.baseline.name,
         "candidate": comparison.candidate.name,
+        "headline": comparison.headline,
         "metrics": metrics,
         "metrics_only_in_baseline": list(comparison.metrics_only_in_baseline),
         "metrics_only_in_candidate": list(comparison.metrics_only_in_candidate),

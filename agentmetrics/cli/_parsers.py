@@ -214,6 +214,9 @@ def _add_compare(commands: Any) -> None:
                         "else .agentmetrics/runs.sqlite)")
     parser.add_argument("--html", default=None, metavar="PATH",
                         help="also write the comparison as a self-contained HTML page")
+    parser.add_argument("--names", nargs=2, default=None, metavar=("BASELINE", "CANDIDATE"),
+                        help="what to call the two sides in the report and the page "
+                        "(default: the files' paths)")
     parser.add_argument(
         "--metric", action="append", metavar="NAME[:key=value,...]",
         help=f"for cases files: a metric to compute, repeatable (default: {DEFAULT_METRIC}); "
@@ -305,6 +308,10 @@ def _add_report(commands: Any) -> None:
     parser.add_argument("--errors", choices=("raise", "record"), default="record",
                         help="cases files: a line that cannot be scored is an error row "
                         "(record, default) or stops the run (raise)")
+    parser.add_argument("--names", nargs="+", default=None, metavar="NAME",
+                        help="what to call the run (with --compare: the baseline and the "
+                        "candidate) on the page (default: a saved run's label in the run "
+                        "history, else the file's path)")
     _add_cases_file_format(parser)
     parser.set_defaults(run=_handler("report"))
 

@@ -10,7 +10,7 @@ from typing import IO, Any
 
 from agentmetrics.cli._common import DEFAULT_METRIC, build_metric
 from agentmetrics.engine._evaluate import score_cases
-from agentmetrics.errors import InvalidParameterError
+from agentmetrics.errors import AgentMetricsError, InvalidParameterError
 from agentmetrics.io._compare import compare
 from agentmetrics.io._input import read_cases
 from agentmetrics.io._sides import side_from_result
@@ -49,6 +49,29 @@ def _history(args: argparse.Namespace) -> Any:
     return RunStore(default) if os.path.exists(default) else None
 
 
+def _names(args: argparse.Namespace, store: Any) -> list[str]:
+    """What to call each input: ``--names``, else a saved run's label in the
+    run history (when it was recorded there with one), else its path."""
+    names = getattr(args, "names", None)
+    if names is not None:
+        if len(names) != len(args.inputs):
+            raise InvalidParameterError(
+                f"--names: expected {len(args.inputs)} name{'s' if len(args.inputs) != 1 else ''}"
+                f", one for each run given, got {len(names)}. Fix: --names "
+                f"{' '.join(['NAME'] * len(args.inputs))}")
+        return list(names)
+    labels: dict[str, str] = {}
+    if store is not None:
+        try:
+            for run in store.list():
+                if run.path and run.label:
+                    labels[os.path.realpath(run.path)] = run.label  # the newest is listed first
+        except AgentMetricsError:  # a history that cannot be read names nothing here
+            labels = {}
+    return [labels.get(os.path.realpath(path), path) if _is_saved_run(path) else path
+            for path in args.inputs]
+
+
 def run_report(args: argparse.Namespace, out: IO[str]) -> int:
     if args.compare:
         if len(args.inputs) != 2:
@@ -57,7 +80,9 @@ def run_report(args: argparse.Namespace, out: IO[str]) -> int:
                 f"{len(args.inputs)}. Fix: agentmetrics report --compare baseline.jsonl "
                 f"candidate.jsonl -o comparison.html")
         on = None if args.on == "position" else args.on
-        sides = [side_from_result(_result(path, args), on, path) for path in args.inputs]
+        names = _names(args, None if args.no_history else _history(args))
+        sides = [side_from_result(_result(path, args), on, name)
+                 for path, name in zip(args.inputs, names)]
         comparison = compare(sides[0], sides[1], on=on)
         written = comparison.to_html(args.output, title=args.title, limit=args.limit)
         what = f"{len(comparison.metrics)} metrics compared"
@@ -70,10 +95,12 @@ def run_report(args: argparse.Namespace, out: IO[str]) -> int:
             raise InvalidParameterError(
                 f"expected one run (a cases file or a saved run), got {len(args.inputs)}. "
                 f"Fix: pass --compare to compare two runs.")
+        store = _history(args)
+        name = _names(args, store)[0]
         result = _result(args.inputs[0], args)
         written = result.to_html(args.output, title=args.title, limit=args.limit,
                                  cluster=args.cluster or "auto", trials=args.trials or "auto",
-                                 history=_history(args), trend=args.trend)
+                                 history=store, trend=args.trend, name=name)
         what = (f"{len(result):,} cases, {len(result.metrics)} metric"
                 + ("" if len(result.metrics) == 1 else "s"))
         nothing = None if len(result) else (

@@ -131,6 +131,10 @@ class MetricComparison:
         return "worse" if worse else "better" if better else "no clear difference"
 
 
+#: The verdicts of a metric, worst news first (see :attr:`MetricComparison.verdict`).
+VERDICTS = ("worse", "mixed", "better", "no clear difference", "nothing compared")
+
+
 def _finite_mean(values: npt.NDArray[np.float64]) -> float:
     return float(values.mean()) if len(values) else math.nan
 
@@ -298,10 +302,30 @@ class Comparison:
             baseline += " (baseline)"
         return f"{candidate} against {baseline}"
 
+    def verdicts(self) -> dict[str, list[str]]:
+        """The metrics by verdict, worst news first: ``worse``, ``mixed``,
+        ``better``, ``no clear difference``, ``nothing compared`` (verdicts no
+        metric has are left out)."""
+        found: dict[str, list[str]] = {verdict: [] for verdict in VERDICTS}
+        for m in self.metrics.values():
+            found[m.verdict].append(m.metric)
+        return {verdict: labels for verdict, labels in found.items() if labels}
+
+    @property
+    def headline(self) -> str:
+        """One line naming both sides and each metric's verdict, worst news
+        first: ``"agent-b (candidate) against agent-a (baseline): worse on
+        latency; better on tool_selection_accuracy"``."""
+        verdicts = self.verdicts()
+        said = "; ".join(f"{verdict} on {', '.join(labels)}"
+                         for verdict, labels in verdicts.items())
+        return f"{self._title()}: {said or 'no metric compared'}"
+
     def report(self, *, limit: int = 10) -> str:
         """The comparison as text: per metric its difference, flips and verdict,
         the worst regressions with both reasons, and what did not pair."""
-        lines = [f"Comparison: {self._title()}"]
+        lines = [f"Comparison: {self._title()}", f"Verdict: {self.headline.split(': ', 1)[1]}"
+                 if self.metrics else "Verdict: no metric compared"]
         for m in self.metrics.values():
             d = m.difference
             arrow = "higher" if m.higher_is_better else "lower"
@@ -466,6 +490,25 @@ def _value_range(sources: tuple[Any, Any], label: str, before: npt.NDArray[np.fl
     return None
 
 
+#: The longest name of a side.
+_NAME_LIMIT = 200
+
+
+def _names(names: Any) -> tuple[str, str]:
+    """``names`` checked: two non-empty strings, the baseline's then the candidate's."""
+    fix = "Fix: names=('agent-a', 'agent-b'), the baseline's name then the candidate's."
+    if isinstance(names, (str, bytes)) or not isinstance(names, (tuple, list)) or \
+            len(names) != 2:
+        raise InvalidParameterError(
+            f"names: expected two names (baseline, candidate), got {names!r:.80}. {fix}")
+    for which, name in zip(("baseline", "candidate"), names):
+        if not isinstance(name, str) or not name.strip() or len(name) > _NAME_LIMIT:
+            raise InvalidParameterError(
+                f"names: the {which}'s name must be non-empty text of at most {_NAME_LIMIT} "
+                f"characters, got {name!r:.80}. {fix}")
+    return names[0], names[1]
+
+
 def _side(value: Any, on: str | None, name: str) -> ComparisonSide:
 
     if isinstance(value, ComparisonSide):
@@ -491,6 +534,7 @@ def compare(
     method: Literal["t", "permutation"] = "t",
     resamples: int = 10_000,
     seed: int = 0,
+    names: tuple[str, str] | None = None,
 ) -> Comparison:
     """Compare ``candidate`` against ``baseline`` case by case.
 
@@ -499,7 +543,9 @@ def compare(
     ``agentmetrics evaluate --format jsonl`` or ``json``, or a pytest
     ``--agentmetrics-report``). Cases pair on ``on``: the case id (default),
     another metadata key, or ``None`` for their position. ``metrics``: the
-    labels to compare (default: every metric both sides have).
+    labels to compare (default: every metric both sides have). ``names``:
+    what to call the two sides, ``(baseline, candidate)``, on every page and
+    in every report (default: the paths, or "baseline" and "candidate").
 
     Per metric: the mean paired difference with a ``ci`` t interval and the
     p-value of a paired t test (``method="t"``) or of a sign-flip permutation
@@ -520,6 +566,9 @@ def compare(
         raise InvalidParameterError(f"method: expected 't' or 'permutation', got {method!r}.")
     base = _side(baseline, on, "baseline")
     cand = _side(candidate, on, "candidate")
+    if names is not None:
+        base_name, cand_name = _names(names)
+        base, cand = attrs.evolve(base, name=base_name), attrs.evolve(cand, name=cand_name)
     common = [label for label in base.metrics if label in cand.metrics]
     if metrics is not None:
         wanted = [metrics] if isinstance(metrics, str) else list(metrics)

@@ -32,26 +32,34 @@ def _summary(comparison: Comparison) -> str:
         css = "worse" if verdict == "worse" else "better" if verdict == "better" else ""
         named = (m.metric if m.unit is None else
                  (f'{esc(m.metric)} <span class="muted">in {esc(m.unit)}</span>', m.metric, ""))
+        cases = f"{m.improved:,}↑ {m.regressed:,}↓ {m.unchanged:,}="
+        if m.new_errors:
+            cases += f' · <span class="bad">{m.new_errors:,} newly unscored</span>'
+        unpaired = (len(comparison.only_in_baseline[m.metric]),
+                    len(comparison.only_in_candidate[m.metric]))
         rows.append((
-            named, m.paired, m.scored, m.baseline_mean, m.candidate_mean,
+            named, (f'<span class="verdict {css}">{esc(verdict)}</span>', verdict, ""),
             (f"{signed(d.mean, _DASH)}{bar}", d.mean, "n"), (p_value(d.p_value), d.p_value, "n"),
-            m.improved, m.regressed, m.unchanged,
+            (f"{_mean(m.baseline_mean)} → {_mean(m.candidate_mean)}", m.candidate_mean, "n"),
             (f"{pct(m.baseline_pass_rate)} → {pct(m.candidate_pass_rate)}",
              m.candidate_pass_rate - m.baseline_pass_rate, "n"),
-            m.newly_passing, m.newly_failing, (p_value(m.mcnemar_p), m.mcnemar_p, "n"),
-            m.new_errors, len(comparison.only_in_baseline[m.metric]),
-            len(comparison.only_in_candidate[m.metric]),
-            (f'<span class="verdict {css}">{esc(verdict)}</span>', verdict, ""),
+            (f"+{m.newly_passing:,} / \u2212{m.newly_failing:,}", m.newly_failing - m.newly_passing,
+             "n"),
+            (p_value(m.mcnemar_p), m.mcnemar_p, "n"),
+            (cases, m.regressed, "n"),
+            (f"{m.paired:,}" + (f' <span class="muted">({unpaired[0]:,} / {unpaired[1]:,} '
+                                f"unpaired)</span>" if any(unpaired) else ""), m.paired, "n"),
         ))
     first = next(iter(comparison), None)
     level = (f"{first.difference.ci:.0%} CI, {first.difference.method} test"
              if first is not None else "")
-    columns = ("metric", "paired", "scored", "baseline", "candidate",
-               "difference [interval]", "p", "improved", "regressed", "unchanged",
-               "pass rate", "newly passing", "newly failing", "McNemar p", "new errors",
-               "only in baseline", "only in candidate", "verdict")
+    columns = ("metric", "verdict", "difference [interval]", "p", "mean", "pass rate",
+               "flips + / \u2212", "McNemar p", "cases ↑ ↓ =", "paired")
     body = table(columns, rows, caption=f"Candidate minus baseline ({level}); the verdict "
-                 f"also weighs pass/fail flips", table_id="comparison-table")
+                 f"also weighs pass/fail flips. Mean and pass rate: baseline → candidate; "
+                 f"flips: newly passing / newly failing; cases: improved, regressed, unchanged; "
+                 f"unpaired: cases on one side only (baseline / candidate)",
+                 table_id="comparison-table")
     points = [(m.metric, m.difference.mean, m.difference.low, m.difference.high)
               for m in comparison]
     if points:
@@ -63,6 +71,27 @@ def _summary(comparison: Comparison) -> str:
                  + "<figcaption>Mean difference per metric with its interval; right of the "
                    "dashed line is higher.</figcaption></figure>")
     return section("Summary", body, section_id="summary")
+
+
+#: The class of each verdict in the headline.
+_VERDICT_CSS = {"worse": "worse", "mixed": "worse", "better": "better"}
+
+
+def _verdicts(comparison: Comparison) -> str:
+    """The headline: the two sides by name and each metric's verdict, worst
+    news first, each verdict's metrics after it."""
+    parts = []
+    for verdict, labels in comparison.verdicts().items():
+        css = _VERDICT_CSS.get(verdict, "")
+        parts.append(f'<span class="verdict {css}">{esc(verdict)}</span> on '
+                     f'{esc(", ".join(labels))}')
+    said = "; ".join(parts) or "no metric compared"
+    return (f'<p class="verdicts" id="headline"><b>{esc(comparison.candidate.name)}</b> against '
+            f"<b>{esc(comparison.baseline.name)}</b>: {said}</p>")
+
+
+def _mean(value: float) -> str:
+    return _DASH if math.isnan(value) else f"{value:.3f}"
 
 
 def _changes(comparison: Comparison, limit: int, worse: bool) -> str:
@@ -160,17 +189,14 @@ def comparison_html(comparison: Comparison, *, title: str | None = None,
     """The report of ``comparison`` as one HTML document (see
     :meth:`agentmetrics.Comparison.to_html`)."""
     limit = _check_limit(limit)
-    worse = comparison.significantly_worse
-    headline = (f'<span class="bad">significantly worse on {esc(", ".join(worse))}</span>'
-                if worse else "not significantly worse on any metric")
     subtitle = (f"{esc(comparison.candidate.name)} (candidate) against "
-                f"{esc(comparison.baseline.name)} (baseline): {headline}")
-    headline = ""
+                f"{esc(comparison.baseline.name)} (baseline)")
+    headline = _verdicts(comparison)
     if not any(m.paired for m in comparison):
         text = (f"No cases were compared: no case paired on any metric, so this comparison "
                 f"measures nothing and no verdict below means anything. Likely cause: "
                 f"{empty_cause(comparison)}.")
-        headline = f'<p class="headline bad" role="alert">{esc(text)}</p>'
+        headline += f'<p class="headline bad" role="alert">{esc(text)}</p>'
     sections = [_summary(comparison), _changes(comparison, limit, worse=True),
                 _changes(comparison, limit, worse=False), _unpaired(comparison)]
     for side, ident in ((comparison.baseline, "baseline"), (comparison.candidate, "candidate")):

@@ -34,7 +34,7 @@ th{background:var(--panel);cursor:pointer;user-select:none;white-space:nowrap}
 td.n{text-align:right;white-space:nowrap}
 .bad{color:var(--bad)}.good{color:var(--good)}.warn{color:var(--warn)}
 tr.error td{background:var(--bad-bg)}
-.verdict{font-weight:600;padding:1px 6px;border-radius:4px}
+.verdict{font-weight:600;padding:1px 6px;border-radius:4px;white-space:nowrap}
 .verdict.worse{background:var(--bad-bg);color:var(--bad)}
 .verdict.better{background:var(--good-bg);color:var(--good)}
 .charts{display:flex;flex-wrap:wrap;gap:16px}
@@ -53,8 +53,14 @@ SFMono-Regular,Menlo,Consolas,monospace;min-width:340px}
 .seq .extra{background:var(--chg-bg)}
 .seq .gap{color:var(--muted)}
 .reason{max-width:520px;overflow-wrap:anywhere}
+details.case-detail{max-width:520px;margin-top:4px}details.case-detail summary{cursor:pointer;
+color:var(--muted);font-size:12px}details.case-detail dd{white-space:pre-wrap}
 .headline{font-size:16px;font-weight:600;background:var(--bad-bg);border-left:4px solid
 var(--bad);padding:8px 12px;margin:10px 0;max-width:60em}
+.verdicts{font-size:16px;margin:10px 0;max-width:70em}
+.lead{display:flex;flex-wrap:wrap;gap:8px 24px;margin:10px 0;padding:8px 12px;
+background:var(--panel);border-radius:6px}.lead div{min-width:12em}
+.lead b{font-size:17px;font-variant-numeric:tabular-nums}
 .note{background:var(--panel);border-left:3px solid var(--line);padding:6px 10px;margin:8px 0}
 .filter{margin:6px 0;padding:4px 8px;width:320px;max-width:100%;background:var(--bg);
 color:var(--fg);border:1px solid var(--line);border-radius:4px}

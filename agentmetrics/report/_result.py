@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from agentmetrics._base._display import range_text, with_unit
+from agentmetrics._base._display import case_key, range_text, with_unit
 from agentmetrics.errors import InvalidParameterError
 from agentmetrics.report._charts import axis_range, histogram, histogram_svg, trend_svg
 from agentmetrics.report._page import esc, num, page, pct, section, table
@@ -25,11 +25,13 @@ from agentmetrics.report._sequences import side_by_side
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.model._metric_result import MetricResult
     from agentmetrics.results._results import EvaluationResult
+    from agentmetrics.results._summary import Summary
     from agentmetrics.results._table import Table
     from agentmetrics.runs._history import RunStore
     from agentmetrics.runs._provenance import Provenance
 
-__all__ = ["AUTO", "EMPTY_CAUSE", "parts_html", "provenance_html", "result_html"]
+__all__ = ["AUTO", "EMPTY_CAUSE", "lead_html", "parts_html", "provenance_html", "result_html",
+           "session_headline"]
 
 AUTO = "auto"
 #: The metadata key of a task, looked for when ``cluster`` or ``trials`` is "auto".
@@ -101,10 +103,34 @@ _SUMMARY_COLUMNS = ("metric", "n", "mean [mean_low, mean_high]", "se", "std", "m
                     "pass_rate [pass_low, pass_high]", "passed", "errors", "threshold")
 
 
-def _summary_section(result: EvaluationResult, ci: float, cluster: Any) -> str:
+def lead_html(result: EvaluationResult, summary: Summary, name: str | None = None) -> str:
+    """The line a page opens with: the run's name (its label), its cases, and
+    per metric its mean and pass rate with their intervals, in its unit."""
+    n = len(result)
+    items = []
+    if name:
+        items.append(f'<div class="run-name"><span class="muted">run</span><br><b>{esc(name)}'
+                     f"</b></div>")
+    items.append(f'<div><span class="muted">cases</span><br><b>{n:,}</b></div>')
+    units = {label: type(scores.metric).unit for label, scores in result.results.items()}
+    for row in summary:
+        label = row["metric"]
+        mean = _interval(row["mean"], row.get("mean_low", math.nan),
+                         row.get("mean_high", math.nan))[0]
+        rate = _interval(row["pass_rate"], row.get("pass_low", math.nan),
+                         row.get("pass_high", math.nan), rate=True)[0]
+        unit = units.get(label)
+        errors = row["errors"]
+        broken = f' <span class="bad">{errors:,} not scored</span>' if errors else ""
+        items.append(f'<div class="lead-metric" data-metric="{esc(label)}"><span class="muted">'
+                     f'{esc(with_unit(label, unit))}</span><br>mean <b>{mean}</b> · passed '
+                     f"<b>{rate}</b>{broken}</div>")
+    return f'<div class="lead" id="lead">{"".join(items)}</div>'
+
+
+def _summary_section(result: EvaluationResult, summary: Summary, cluster: Any) -> str:
     """One summary table; with ``cluster``, its intervals are the cluster-robust
     ones, and a line says so."""
-    summary = result.summary(ci, cluster=cluster)
     body = [table(_SUMMARY_COLUMNS, _summary_rows(summary), caption=summary.title,
                   table_id="summary-table", css="sortable summary")]
     if cluster is not None:
@@ -228,7 +254,56 @@ def _case_cell(result: EvaluationResult, row: int) -> tuple[str, Any, str]:
     ident = result.batch.case_id(row)
     if ident is None:
         return f"{row}", row, "n"
-    return f'{row} <span class="muted">{esc(ident)}</span>', row, ""
+    return f'{row} <span class="muted">{esc(case_key(ident, str))}</span>', row, ""
+
+
+#: The case fields a failing case shows, collapsed under its reason.
+_DETAIL_FIELDS = (("input", "input"), ("actual_output", "actual output"),
+                  ("expected_output", "expected output"))
+#: The widest text of one case field shown.
+_DETAIL_SHOWN = 2000
+
+
+def _case_details(result: EvaluationResult, rows: Sequence[int]) -> dict[int, str]:
+    """Per row, its input and outputs as a collapsed block ('' when it has
+    none), every string scrubbed of the run's metrics' secrets as a reason is.
+    Only the rows asked for are read (cases a reader builds on demand are
+    built for them alone)."""
+    if not rows:
+        return {}
+    cases = result.batch.cases
+    columns = result.batch.fields
+    prepare = getattr(cases, "prepare", None)
+    if prepare is not None:
+        prepare(rows)
+    metrics = [scores.metric for scores in result.results.values()]
+    out: dict[int, str] = {}
+    for row in rows:
+        case = cases[row] if cases is not None else None
+        items = []
+        for name, shown in _DETAIL_FIELDS:
+            if case is not None:
+                value = getattr(case, name, None)
+            else:
+                column = columns.get(name)
+                value = None if column is None else column[row]
+            if value is None:
+                continue
+            if isinstance(value, str):
+                text = value
+            else:
+                try:
+                    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr)
+                except (TypeError, ValueError):
+                    text = repr(value)
+            if len(text) > _DETAIL_SHOWN:
+                text = text[: _DETAIL_SHOWN - 1] + "…"
+            for metric in metrics:
+                text = metric.scrub(text)
+            items.append(f"<dt>{esc(shown)}</dt><dd>{esc(text)}</dd>")
+        out[row] = ('<details class="case-detail"><summary>input and outputs</summary>'
+                    f'<dl class="prov">{"".join(items)}</dl></details>' if items else "")
+    return out
 
 
 def _failures_section(result: EvaluationResult, limit: int) -> str:
@@ -240,13 +315,15 @@ def _failures_section(result: EvaluationResult, limit: int) -> str:
             continue
         any_failing = True
         rows = []
+        details = _case_details(result, rows_shown.tolist())
         for row in rows_shown.tolist():
             called_text, expected_text = _call_texts(result, row)
             sequences = side_by_side(result.batch.called_names(row),
                                      result.batch.expected_names(row),
                                      called_text=called_text, expected_text=expected_text)
             rows.append((_case_cell(result, row), float(scores.values[row]),
-                         (f'<div class="reason">{esc(scores.reason(row))}</div>', None, ""),
+                         (f'<div class="reason">{esc(scores.reason(row))}</div>{details[row]}',
+                          None, ""),
                          (sequences, None, "")))
         ident = f"failures-{index}"
         left = total - len(rows)
@@ -274,8 +351,11 @@ def _errors_section(result: EvaluationResult, limit: int) -> str:
         if not scores.errors:
             continue
         rows_of = sorted(scores.errors)[:limit]
+        details = _case_details(result, [row for row in rows_of if row not in
+                                         result.batch.invalid])
         rows = [(_case_cell(result, row), (f'<div class="reason">{esc(scores.errors[row])}'
-                                           f"</div>", None, "")) for row in rows_of]
+                                           f"</div>{details.get(row, '')}", None, ""))
+                for row in rows_of]
         left = len(scores.errors) - len(rows)
         note = f'<p class="note">{left:,} more error rows not shown.</p>' if left else ""
         parts.append(f'<h3 data-metric="{esc(label)}">{esc(label)}: {len(scores.errors):,} '
@@ -314,7 +394,8 @@ def _trend_section(result: EvaluationResult, store: RunStore, last: int, ci: flo
     figures = []
     for label in result.results:
         history = store.trend(label, last=max(0, last - 1))
-        points = [(f"run {run.id}", m.mean, m.mean_low, m.mean_high) for run, m in history]
+        points = [(run.label or f"run {run.id}", m.mean, m.mean_low, m.mean_high)
+                  for run, m in history]
         mine = summary[label]
         mine_run = result.provenance
         recorded = any(run.provenance.uid == mine_run.uid if mine_run.uid and run.provenance.uid
@@ -353,13 +434,15 @@ def provenance_html(provenance: Provenance, *, heading: str = "Provenance",
 
 
 def _sections(result: EvaluationResult, *, limit: int, ci: float, cluster: Any, trials: Any,
-              history: RunStore | None, trend: int) -> list[str]:
+              history: RunStore | None, trend: int) -> tuple[list[str], Summary | None]:
+    """The page's sections, and the summary they show (None without metrics)."""
     cluster_key = _task_key(result, cluster)
     same = isinstance(trials, str) and isinstance(cluster, str) and trials == cluster
     trials_key = cluster_key if same else _task_key(result, trials)
     sections = []
-    if result.results:
-        sections.append(_summary_section(result, ci, cluster_key))
+    summary = result.summary(ci, cluster=cluster_key) if result.results else None
+    if summary is not None:
+        sections.append(_summary_section(result, summary, cluster_key))
         aggregates = _aggregates_section(result, ci)
         if aggregates:
             sections.append(aggregates)
@@ -373,7 +456,7 @@ def _sections(result: EvaluationResult, *, limit: int, ci: float, cluster: Any, 
         if history is not None:
             sections.append(_trend_section(result, history, trend, ci))
     sections.append(provenance_html(result.provenance))
-    return sections
+    return sections, summary
 
 
 #: Why a run has no cases, most likely.
@@ -420,26 +503,49 @@ def result_html(
     trials: str | Sequence[Any] | None = AUTO,
     history: RunStore | None = None,
     trend: int = 20,
+    name: str | None = None,
 ) -> str:
     """The report of ``result`` as one HTML document (see
-    :meth:`agentmetrics.EvaluationResult.to_html`)."""
+    :meth:`agentmetrics.EvaluationResult.to_html`); ``name``, the run's name
+    (its label), opens the headline."""
     limit = _check_limit(limit)
-    sections = _sections(result, limit=limit, ci=ci, cluster=cluster, trials=trials,
-                         history=history, trend=trend)
-    return page(title or "agentmetrics report", _subtitle(result), sections,
-                headline=_headline(result))
+    sections, summary = _sections(result, limit=limit, ci=ci, cluster=cluster, trials=trials,
+                                  history=history, trend=trend)
+    lead = lead_html(result, summary, name) if summary is not None else ""
+    return page(title or (f"{name}: agentmetrics report" if name else "agentmetrics report"),
+                _subtitle(result), sections, headline=_headline(result) + lead)
+
+
+def session_headline(outcomes: Sequence[tuple[str, bool]], shown: int = 10) -> str:
+    """The headline of a pytest page: how many tests passed and failed on
+    their metrics, the failing ones named first (``outcomes``: each test's id
+    and whether all its evaluations passed)."""
+    failed = [test for test, ok in outcomes if not ok]
+    passed = len(outcomes) - len(failed)
+    css = "bad" if failed else "good"
+    text = (f'<p class="verdicts {css}" id="headline"><b>{len(failed):,} failed</b>, '
+            f"{passed:,} passed, of {len(outcomes):,} test{'s' if len(outcomes) != 1 else ''} "
+            f"with agentmetrics evaluations</p>")
+    if failed:
+        items = "".join(f"<li><code>{esc(test)}</code></li>" for test in failed[:shown])
+        more = (f'<li class="muted">{len(failed) - shown:,} more</li>'
+                if len(failed) > shown else "")
+        text += f'<ul class="failed-tests">{items}{more}</ul>'
+    return text
 
 
 def parts_html(parts: Sequence[tuple[str, EvaluationResult]], *, title: str, subtitle: str,
-               limit: int = 100, ci: float = 0.95) -> str:
+               limit: int = 100, ci: float = 0.95, headline: str = "") -> str:
     """Several results on one page, each under its own heading (a pytest
-    session's metrics, each over the tests that used it). Element ids get a
-    prefix per part; user text is escaped, so ``id="`` occurs only in ids."""
+    session's metrics, each over the tests that used it), ``headline``
+    above them. Element ids get a prefix per part; user text is escaped, so
+    ``id="`` occurs only in ids."""
     limit = _check_limit(limit)
     body = []
     for number, (heading, result) in enumerate(parts):
-        inner = "".join(_sections(result, limit=limit, ci=ci, cluster=AUTO, trials=AUTO,
-                                  history=None, trend=0))
+        found, _ = _sections(result, limit=limit, ci=ci, cluster=AUTO, trials=AUTO,
+                             history=None, trend=0)
+        inner = "".join(found)
         inner = inner.replace(' id="', f' id="part{number}-').replace(
             ' data-for="', f' data-for="part{number}-')
         body.append(f'<article class="part" id="part{number}"><h2>{esc(heading)}</h2>'
@@ -447,4 +553,4 @@ def parts_html(parts: Sequence[tuple[str, EvaluationResult]], *, title: str, sub
                     f"</article>")
     if not parts:
         body.append('<p class="note">No agent_metric evaluation ran in this session.</p>')
-    return page(title, subtitle, body)
+    return page(title, subtitle, body, headline=headline)

@@ -277,8 +277,11 @@ class EvaluationResult:
         trials: str | Sequence[Any] | None = "auto",
         history: Any = None,
         trend: int = 20,
+        name: str | None = None,
     ) -> Any:
-        """The run as one self-contained HTML page: the summary with intervals
+        """The run as one self-contained HTML page: a headline (``name``, the
+        run's label, when given; the cases; each metric's mean and pass rate
+        with their intervals), the summary with intervals
         (clustered ones when cases share a task), a histogram per metric
         with its threshold, the per-tool table, the failing cases worst first
         with both call sequences side by side, error rows, pass@k and pass^k
@@ -297,8 +300,11 @@ class EvaluationResult:
         from agentmetrics.report._page import write_page
         from agentmetrics.report._result import result_html
 
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise InvalidParameterError(
+                f"name: expected the run's name as non-empty text (its label), got {name!r:.80}.")
         text = result_html(self, title=title, limit=limit, ci=ci, cluster=cluster,
-                           trials=trials, history=_store(history), trend=trend)
+                           trials=trials, history=_store(history), trend=trend, name=name)
         return text if path is None else write_page(path, text)
 
     # -- display -----------------------------------------------------------------
