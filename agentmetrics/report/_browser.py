@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 from agentmetrics._secrets import MASK, credential_name, mask_tokens
 from agentmetrics.errors import AgentMetricsError, InvalidParameterError
 from agentmetrics.report._page import esc, num, page, pct, section, write_page
-from agentmetrics.runs._load import load_recorded
-from agentmetrics.runs._store import RunRecord, StoreFile
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.results._results import EvaluationResult
+    from agentmetrics.runs._history import RunStore
+    from agentmetrics.runs._store import RunRecord
 
 __all__ = ["Compare", "browser_html", "write_browser"]
 
@@ -125,7 +125,7 @@ def _why_not(run: RunRecord) -> str | None:
     return None
 
 
-def _write_files(store: StoreFile, runs: Sequence[RunRecord], folder: Path, href: str,
+def _write_files(store: RunStore, runs: Sequence[RunRecord], folder: Path, href: str,
                  reports: bool, compare: Compare | None) -> _Links:
     """Each run's report (``reports``) and each consecutive pair's comparison
     (with ``compare``) written into ``folder`` (``href``, relative to the page)."""
@@ -139,7 +139,7 @@ def _write_files(store: StoreFile, runs: Sequence[RunRecord], folder: Path, href
         result = None
         if why is None:
             try:
-                result = load_recorded(store, run.id)
+                result = store.load(run.id)
             except AgentMetricsError:
                 why = "its saved file no longer holds this run (saved over or changed since)"
         if result is None:
@@ -164,7 +164,7 @@ def _write_files(store: StoreFile, runs: Sequence[RunRecord], folder: Path, href
 # -- the page ---------------------------------------------------------------------
 
 
-def _headline(store: StoreFile, runs: Sequence[RunRecord]) -> str:
+def _headline(store: RunStore, runs: Sequence[RunRecord]) -> str:
     name = _clean(store.path.name)
     if not runs:
         return (f'<p class="headline" role="status">No runs: the run history {esc(name)} holds '
@@ -232,10 +232,12 @@ def _runs_section(runs: Sequence[RunRecord], metrics: Mapping[str, str | None], 
     heads = ['<th title="pick two runs to compare">pick</th>', "<th>run</th>",
              "<th>created (UTC)</th>"]
     for metric, unit in metrics.items():
-        shown = esc(_cut(metric, 40))
+        # A long name breaks after its underscores, never inside a word.
+        shown = esc(_cut(metric, 40)).replace("_", "_<wbr>")
         unit_text = f" ({esc(unit)})" if unit else ""
-        heads.append(f'<th title="{esc(metric)}: mean{unit_text}">{shown}<br>mean{unit_text}</th>')
-        heads.append(f'<th title="{esc(metric)}: pass rate">{shown}<br>pass</th>')
+        heads.append(f'<th class="m" title="{esc(metric)}: mean{unit_text}">{shown}<br>'
+                     f"mean{unit_text}</th>")
+        heads.append(f'<th class="m" title="{esc(metric)}: pass rate">{shown}<br>pass</th>')
     heads += ["<th>cases</th>", "<th>configuration</th>"]
     ordered = sorted(runs, key=lambda r: r.id)
     before = {run.id: (ordered[i - 1] if i else None) for i, run in enumerate(ordered)}
@@ -318,7 +320,7 @@ def _trends_section(runs: Sequence[RunRecord], metrics: Mapping[str, str | None]
                    section_id="trends")
 
 
-def browser_html(store: StoreFile, runs: Sequence[RunRecord] | None = None, *,
+def browser_html(store: RunStore, runs: Sequence[RunRecord] | None = None, *,
                  title: str | None = None, links: _Links | None = None,
                  href: str = ".") -> str:
     """The run browser of ``store`` as one HTML document (see
@@ -341,7 +343,7 @@ def browser_html(store: StoreFile, runs: Sequence[RunRecord] | None = None, *,
                 headline=_headline(store, runs))
 
 
-def write_browser(store: StoreFile, path: str | os.PathLike[str], *, title: str | None = None,
+def write_browser(store: RunStore, path: str | os.PathLike[str], *, title: str | None = None,
                   reports: bool = True, compare: Compare | None = None) -> Path:
     """Write the run browser of ``store`` to ``path``; with ``reports``, each
     run's own report beside it (``<stem>_runs/<id>.html``), and with

@@ -66,8 +66,9 @@ code{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 h2{break-after:avoid}tr,figure{break-inside:avoid}.scroll{overflow:visible}
 :root{--bg:#fff;--fg:#000;--panel:#f3f3f3}}
 /* run browser (report/_browser.py) */
-table.runs{font-size:13px;width:100%}table.runs th{white-space:normal;overflow-wrap:anywhere;
-vertical-align:bottom}table.runs td.label{max-width:15em;overflow-wrap:anywhere}
+table.runs{font-size:13px;width:100%}table.runs th{vertical-align:bottom}
+table.runs th.m{white-space:normal;overflow-wrap:break-word}
+table.runs td.label{min-width:9em;max-width:15em;overflow-wrap:anywhere}
 table.runs td.config{max-width:12em;overflow-wrap:anywhere;font-size:12px}
 table.runs td.when{white-space:nowrap}.nolink{font-size:12px}
 .runs-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:16px}
