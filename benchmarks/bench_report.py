@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_report.py [--cases 1000000] [--repeats 3]
     .venv/bin/python benchmarks/bench_report.py --groups [--baseline REF] [--timeout 120]
+    .venv/bin/python benchmarks/bench_report.py --runs 200 [--repeats 3]
 
 A seeded run of ``--cases`` cases (3 called and 3 expected names out of 40
 tools, case ids), scored by tool_selection_accuracy and tool_call_f1. Timed
@@ -30,6 +31,15 @@ With ``--baseline REF`` (a git revision) each is also run on REF's code,
 exported with ``git archive`` into a temporary folder and imported first; the
 table gives both medians and baseline / current. A baseline that does not
 finish within ``--timeout`` is shown as ``> timeout`` and not run again.
+
+With ``--runs N``: the run browser (issue 53). A history of N runs in a
+temporary folder, each of 20 cases scored by 5 metrics, saved to a file of its
+own with a label; timed, medians of ``--repeats``:
+
+  (p) store.to_html(path, reports=False): the page alone (every run read from
+      the history, the runs table, a trend per metric)
+  (r) store.to_html(path, compare=agentmetrics.compare), once: the page with
+      each run's report and each consecutive pair's comparison beside it
 """
 
 from __future__ import annotations
@@ -174,6 +184,50 @@ def groups(args: argparse.Namespace) -> None:
         print(line)
 
 
+#: The metrics of --runs: five, one with a unit.
+BROWSER_METRICS = ("tool_selection_accuracy", "tool_call_f1", "tool_call_micro_f1", "latency",
+                   "answer_match")
+
+
+def browser(args: argparse.Namespace) -> None:
+    """The run browser over a history of ``args.runs`` runs (see the docstring)."""
+    import agentmetrics
+    from agentmetrics.runs import RunStore
+
+    rng = np.random.default_rng(7)
+    tools = [f"tool_{i}" for i in range(8)]
+    with tempfile.TemporaryDirectory() as folder:
+        store = RunStore(Path(folder) / "runs.sqlite")
+        start = time.perf_counter()
+        for run in range(args.runs):
+            cases = [AgentTestCase(
+                tool_calls=[t for t in tools[:3] if rng.random() > 0.2], expected_tool_calls=tools[:3],
+                latency=float(rng.uniform(0.5, 4.0)), actual_output="ok",
+                expected_output="ok" if rng.random() > 0.3 else "no",
+                metadata={"id": f"case-{i}"}) for i in range(20)]
+            result = evaluate(cases, list(BROWSER_METRICS), progress=False)
+            result.save(Path(folder) / f"run-{run}.jsonl", history=store,
+                        label=f"nightly {run} (model v{run % 7})")
+        built = time.perf_counter() - start
+        page = Path(folder) / "browser.html"
+        times = []
+        for _ in range(args.repeats):
+            start = time.perf_counter()
+            store.to_html(page, reports=False)
+            times.append(time.perf_counter() - start)
+        size = page.stat().st_size
+        start = time.perf_counter()
+        store.to_html(page, compare=agentmetrics.compare)
+        everything = time.perf_counter() - start
+        written = len(list((Path(folder) / "browser_runs").iterdir()))
+    print(f"{args.runs:,} runs of 20 cases, {len(BROWSER_METRICS)} metrics (history built in "
+          f"{built:.1f} s); medians of {args.repeats}")
+    print(f"  (p) to_html(path, reports=False)   {statistics.median(times):8.3f} s  "
+          f"[goal < 2 s]  page {size:,} bytes")
+    print(f"  (r) to_html(path, compare=...)     {everything:8.3f} s  ({written:,} pages beside "
+          f"it: each run's report and each consecutive comparison)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=1_000_000)
@@ -184,6 +238,8 @@ def main() -> None:
                         help="--groups: also time this git revision's code")
     parser.add_argument("--timeout", type=float, default=120.0,
                         help="--groups: seconds after which a run is stopped (default 120)")
+    parser.add_argument("--runs", type=int, default=None, metavar="N",
+                        help="time the run browser over a history of N runs instead")
     parser.add_argument("--child", nargs=2, metavar=("KIND", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -191,6 +247,9 @@ def main() -> None:
         return
     if args.groups:
         groups(args)
+        return
+    if args.runs is not None:
+        browser(args)
         return
     result = make_result(args.cases)
     failing = sum(int((~result[m].passed).sum()) for m in result.metrics)

@@ -271,12 +271,15 @@ def _add_report(commands: Any) -> None:
             "sequences, errors, repeated trials, a trend over saved runs and the provenance "
             "(--compare: the paired differences, pass/fail flips and regressions). A run is "
             "a cases file (scored here with --metric) or a run saved by `agentmetrics "
-            "evaluate --save`."),
+            "evaluate --save`. Without a RUN, --history [FILE] writes the run browser: one "
+            "page over every run of the history, each run's report beside it."),
     )
-    parser.add_argument("inputs", nargs="+", metavar="RUN",
-                        help="a cases file or a saved run (two with --compare)")
-    parser.add_argument("-o", "--output", required=True, metavar="PATH",
-                        help="where to write the HTML file")
+    parser.add_argument("inputs", nargs="*", metavar="RUN",
+                        help="a cases file or a saved run (two with --compare); none with "
+                        "--history: the run browser")
+    parser.add_argument("-o", "--output", default=None, metavar="PATH",
+                        help="where to write the HTML file (required for a run; the run "
+                        "browser's default: <history name>.html here)")
     parser.add_argument("--compare", action="store_true",
                         help="compare two runs: RUN RUN are the baseline and the candidate")
     parser.add_argument("--metric", action="append", metavar="NAME[:key=value,...]",
@@ -292,10 +295,14 @@ def _add_report(commands: Any) -> None:
     parser.add_argument("--trials", default=None, metavar="KEY",
                         help="the metadata key grouping repeated trials for pass@k and pass^k "
                         "(default: task_id when cases share one)")
-    parser.add_argument("--history", default=None, metavar="FILE",
+    parser.add_argument("--history", nargs="?", const="", default=None, metavar="FILE",
                         help="the run history for the trend (default: the default history, "
-                        "when there is one)")
+                        "when there is one); without a RUN, the history to browse (FILE "
+                        "left out: the default one)")
     parser.add_argument("--no-history", action="store_true", help="leave the trend out")
+    parser.add_argument("--no-reports", action="store_true",
+                        help="the run browser: do not write each run's report and the "
+                        "comparisons of consecutive runs beside it (faster)")
     parser.add_argument("--trend", type=positive, default=20, metavar="N",
                         help="runs in the trend (default 20)")
     parser.add_argument("--on", default="id", metavar="KEY",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import IO, Any
 
 from agentmetrics.cli._common import DEFAULT_METRIC, build_metric
@@ -39,7 +40,7 @@ def _history(args: argparse.Namespace) -> Any:
     it exists; None for no trend."""
     if args.no_history:
         return None
-    if args.history is not None:
+    if args.history:
         if not os.path.exists(args.history):
             raise InvalidParameterError(
                 f"--history {args.history}: expected a run history (made by `agentmetrics "
@@ -72,7 +73,43 @@ def _names(args: argparse.Namespace, store: Any) -> list[str]:
             for path in args.inputs]
 
 
+def _browse(args: argparse.Namespace, out: IO[str]) -> int:
+    """The run browser of the history named by --history (or the default one)."""
+    path = Path(args.history) if args.history else default_store_path()
+    if not path.is_file():
+        raise InvalidParameterError(
+            f"--history {path}: expected a run history to browse (made by `agentmetrics "
+            f"evaluate --save` or result.save(path)), but there is no such file. Fix: name the "
+            f"history's .sqlite file, or save a run first.")
+    store = RunStore(path)
+    output = args.output or f"{path.stem}.html"
+    runs = len(store.list())
+    written = store.to_html(output, title=args.title, reports=not args.no_reports,
+                            compare=None if args.no_reports else compare)
+    print(f"run browser written to {written} ({runs:,} run{'s' if runs != 1 else ''})",
+          file=out)
+    if not runs and not args.allow_empty:
+        print(f"agentmetrics: error: {path}: expected at least one run, got none, so the run "
+              f"browser written to {written} lists nothing (its headline says so). Fix: save a "
+              f"run into this history first (`agentmetrics evaluate FILE --save run.jsonl "
+              f"--history {path}`), or pass --allow-empty when an empty history is expected.",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
 def run_report(args: argparse.Namespace, out: IO[str]) -> int:
+    if not args.inputs:
+        if args.history is None:
+            raise InvalidParameterError(
+                "report: expected a run (a cases file or a saved run), or --history [FILE] for "
+                "the run browser, got neither. Fix: agentmetrics report run.jsonl -o "
+                "report.html, or agentmetrics report --history runs.sqlite -o runs.html")
+        return _browse(args, out)
+    if args.output is None:
+        raise InvalidParameterError(
+            "report: expected -o PATH, where to write the HTML page of the run, got none. "
+            "Fix: agentmetrics report run.jsonl -o report.html")
     if args.compare:
         if len(args.inputs) != 2:
             raise InvalidParameterError(

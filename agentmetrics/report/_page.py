@@ -71,6 +71,17 @@ code{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 @media print{body{padding:0;font-size:11px}.filter{display:none}th{cursor:auto}
 h2{break-after:avoid}tr,figure{break-inside:avoid}.scroll{overflow:visible}
 :root{--bg:#fff;--fg:#000;--panel:#f3f3f3}}
+/* run browser (report/_browser.py) */
+table.runs{font-size:13px;width:100%}table.runs th{vertical-align:bottom}
+table.runs th.m{white-space:normal;overflow-wrap:break-word}
+table.runs td.label{min-width:9em;max-width:15em;overflow-wrap:anywhere}
+table.runs td.config{max-width:12em;overflow-wrap:anywhere;font-size:12px}
+table.runs td.when{white-space:nowrap}.nolink{font-size:12px}
+.runs-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:16px}
+.runs-grid svg{width:100%;height:auto;display:block}svg .tick{font-size:10px}
+.runs-compare{font-weight:600;margin:0 8px}.runs-compare[aria-disabled]{color:var(--muted);
+pointer-events:none}.runs-command{white-space:pre-wrap;overflow-wrap:anywhere;
+background:var(--panel);padding:6px 10px;margin:6px 0}
 """
 
 # Sorting by a click on a column head and filtering rows by text: the only
@@ -92,6 +103,23 @@ Array.prototype.forEach.call(t.tBodies[0].rows,function(r){
 r.style.display=r.textContent.toLowerCase().indexOf(q)<0?'none':''})})});
 document.documentElement.setAttribute('data-ready','1');
 })();
+// run browser (report/_browser.py): two runs picked, their comparison or its command
+(function(){var t=document.getElementById('runs');if(!t)return;
+var link=document.getElementById('runs-compare'),note=document.getElementById('runs-compare-note'),
+cmd=document.getElementById('runs-command');function at(e,n){return e.getAttribute(n)}
+function update(){var p=Array.prototype.filter.call(t.querySelectorAll('input.pick'),
+function(b){return b.checked});link.removeAttribute('href');link.setAttribute('aria-disabled','true');
+cmd.hidden=true;if(p.length!==2){note.textContent=p.length>2?'pick only two runs':
+'pick two runs to compare them';return}var a=p[0],b=p[1];
+if(+at(a,'data-id')>+at(b,'data-id')){a=p[1];b=p[0]}var row=b.closest('tr'),cmp=at(row,'data-cmp');
+if(cmp&&at(row,'data-prev')===at(a,'data-id')){link.setAttribute('href',cmp);
+link.removeAttribute('aria-disabled');note.textContent=at(b,'data-name')+' against '+at(a,'data-name');
+return}if(!at(a,'data-path')||!at(b,'data-path')){note.textContent=
+'a run picked has no saved file, so there is nothing to compare';return}
+note.textContent='no page is written for this pair; make it with this command, run in the folder of this page:';
+cmd.textContent='agentmetrics compare '+at(a,'data-path')+' '+at(b,'data-path')+' --html '+
+at(link,'data-dir')+'/compare-'+at(a,'data-id')+'-'+at(b,'data-id')+'.html';cmd.hidden=false}
+t.addEventListener('change',update);update()})();
 """
 
 

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from agentmetrics._base._display import case_key, range_text, with_unit
+from agentmetrics._secrets import mask_tokens
 from agentmetrics.errors import InvalidParameterError
 from agentmetrics.report._charts import axis_range, histogram, histogram_svg, trend_svg
 from agentmetrics.report._page import esc, num, page, pct, section, table
@@ -394,8 +395,8 @@ def _trend_section(result: EvaluationResult, store: RunStore, last: int, ci: flo
     figures = []
     for label in result.results:
         history = store.trend(label, last=max(0, last - 1))
-        points = [(run.label or f"run {run.id}", m.mean, m.mean_low, m.mean_high)
-                  for run, m in history]
+        points = [(mask_tokens(run.label) if run.label else f"run {run.id}", m.mean,
+                   m.mean_low, m.mean_high) for run, m in history]
         mine = summary[label]
         mine_run = result.provenance
         recorded = any(run.provenance.uid == mine_run.uid if mine_run.uid and run.provenance.uid

@@ -5,8 +5,9 @@ saved file."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from agentmetrics.report._browser import Compare, browser_html, write_browser
 from agentmetrics.runs._load import load_recorded
 from agentmetrics.runs._store import MetricSummary, RunRecord, StoreFile, default_store_path
 
@@ -43,6 +44,26 @@ class RunStore(StoreFile):
         another run (saved over since: save each run to a file of its own)."""
 
         return load_recorded(self, ref)
+
+    def to_html(self, path: str | os.PathLike[str] | None = None, *, title: str | None = None,
+                reports: bool = True, compare: Compare | None = None) -> Any:
+        """The run browser: one self-contained HTML page over every run of the
+        history, newest first: per run its label, time, configuration, cases,
+        and per metric its mean and pass rate (sortable, filtered by text);
+        each metric's mean with its interval over the runs, in one grid of
+        charts; two runs picked link to their comparison, or give the command
+        that makes it.
+
+        Written to ``path`` (returned as a Path), or returned as a string
+        without one. With a path, each run whose saved file is there gets its
+        own report beside the page, in ``<stem>_runs/<id>.html`` (``reports=False``
+        skips them), and with ``compare=agentmetrics.compare`` each run gets
+        its comparison with the run before it (``<stem>_runs/compare-<before>-<id>.html``).
+        The links are relative: the page and its folder can be moved together.
+        A run whose file is gone is listed without a link, and says why."""
+        if path is None:
+            return browser_html(self, title=title)
+        return write_browser(self, path, title=title, reports=reports, compare=compare)
 
 
 def open_store(path: str | os.PathLike[str] | None = None) -> RunStore:
