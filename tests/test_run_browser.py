@@ -129,7 +129,7 @@ def test_the_page_lists_every_run_newest_first_with_its_reports(tmp_path):
     # the headline: the history's name, how many runs; a trend per metric
     assert "runs.sqlite" in "".join(page.text) and "4 runs" in "".join(page.text)
     assert page.figures == METRICS
-    assert "latency mean (s)" in page.heads
+    assert "latency mean (s) · pass" in page.heads  # one column a metric: mean, pass rate
 
 
 def test_a_run_whose_file_is_gone_is_listed_without_a_link_and_says_why(tmp_path):

@@ -208,16 +208,18 @@ def _row(run: RunRecord, metrics: Mapping[str, str | None], links: _Links,
     for metric, unit in metrics.items():
         summary = run.summary(metric)
         if summary is None:
-            cells += [_cell("", sort=""), _cell("", sort="")]
+            cells.append(_cell("", sort=""))
             continue
         bar = ("" if math.isnan(summary.mean_low) else
                f"[{_value(summary.mean_low, unit)}, {_value(summary.mean_high, unit)}]")
-        cells.append(_cell(esc(_value(summary.mean, unit)), sort=summary.mean, css="n",
-                           title=f"{metric} mean {bar}".strip()))
         rate_bar = ("" if math.isnan(summary.pass_low) else
                     f"[{pct(summary.pass_low)}, {pct(summary.pass_high)}]")
-        cells.append(_cell(esc(pct(summary.pass_rate)), sort=summary.pass_rate, css="n",
-                           title=f"{metric} pass rate {rate_bar}".strip()))
+        # One cell a metric: its mean, then its pass rate (both intervals in the title).
+        cells.append(_cell(f"<b>{esc(_value(summary.mean, unit))}</b> "
+                           f'<span class="muted">{esc(pct(summary.pass_rate))}</span>',
+                           sort=summary.mean, css="n",
+                           title=f"{metric}: mean {_value(summary.mean, unit)} {bar}; pass rate "
+                                 f"{pct(summary.pass_rate)} {rate_bar}"))
     config = _config(run)
     cells.append(_cell(f"{run.cases:,}", sort=run.cases, css="n"))
     cells.append(_cell(esc(_cut(config)), sort=config.lower(), css="config", title=config))
@@ -236,9 +238,8 @@ def _runs_section(runs: Sequence[RunRecord], metrics: Mapping[str, str | None], 
         # A long name breaks after its underscores, never inside a word.
         shown = esc(_cut(metric, 40)).replace("_", "_<wbr>")
         unit_text = f" ({esc(unit)})" if unit else ""
-        heads.append(f'<th class="m" title="{esc(metric)}: mean{unit_text}">{shown}<br>'
-                     f"mean{unit_text}</th>")
-        heads.append(f'<th class="m" title="{esc(metric)}: pass rate">{shown}<br>pass</th>')
+        heads.append(f'<th class="m" title="{esc(metric)}: mean{unit_text} and pass rate">'
+                     f'{shown}<br><span class="muted">mean{unit_text} · pass</span></th>')
     heads += ["<th>cases</th>", "<th>configuration</th>"]
     ordered = sorted(runs, key=lambda r: r.id)
     before = {run.id: (ordered[i - 1] if i else None) for i, run in enumerate(ordered)}
@@ -292,15 +293,18 @@ def _trend_chart(points: Sequence[tuple[str, float, float, float]], metric: str,
     for value in (low, high):
         parts.append(f'<text x="{_CL - 4}" y="{y_of(value) + 4:.1f}" text-anchor="end">'
                      f"{esc(_value(value, unit) if unit else f'{value:.2f}')}</text>")
-    # Labels turned 30 degrees, as many as fit: every k-th run, the newest always.
+    # Labels level under their runs, as many as fit inside the chart: every k-th
+    # run, the newest always; the first starts at its run, the last ends at it.
     slot = width / max(1, count - 1) if count > 1 else width
-    chars = 14
-    every = max(1, math.ceil(chars * _CHAR * 0.5 / max(slot, 1e-9)))
+    chars = max(6, min(28, int(slot / _CHAR) - 2))
+    every = max(1, math.ceil((chars + 2) * _CHAR / max(slot, 1e-9)))
     shown = set(range(count - 1, -1, -every))
     for i in sorted(shown):
         run = points[i][0]
-        parts.append(f'<text class="tick" x="{xs[i]:.1f}" y="{base + 12}" text-anchor="end" '
-                     f'transform="rotate(-30 {xs[i]:.1f} {base + 12})">{esc(_cut(run, chars))}'
+        anchor = ("middle" if count == 1 else "start" if i == 0 else
+                  "end" if i == count - 1 else "middle")
+        parts.append(f'<text class="tick" x="{xs[i]:.1f}" y="{base + 14}" '
+                     f'text-anchor="{anchor}">{esc(_cut(run, chars))}'
                      f"<title>{esc(run)}</title></text>")
     parts.append("</svg>")
     return "".join(parts)

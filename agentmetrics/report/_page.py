@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,8 @@ tr.error td{background:var(--bad-bg)}
 .verdict.worse{background:var(--bad-bg);color:var(--bad)}
 .verdict.better{background:var(--good-bg);color:var(--good)}
 .charts{display:flex;flex-wrap:wrap;gap:16px}
+.trend-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:16px;
+align-items:start}.trend-grid figure svg{max-width:100%;height:auto}
 figure{margin:0;background:var(--panel);border:1px solid var(--line);padding:8px;border-radius:6px}
 figcaption{font-size:13px;color:var(--muted)}
 svg text{fill:var(--fg);font-size:11px}svg .bar{fill:var(--bar)}
@@ -101,6 +103,13 @@ box.addEventListener('input',function(){var q=box.value.toLowerCase();
 var t=document.getElementById(box.getAttribute('data-for'));
 Array.prototype.forEach.call(t.tBodies[0].rows,function(r){
 r.style.display=r.textContent.toLowerCase().indexOf(q)<0?'none':''})})});
+document.addEventListener('click',function(e){var a=e.target.closest?e.target.closest('a.drill'):null;
+if(!a)return;var tool=a.getAttribute('data-tool'),shown=0,note=document.getElementById('drill-note');
+document.querySelectorAll('table.failures tbody tr').forEach(function(r){
+var ok=tool===null||(r.getAttribute('data-tools')||'').indexOf(' '+tool+' ')>=0;
+r.style.display=ok?'':'none';if(ok)shown++});document.querySelectorAll('input.filter').forEach(
+function(box){box.value=''});if(note){note.hidden=tool===null;note.firstChild.textContent=
+tool===null?'':'Showing the '+shown+' failing case'+(shown===1?'':'s')+' that call or expect '+tool+'. '}});
 document.documentElement.setAttribute('data-ready','1');
 })();
 // run browser (report/_browser.py): two runs picked, their comparison or its command
@@ -169,13 +178,16 @@ def _cell(value: Any) -> str:
 
 def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, caption: str = "",
           table_id: str | None = None, row_classes: Sequence[str] | None = None,
-          css: str = "sortable") -> str:
-    """A sortable table; cells are escaped unless given as ``(html, sort, class)``."""
+          css: str = "sortable", row_data: Sequence[Mapping[str, str]] | None = None) -> str:
+    """A sortable table; cells are escaped unless given as ``(html, sort, class)``;
+    ``row_data``: per row, ``data-*`` attributes (names and values escaped)."""
     head = "".join(f"<th>{esc(column)}</th>" for column in columns)
     body = []
     for index, row in enumerate(rows):
         kind = row_classes[index] if row_classes is not None else ""
-        opening = f'<tr class="{kind}">' if kind else "<tr>"
+        data = "" if row_data is None else "".join(
+            f' data-{esc(name)}="{esc(value)}"' for name, value in row_data[index].items())
+        opening = f'<tr class="{kind}"{data}>' if kind else f"<tr{data}>"
         body.append(opening + "".join(_cell(value) for value in row) + "</tr>")
     ident = f' id="{esc(table_id)}"' if table_id else ""
     cap = f"<caption>{esc(caption)}</caption>" if caption else ""

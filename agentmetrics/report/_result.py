@@ -82,14 +82,21 @@ def _interval(mean: float, low: float, high: float, rate: bool = False) -> tuple
     return f"{shown(mean)}{bar}", mean, "n"
 
 
-def _summary_rows(summary: Table) -> list[tuple[Any, ...]]:
+def _summary_rows(summary: Table, failing: dict[str, int] | None = None
+                  ) -> list[tuple[Any, ...]]:
+    """The summary's rows as cells; a metric with failing cases shown links to
+    them (``failing``: label -> the index of its table of failing cases)."""
     rows = []
     for row in summary:
+        label = row["metric"]
+        at = (failing or {}).get(label)
+        named: Any = label if at is None else (
+            f'<a href="#failures-{at}" title="its failing cases">{esc(label)}</a>', label, "")
         passed_rate = _interval(row["pass_rate"], row.get("pass_low", math.nan),
                                 row.get("pass_high", math.nan), rate=True)
         errors = row["errors"]
         rows.append((
-            row["metric"], row["n"],
+            named, row["n"],
             _interval(row["mean"], row.get("mean_low", math.nan), row.get("mean_high", math.nan)),
             row.get("se", math.nan), row["std"], row["min"], row["max"], passed_rate,
             row["passed"], (f'<span class="bad">{errors:,}</span>' if errors else "0", errors,
@@ -132,7 +139,9 @@ def lead_html(result: EvaluationResult, summary: Summary, name: str | None = Non
 def _summary_section(result: EvaluationResult, summary: Summary, cluster: Any) -> str:
     """One summary table; with ``cluster``, its intervals are the cluster-robust
     ones, and a line says so."""
-    body = [table(_SUMMARY_COLUMNS, _summary_rows(summary), caption=summary.title,
+    failing = {label: index for index, (label, scores) in enumerate(result.results.items())
+               if (~scores.passed & ~np.isnan(scores.values)).any()}
+    body = [table(_SUMMARY_COLUMNS, _summary_rows(summary, failing), caption=summary.title,
                   table_id="summary-table", css="sortable summary")]
     if cluster is not None:
         what = cluster if isinstance(cluster, str) else "the labels given"
@@ -185,11 +194,16 @@ def _histograms_section(result: EvaluationResult) -> str:
                    section_id="histograms")
 
 
-def _per_tool_section(result: EvaluationResult) -> str:
+def _per_tool_section(result: EvaluationResult, drill: bool) -> str:
     tools = result.per_tool()
-    rows = tools.rows[:_TOOLS_SHOWN]
+    rows: list[Any] = tools.rows[:_TOOLS_SHOWN]
+    if drill:  # each tool leads to the failing cases that call or expect it
+        rows = [((f'<a class="drill" href="#failures" data-tool="{esc(row[0])}" title="the '
+                  f'failing cases that call or expect it">{esc(row[0])}</a>', row[0], ""),
+                 *row[1:]) for row in rows]
     body = table(tools.columns, rows, caption="Over the cases with both call lists; most "
-                 "missed first", table_id="per-tool-table")
+                 "missed first" + ("; a tool leads to its failing cases" if drill else ""),
+                 table_id="per-tool-table")
     if len(tools) > len(rows):
         body += f'<p class="note">{len(tools) - len(rows):,} more tools not listed.</p>'
     if not len(tools):
@@ -327,6 +341,11 @@ def _failures_section(result: EvaluationResult, limit: int) -> str:
                           None, ""),
                          (sequences, None, "")))
         ident = f"failures-{index}"
+        tools = []
+        for row in rows_shown.tolist():
+            names = set(result.batch.called_names(row) or ()) | set(
+                result.batch.expected_names(row) or ())
+            tools.append({"tools": f" {' '.join(sorted(names))} "})
         left = total - len(rows)
         note = (f'<p class="note">{left:,} more failing cases not shown (the {len(rows):,} '
                 f"worst are); <code>result.failures()</code> lists them all.</p>"
@@ -337,12 +356,15 @@ def _failures_section(result: EvaluationResult, limit: int) -> str:
             f'<input class="filter" type="search" placeholder="Filter these cases" '
             f'data-for="{ident}" aria-label="Filter the failing cases of {esc(label)}">'
             + table(("case", "value", "reason", "called / expected"), rows, table_id=ident,
-                    css="sortable failures")
+                    css="sortable failures", row_data=tools)
             + note)
     if not any_failing:
         scored = any(not np.isnan(scores.values).all() for scores in result.results.values())
         parts.append('<p class="good">Every scored case passed.</p>' if scored else
                      '<p class="muted">No case was scored, so none passed or failed.</p>')
+    else:
+        parts.insert(0, '<p class="note" id="drill-note" hidden><span></span><a class="drill" '
+                        'href="#failures">Show every failing case</a></p>')
     return section("Failing cases, worst first", "".join(parts), section_id="failures")
 
 
@@ -405,12 +427,13 @@ def _trend_section(result: EvaluationResult, store: RunStore, last: int, ci: flo
         if not recorded:
             points.append(("this run", mine["mean"], mine["mean_low"], mine["mean_high"]))
         rows = [(name, _interval(mean, low, high)) for name, mean, low, high in points]
-        figures.append(f'<figure class="trend" data-metric="{esc(label)}">'
+        figures.append(f'<div class="trend-cell"><figure class="trend" data-metric="{esc(label)}">'
                        f"{trend_svg(points, f'{label} over the last {len(points)} runs')}"
                        f"<figcaption>{esc(label)}: mean over the last {len(points)} runs, "
                        f"with intervals</figcaption></figure>"
-                       + table(("run", "mean [interval]"), rows, css="sortable trend-table"))
-    body = f'<div class="charts">{"".join(figures)}</div>'
+                       + table(("run", "mean [interval]"), rows, css="sortable trend-table")
+                       + "</div>")
+    body = f'<div class="trend-grid">{"".join(figures)}</div>'
     return section("Trend", body + f'<p class="muted">From the run history '
                    f"{esc(store.path)}.</p>", section_id="trend")
 
@@ -448,7 +471,9 @@ def _sections(result: EvaluationResult, *, limit: int, ci: float, cluster: Any, 
         if aggregates:
             sections.append(aggregates)
         sections.append(_histograms_section(result))
-    sections.append(_per_tool_section(result))
+    drill = limit > 0 and any((~scores.passed & ~np.isnan(scores.values)).any()
+                              for scores in result.results.values())
+    sections.append(_per_tool_section(result, drill))
     if result.results:
         sections.append(_failures_section(result, limit))
         sections.append(_errors_section(result, limit))
@@ -548,7 +573,7 @@ def parts_html(parts: Sequence[tuple[str, EvaluationResult]], *, title: str, sub
                              history=None, trend=0)
         inner = "".join(found)
         inner = inner.replace(' id="', f' id="part{number}-').replace(
-            ' data-for="', f' data-for="part{number}-')
+            ' data-for="', f' data-for="part{number}-').replace(' href="#', f' href="#part{number}-')
         body.append(f'<article class="part" id="part{number}"><h2>{esc(heading)}</h2>'
                     f'<p class="muted">{_subtitle(result)}</p>{_headline(result)}{inner}'
                     f"</article>")
