@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/bench_report.py --runs 200 [--repeats 3]
 
 A seeded run of ``--cases`` cases (3 called and 3 expected names out of 40
-tools, case ids), scored by tool_selection_accuracy and tool_call_f1. Timed
+tools, case ids, an input, an actual and an expected output each), scored by tool_selection_accuracy and tool_call_f1. Timed
 side by side, interleaved, medians:
 
   (s) result.summary() plus result.failures(): the tables a user would print
@@ -73,10 +73,19 @@ def make_result(n: int, seed: int = 5):
     called[same] = expected[same]
     offsets = np.arange(0, 3 * n + 1, 3, dtype=np.int64)
     given = np.ones(n, dtype=bool)
+    # Each case's input and outputs, as a run made in a notebook keeps them: the
+    # report shows them, collapsed, under each failing case (issue 53).
+    fields = {}
+    for name, text in (("input", "Please cancel order {} and refund the card"),
+                       ("actual_output", "Order {} is cancelled; the refund is on its way"),
+                       ("expected_output", "Cancelled order {}")):
+        column = np.empty(n, dtype=object)
+        column[:] = [text.format(i) for i in range(n)]
+        fields[name] = column
     batch = ToolCallBatch(vocabulary=vocabulary, called_ids=called, called_offsets=offsets,
                           expected_ids=expected, expected_offsets=offsets.copy(),
                           called_given=given, expected_given=given.copy(),
-                          case_ids=tuple(f"case-{i}" for i in range(n)))
+                          case_ids=tuple(f"case-{i}" for i in range(n)), fields=fields)
     return evaluate(batch, [ToolSelectionAccuracy(threshold=0.8), "tool_call_f1"],
                     progress=False)
 
