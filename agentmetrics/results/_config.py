@@ -93,7 +93,13 @@ def _check_key(key: object, where: str) -> str:
         raise _fail(where, f"each name must be a str ({_EXPECTED})",
                     f"the name {_received('', key)}", "name each value with a str, e.g. "
                     "'model'.")
-    shown = repr(key if len(key) <= 60 else key[:57] + "...")
+    masked = mask_tokens(mask_value(key))
+    shown = repr(masked if len(masked) <= 60 else masked[:57] + "...")
+    if masked != key:
+        raise _fail(where, "a name must not hold a credential (a URL with its user and "
+                    "password, a key): names are shown as they are", f"the name {shown}",
+                    "name the value (e.g. 'endpoint') and give the URL as the value, whose "
+                    "credentials are masked.")
     if not key or key != key.strip() or not key.isprintable() or "=" in key:
         raise _fail(where, "each name must be non-empty printable text without spaces at "
                     "either end and without '=' (the command line reads KEY=VALUE)",
@@ -119,7 +125,8 @@ def _check_value(key: str, value: object, where: str) -> ConfigScalar:
     received = ""
     if kind is str and len(value) > MAX_VALUE_LENGTH:  # type: ignore[arg-type]
         received = f"a str of {len(value)} characters"  # type: ignore[arg-type]
-    elif kind is int and abs(value).bit_length() > 4 * MAX_VALUE_LENGTH:  # type: ignore[arg-type]
+    elif kind is int and abs(value).bit_length() > 14_000:  # type: ignore[arg-type]
+        # over 4,200 digits: more than Python turns into text (its default limit)
         received = f"an int of more than {MAX_VALUE_LENGTH} digits"
     elif kind is int and len(str(value)) > MAX_VALUE_LENGTH:
         received = f"an int of {len(str(value))} characters"
