@@ -262,7 +262,7 @@ class EvaluationResult:
         refused otherwise. :func:`agentmetrics.load_result` reads it back.
 
         Kept: the provenance (metrics with their parameters as shown, secrets
-        masked), and per case its position, id (with its type: str, int,
+        masked), the run's :attr:`config`, and per case its position, id (with its type: str, int,
         float, bool, None or tuples of them; another type is refused), tool
         names called and expected (or not given), why it could not be read
         if it could not, its metadata (``metadata=False`` leaves it out), and

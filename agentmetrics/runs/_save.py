@@ -4,8 +4,10 @@ one case a line) or Parquet (one row per case, the header in the schema's
 metadata). Every value (to the bit), pass flag, reason, error, case id (with
 its type), call name and, where the cases have any, their metadata and the
 case fields of :data:`~agentmetrics.runs._format.CASE_FIELDS` (input,
-outputs, latency, cost, usage; scrubbed of the metrics' secrets). The
-bytes are hashed as they are written (see :mod:`agentmetrics.runs._identity`).
+outputs, latency, cost, usage; scrubbed of the metrics' secrets), and in
+the header what the run was made with (``config``, format 3; a run without
+one is written as format 2). The bytes are hashed as they are written (see
+:mod:`agentmetrics.runs._identity`).
 
 Below :mod:`agentmetrics.results._results`, which calls it: it reads a result only
 through its attributes and methods.
