@@ -182,7 +182,8 @@ def test_outputs_are_paired_from_the_results_the_next_request_sent(server, clien
                     id="cancel-1", metadata={"agent": "v2"})
     assert isinstance(case, AgentTestCase)
     assert case.tool_names == ("GetOrder", "CancelOrder")
-    assert case.metadata == {"captured_turns": 3, "agent": "v2", "id": "cancel-1"}
+    assert case.metadata == {"captured_turns": 3, "captured_model": "gpt-4o-mini-2024-07-18",
+                             "agent": "v2", "id": "cancel-1"}
     assert am.ToolSelectionAccuracy(order_matters=True).evaluate(case).value == 1.0
     assert run.usage.turns == 3 and run.usage.input_tokens == 3 * 82
 
@@ -355,12 +356,16 @@ def test_save_writes_a_case_file_evaluate_reads(server, client, tmp_path):
     assert cases[0].tool_calls == run.tool_calls  # names, arguments and ids
     assert [call.output for call in cases[0].tool_calls] == [
         call.output for call in run.tool_calls]
-    assert cases[0].metadata == {"id": "cancel-1", "captured_turns": 3}
+    assert cases[0].metadata == {"id": "cancel-1", "captured_turns": 3,
+                                 "captured_model": "gpt-4o-mini-2024-07-18"}
     # What capture measured besides the calls is kept too (issue 51).
     assert cases[0].latency == run.latency and cases[0].latency > 0
     assert cases[0].usage == run.case().usage
-    rows = am.evaluate(cases, am.ToolSelectionAccuracy()).to_dicts()
-    assert [row["tool_selection_accuracy"] for row in rows] == [1.0, 0.5]
+    result = am.evaluate(cases, am.ToolSelectionAccuracy())
+    assert [row["tool_selection_accuracy"] for row in result.to_dicts()] == [1.0, 0.5]
+    # The one model every response came from is what the run was made with.
+    assert run.model == "gpt-4o-mini-2024-07-18" and run.models == (run.model,)
+    assert result.config == {"model": "gpt-4o-mini-2024-07-18"}
 
 
 def test_a_case_gets_the_blocks_latency_and_the_usage_every_response_reported(server, client):

@@ -416,16 +416,16 @@ def test_a_run_of_a_future_format_is_refused(tmp_path, name):
     if name.endswith(".jsonl"):
         lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
         header = json.loads(lines[0])
-        header["agentmetrics_run"] = 3
+        header["agentmetrics_run"] = 4
         path.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
     else:
         table = pyarrow.parquet.read_table(path)
         header = json.loads(table.schema.metadata[b"agentmetrics_run"])
-        header["agentmetrics_run"] = 3
+        header["agentmetrics_run"] = 4
         pyarrow.parquet.write_table(table.replace_schema_metadata(
             {"agentmetrics_run": json.dumps(header)}), path)
-    with pytest.raises(errors.InvalidCaseError, match=r"saved run of format 3, written by a newer "
-                       r"agentmetrics; this one \(.*\) reads format 2 and older. Fix: upgrade"):
+    with pytest.raises(errors.InvalidCaseError, match=r"saved run of format 4, written by a newer "
+                       r"agentmetrics; this one \(.*\) reads format 3 and older. Fix: upgrade"):
         load_result(path)
 
 

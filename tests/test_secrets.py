@@ -267,6 +267,63 @@ def test_the_command_line_shows_no_secret(tmp_path, capsys, registered, everythi
     assert not leaks(everything()), everything()
 
 
+#: A run's configuration holding credentials in every way it may: under a
+#: credential's name, in a URL's user information and query, as a provider's key.
+SECRET_CONFIG = {"model": "gpt-4o", "api_key": KEY, "endpoint": URL, "note": f"made with {KEY}",
+                 "dsn": f"postgres://svc:{URL_PASSWORD}@db.example/runs"}
+
+
+def test_a_run_configuration_shows_no_secret_in_any_channel(tmp_path, capsys, everything):
+    """The configuration (issue 53) through every channel it reaches: the
+    result's repr and HTML repr, every saved form, the history's file, the run
+    and comparison pages and text, and the command line (evaluate --config
+    with --save, runs list as a table and JSON, compare)."""
+    from agentmetrics.cli import main
+    from agentmetrics.runs import RunStore
+
+    history = RunStore(tmp_path / "runs.sqlite")
+    result = evaluate(cases()[:6], "tool_selection_accuracy", config=SECRET_CONFIG)
+    assert result.config["model"] == "gpt-4o" and result.config["api_key"] == "***"
+    other = evaluate(cases()[:6], "tool_selection_accuracy", config={"model": "gpt-4.1"})
+    shown = [repr(result), result._repr_html_(), repr(result.config), result.to_html()]
+    saved = [result.save(tmp_path / name, history=history)
+             for name in ("run.jsonl", "run.json.gz", "run.parquet")]
+    comparison = agentmetrics.compare(saved[0], other)
+    shown += [comparison.report(), comparison.to_html(), repr(comparison.config_differences)]
+    shown += [agentmetrics.load_result(path).to_html() for path in saved]
+    shown += [repr(run.config) for run in history.list()]
+    with pytest.raises(agentmetrics.InvalidParameterError) as conflict:
+        result.save(tmp_path / "again.jsonl", history=False, config={"endpoint": URL.replace("judge", "other")})
+    shown.append(str(conflict.value))
+    files = [path.read_bytes() for path in saved] + [history.path.read_bytes()]
+    shown += [gzip_text(data) for data in files]
+
+    data = tmp_path / "cases.jsonl"
+    data.write_text('{"id": "a", "tool_calls": ["A"], "expected_tool_calls": ["A"]}\n')
+    argv = ["evaluate", str(data), "--save", str(tmp_path / "cli.jsonl"), "--history",
+            str(history.path)]
+    for key, value in SECRET_CONFIG.items():
+        argv += ["--config", f"{key}={value}"]
+    assert main(argv) == 0
+    assert main(["runs", "list", "--history", str(history.path)]) == 0
+    assert main(["runs", "list", "--history", str(history.path), "--format", "json"]) == 0
+    main(["compare", str(tmp_path / "cli.jsonl"), str(saved[0])])
+    assert main([*argv[:-2], "--no-history", "--config", URL]) == 2  # refused, without it
+    out, err = capsys.readouterr()
+    shown += [out, err, (tmp_path / "cli.jsonl").read_text(), gzip_text(history.path.read_bytes())]
+    assert "gpt-4o" in out and "***" in out
+    text = "\n".join(shown)
+    assert not leaks(text) and not leaks("".join(text.split())), leaks(text)
+    assert not leaks(everything())
+
+
+def gzip_text(data: bytes) -> str:
+    """A file's text, gunzipped when gzipped (bytes as latin-1: nothing lost)."""
+    import gzip
+
+    return (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("latin-1")
+
+
 class KeyedByDefault(Metric):
     """Holds its credentials in its defaults.
 

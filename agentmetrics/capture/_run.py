@@ -15,6 +15,7 @@ from agentmetrics.capture._records import Turn, Usage
 from agentmetrics.capture._state import ACTIVE, PROCESS, Recorder
 from agentmetrics.errors import CaptureError, InvalidParameterError
 from agentmetrics.model._model import AgentTestCase, ToolCall, UnreadableCase, describe
+from agentmetrics.results._config import CAPTURED_MODEL
 
 __all__ = ["Capture", "Run", "capture"]
 
@@ -101,6 +102,25 @@ class Run:
         return tuple(call.name for call in self.tool_calls)
 
     @property
+    def models(self) -> tuple[str, ...]:
+        """The models the responses name, each once, in the order first seen
+        (a response that names none adds nothing)."""
+        return tuple(dict.fromkeys(turn.model for turn in self.turns if turn.model))
+
+    @property
+    def model(self) -> str | None:
+        """The one model every response came from, as the responses name it
+        (``gpt-4o-mini-2024-07-18``); None when a response named none, when
+        they named several, or when there was none. What :meth:`case` notes
+        in ``metadata["captured_model"]`` and ``evaluate`` gives as
+        ``result.config["model"]``."""
+        turns = self.turns
+        if not turns or any(not turn.model for turn in turns):
+            return None
+        models = {turn.model for turn in turns}
+        return models.pop() if len(models) == 1 else None
+
+    @property
     def usage(self) -> Usage:
         """Token usage summed over the turns (``unreported`` counts turns without it)."""
         return _total(self.turns)
@@ -125,7 +145,10 @@ class Run:
         tokens the responses reported (None when one of them reported none, so
         that a sum is never a lower bound taken for the whole). ``id`` goes
         into ``metadata["id"]``, as a case file's ``id`` does, so reports name
-        the case; ``metadata["captured_turns"]`` counts the model responses.
+        the case; ``metadata["captured_turns"]`` counts the model responses,
+        and ``metadata["captured_model"]`` names the model when they all came
+        from one (:attr:`model`): ``evaluate`` of such cases, all of one
+        model, gives it as ``result.config["model"]``.
 
         With ``expected_turns`` (one expected-call list per user turn), a
         multi-turn case: a user turn starts at each request whose last message
@@ -138,7 +161,10 @@ class Run:
                 f"errors: expected 'raise' or 'record', got {describe(errors)}.")
         try:
             turns = self._checked()
-            info = {"captured_turns": len(turns), **({} if metadata is None else metadata),
+            model = self.model
+            info = {"captured_turns": len(turns),
+                    **({} if model is None else {CAPTURED_MODEL: model}),
+                    **({} if metadata is None else metadata),
                     **({} if id is None else {"id": id})}
             measured = {"expected_output": expected_output, "latency": self.latency,
                         "usage": self._usage_of(turns)}

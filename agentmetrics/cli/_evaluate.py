@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import IO, Any, NamedTuple
 
 from agentmetrics._base._progress import Progress
+from agentmetrics._secrets import mask_tokens, mask_value
 from agentmetrics.cli._common import (
     DEFAULT_METRIC,
     INTERRUPTED,
@@ -30,6 +31,7 @@ from agentmetrics.errors import (
     InvalidParameterError,
 )
 from agentmetrics.io._input import open_input
+from agentmetrics.results._config import RunConfig, run_config, shown_config_value
 from agentmetrics.results._results import EvaluationResult
 from agentmetrics.results._corpus import aggregates_table
 from agentmetrics.results._summary import Summary
@@ -243,7 +245,29 @@ def _print_summary(summaries: list[RunningSummary], out: IO[str]) -> None:
 
 
 
+def _config(pairs: list[str] | None) -> dict[str, str]:
+    """``--config KEY=VALUE`` (repeated) as a configuration: each value its
+    text; a key given twice with two values is refused."""
+    config: dict[str, str] = {}
+    for pair in pairs or ():
+        key, equals, value = pair.partition("=")
+        if not equals or not key.strip():
+            shown = mask_tokens(mask_value(pair))  # a URL given without its key: masked
+            raise InvalidParameterError(
+                f"--config: expected KEY=VALUE (a name, '=', then the value), got "
+                f"{shown!r:.80}. Fix: e.g. --config model=gpt-4o --config commit=a1b2c3d.")
+        key = key.strip()
+        if key in config and config[key] != value:
+            before, after = (shown_config_value(key, text) for text in (config[key], value))
+            raise InvalidParameterError(
+                f"--config: {key!r} is given twice, as {before!r:.60} and {after!r:.60}; "
+                f"expected each key once. Fix: keep the one the run was made with.")
+        config[key] = value
+    return config
+
+
 def run_evaluate(args: argparse.Namespace, out: IO[str]) -> int:
+    config = run_config(_config(args.config), "--config")  # said before scoring
     if args.save is not None:
         from agentmetrics.runs._format import form_of  # saving only: runs/ stays out of a plain run's start
 
@@ -251,7 +275,8 @@ def run_evaluate(args: argparse.Namespace, out: IO[str]) -> int:
     else:
         given = [flag for flag, value in (("--history", args.history is not None),
                                           ("--no-history", args.no_history),
-                                          ("--label", args.label is not None)) if value]
+                                          ("--label", args.label is not None),
+                                          ("--config", bool(args.config))) if value]
         if given:
             raise InvalidParameterError(
                 f"{given[0]}: it says how --save records the run, and no --save was given. "
@@ -285,7 +310,7 @@ def run_evaluate(args: argparse.Namespace, out: IO[str]) -> int:
             summaries = score_chunks(
                 chunks, metrics, errors=args.errors, on_chunk=on_chunk,
                 concurrency=args.concurrency, timeout=args.timeout,
-                retries=args.retries, max_rate=args.max_rate, cache=args.cache)
+                retries=args.retries, max_rate=args.max_rate, cache=args.cache, config=config)
         except EvaluationInterrupted as stop:
             summaries = stop.result  # type: ignore[assignment]
             rows.finish(summaries, args.fail_under or 0.0)
@@ -325,7 +350,7 @@ def run_evaluate(args: argparse.Namespace, out: IO[str]) -> int:
                   + f"Scored {summaries[0].n if summaries else 0} cases from {source}\n\n")
     _print_summary(summaries, report)
     if args.save:
-        _save(args, kept, metrics, report)
+        _save(args, kept, metrics, report, config)
     return _gate(args, summaries, source, report)
 
 
@@ -360,10 +385,13 @@ def _gate(args: argparse.Namespace, summaries: list[Any], source: str, report: I
 
 
 
-def _save(args: argparse.Namespace, parts: list[Any], metrics: list[Any], report: IO[str]) -> None:
-    """``--save PATH``: the whole run written to PATH and recorded in the history."""
+def _save(args: argparse.Namespace, parts: list[Any], metrics: list[Any], report: IO[str],
+          config: RunConfig) -> None:
+    """``--save PATH``: the whole run written to PATH, with its configuration
+    (``config``, from ``--config``, which each chunk was scored with), and
+    recorded in the history."""
     result = (EvaluationResult.concat(parts) if parts
-              else score_cases([], metrics, progress=False))
+              else score_cases([], metrics, progress=False, config=config))
     from agentmetrics.runs._history import RunStore  # saving only, as above
 
     history = None if args.no_history else RunStore(args.history)

@@ -179,6 +179,10 @@ def _add_evaluate(commands: Any) -> None:
                           help="with --save: do not record the run in a history")
     evaluate.add_argument("--label", default=None, help="with --save: the run's name in the "
                           "history")
+    evaluate.add_argument("--config", action="append", default=None, metavar="KEY=VALUE",
+                          help="with --save: what the run was made with, kept with it (repeat "
+                          "it: --config model=gpt-4o --config commit=a1b2c3d; the values are "
+                          "kept as text)")
     evaluate.set_defaults(run=_handler("evaluate"))
 
 

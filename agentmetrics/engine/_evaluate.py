@@ -28,6 +28,7 @@ from agentmetrics.metric._metric import Metric, metric_labels
 from agentmetrics.model._metric_result import MetricResult, check_result, metric_failure, note_metric_bug
 from agentmetrics.model._model import AgentTestCase, describe
 from agentmetrics.registry import resolve_metric, source_of
+from agentmetrics.results._config import CAPTURED_MODEL, RunConfig, run_config
 from agentmetrics.results._results import EvaluationResult
 
 __all__ = ["SLICE_CASES", "aevaluate", "evaluate", "evaluation_settings", "metric_of", "score_cases"]
@@ -137,7 +138,8 @@ class _Evaluation:
     """One call of evaluate or aevaluate: the metrics, the batch, the results so far."""
 
     def __init__(self, cases: Any, metrics: Any, settings: RunSettings,
-                 progress: bool | None) -> None:
+                 progress: bool | None, config: RunConfig) -> None:
+        self.config = config
         if isinstance(metrics, (Metric, str, type, tuple)):
             self.metrics = [metric_of(metrics)]
         else:
@@ -188,7 +190,59 @@ class _Evaluation:
                    for label, metric in zip(self.labels, self.metrics)}
         stats = {label: run.cache_stats for label, run in self.runs.items()
                  if self.settings.cache is not None}
-        return EvaluationResult(self.batch, results, sources, stats)
+        return EvaluationResult(self.batch, results, sources, stats,
+                                config=_with_captured_model(self.config, self.batch))
+
+
+def _metadata_of(item: Any) -> Any:
+    """A case's metadata, or a record's (a dict before it became a case)."""
+    if isinstance(item, dict):
+        return item.get("metadata")
+    return getattr(item, "metadata", None)
+
+
+def _captured_model(batch: ToolCallBatch) -> str | None:
+    """The model every case names under ``metadata["captured_model"]`` (what
+    ``agentmetrics.capture`` notes when every response of a run came from
+    one model), when they all name the same one; else None. Looks at the
+    first case alone unless it names one, and reads records that are not
+    cases yet without building them."""
+    cases = batch.cases
+    if cases is None or not len(cases):
+        return None
+    plain = getattr(cases, "plain_records", None)
+    found = plain() if plain is not None else None
+    if found is not None:
+        records, built = found
+        items: Any = (built.get(row, record) for row, record in enumerate(records))
+        first = built.get(0, records[0])
+    else:
+        items, first = cases, cases[0]
+    metadata = _metadata_of(first)
+    if not isinstance(metadata, Mapping) or type(metadata.get(CAPTURED_MODEL)) is not str:
+        return None
+    models: set[str] = set()
+    for item in items:
+        metadata = _metadata_of(item)
+        model = metadata.get(CAPTURED_MODEL) if isinstance(metadata, Mapping) else None
+        if type(model) is not str or (models and model not in models):
+            return None
+        models.add(model)
+    return models.pop()
+
+
+def _with_captured_model(config: RunConfig, batch: ToolCallBatch) -> RunConfig:
+    """``config`` with ``model`` set to the one model captured cases name,
+    unless it says its own model."""
+    if "model" in config:
+        return config
+    model = _captured_model(batch)
+    if model is None:
+        return config
+    try:
+        return run_config({**config, "model": model})
+    except InvalidParameterError:  # a name no configuration keeps (too long): left out
+        return config
 
 
 def evaluate(
@@ -202,6 +256,7 @@ def evaluate(
     retries: int = 0,
     max_rate: float | None = None,
     cache: str | os.PathLike[str] | None = None,
+    config: Mapping[str, Any] | None = None,
 ) -> EvaluationResult:
     """Score many cases with one or more metrics.
 
@@ -232,12 +287,21 @@ def evaluate(
     Ctrl-C stops the run with EvaluationInterrupted, whose ``result`` holds
     the cases scored so far (the others are error rows that say so).
 
+    ``config``: what the run was made with, kept with the result
+    (``result.config``), its saved file and the run history, shown on its
+    pages and compared: a mapping of names to str, int, float, bool or None,
+    such as ``{"model": "gpt-4o", "agent_version": "2.1", "prompt_version":
+    "p7", "commit": "a1b2c3d"}`` (at most 64 names; each value's text at most
+    2,000 characters; secrets masked). Cases captured by
+    :func:`agentmetrics.capture` whose runs all used one model give it as
+    ``config["model"]`` unless ``config`` names a model.
+
     No case at all gives an empty result (its summary's means and rates are
     NaN, not 0 or 1) and an :class:`~agentmetrics.EmptyEvaluationWarning`.
     """
     result = score_cases(cases, metrics, errors=errors, progress=progress,
                          concurrency=concurrency, timeout=timeout, retries=retries,
-                         max_rate=max_rate, cache=cache)
+                         max_rate=max_rate, cache=cache, config=config)
     _warn_if_empty(result, "evaluate")
     return result
 
@@ -261,13 +325,15 @@ def score_cases(
     retries: int = 0,
     max_rate: float | None = None,
     cache: str | os.PathLike[str] | None = None,
+    config: Mapping[str, Any] | None = None,
 ) -> EvaluationResult:
     """:func:`evaluate`, without its warning for no case: for the package's
     own callers, to which an empty piece is normal (a partition of a Spark
     table, the run a command checks for emptiness itself)."""
+    checked = run_config(config, "evaluate: config")  # said before any work
     settings = evaluation_settings(errors, concurrency, timeout, retries, max_rate, cache)
     try:
-        evaluation = _Evaluation(cases, metrics, settings, progress)
+        evaluation = _Evaluation(cases, metrics, settings, progress, checked)
         if not evaluation.runs:  # vectorized and plain metrics only: no event loop needed
             evaluation.bar.close()
             return evaluation.result()
@@ -292,13 +358,15 @@ async def aevaluate(
     retries: int = 0,
     max_rate: float | None = None,
     cache: str | os.PathLike[str] | None = None,
+    config: Mapping[str, Any] | None = None,
 ) -> EvaluationResult:
     """:func:`evaluate`, awaitable: the metrics that wait run on the caller's
     event loop. If the task is cancelled, the CancelledError carries
     ``partial_result``: the cases scored so far."""
+    checked = run_config(config, "aevaluate: config")  # said before any work
     settings = evaluation_settings(errors, concurrency, timeout, retries, max_rate, cache)
     try:
-        evaluation = _Evaluation(cases, metrics, settings, progress)
+        evaluation = _Evaluation(cases, metrics, settings, progress, checked)
         try:
             await evaluation.run()
         except asyncio.CancelledError as cancelled:

@@ -18,6 +18,7 @@ from agentmetrics.errors import InvalidParameterError
 from agentmetrics.io._sides import ComparisonSide, read_side, registered_range, side_from_result
 from agentmetrics.report._comparison import comparison_html
 from agentmetrics.report._page import write_page
+from agentmetrics.results._config import config_differences, shown_value
 from agentmetrics.results._results import EvaluationResult
 from agentmetrics.results._table import Table
 from agentmetrics.stats._intervals import check_ci
@@ -28,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.results._results import EvaluationResult
     from agentmetrics.stats import Difference
 
-__all__ = ["Comparison", "MetricComparison", "PairedCase", "compare"]
+__all__ = ["Comparison", "MetricComparison", "PairedCase", "compare", "config_lines"]
 
 
 class PairedCase(NamedTuple):
@@ -191,6 +192,15 @@ class Comparison:
     def significantly_worse(self) -> tuple[str, ...]:
         """The metrics on which the candidate is significantly worse."""
         return tuple(m.metric for m in self.metrics.values() if m.significantly_worse)
+
+    @property
+    def config_differences(self) -> dict[str, tuple[Any, Any]]:
+        """What the two runs were made with, where it differs: per key
+        ``(baseline value, candidate value)``, with
+        :data:`agentmetrics.runs.NOT_SET` for the side that lacks the key
+        (values of another type differ: ``1`` is not ``1.0``). Empty when the
+        configurations agree, or neither side has one."""
+        return config_differences(self.baseline.config, self.candidate.config)
 
     # -- tables ------------------------------------------------------------------
 
@@ -356,6 +366,7 @@ class Comparison:
             lines.append(f"\n{label}: only in the baseline, not compared")
         for label in self.metrics_only_in_candidate:
             lines.append(f"\n{label}: only in the candidate, not compared")
+        lines += config_lines(self.config_differences)
         worst = self.regressions(limit=limit)
         if len(worst):
             lines += ["", f"Regressions (worst {len(worst)})"]
@@ -429,6 +440,20 @@ class Comparison:
 
 def _cases(count: int) -> str:
     return f"{count} case" if count == 1 else f"{count} cases"
+
+
+def config_lines(differences: dict[str, tuple[Any, Any]]) -> list[str]:
+    """The text of configuration differences: ``model differs: gpt-4o ->
+    gpt-4.1``, one a line (none when the configurations agree)."""
+    def line(value: Any) -> str:  # one line, cut at 120 characters
+        text = " ".join(shown_value(value).split())
+        return text if len(text) <= 120 else text[:117] + "..."
+
+    if not differences:
+        return []
+    return ["", "Configuration (baseline -> candidate)"] + [
+        f"  {' '.join(key.split())} differs: {line(before)} -> {line(after)}"
+        for key, (before, after) in differences.items()]
 
 
 def _num(value: float) -> str:

@@ -57,6 +57,8 @@ class ComparisonSide:
     metrics: Mapping[str, Scores]
     #: Where the scores come from, when known (a Provenance: an evaluation's own).
     provenance: Any = None
+    #: What the run was made with (empty when not known: saved rows keep none).
+    config: Mapping[str, Any] = attrs.field(factory=dict)
 
 
 def _check_unique(keys: Sequence[Any], where: Callable[[int], str], side: str,
@@ -111,7 +113,7 @@ def side_from_result(result: EvaluationResult, on: str | None, name: str) -> Com
                       unit=type(scores.metric).unit)
         for label, scores in result.results.items()
     }
-    return ComparisonSide(name, metrics, result.provenance)
+    return ComparisonSide(name, metrics, result.provenance, result.config)
 
 
 def _result_reason(scores: Any) -> Callable[[int], str | None]:

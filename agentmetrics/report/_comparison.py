@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentmetrics._base._display import case_key, signed
 from agentmetrics.report._charts import intervals_svg
+from agentmetrics.report._config import config_diff_html
 from agentmetrics.report._page import esc, p_value, page, pct, section, table
 from agentmetrics.report._result import EMPTY_CAUSE, _check_limit, provenance_html
 
@@ -199,6 +200,7 @@ def comparison_html(comparison: Comparison, *, title: str | None = None,
         headline += f'<p class="headline bad" role="alert">{esc(text)}</p>'
     sections = [_summary(comparison), _changes(comparison, limit, worse=True),
                 _changes(comparison, limit, worse=False), _unpaired(comparison)]
+    sections.insert(1, config_diff_html(comparison.baseline.config, comparison.candidate.config))
     for side, ident in ((comparison.baseline, "baseline"), (comparison.candidate, "candidate")):
         provenance = getattr(side, "provenance", None)
         if provenance is not None:

@@ -20,6 +20,7 @@ from agentmetrics._base._display import case_key, range_text, with_unit
 from agentmetrics._secrets import mask_tokens
 from agentmetrics.errors import InvalidParameterError
 from agentmetrics.report._charts import axis_range, histogram, histogram_svg, trend_svg
+from agentmetrics.report._config import config_html
 from agentmetrics.report._page import esc, num, page, pct, section, table
 from agentmetrics.report._sequences import side_by_side
 
@@ -481,6 +482,7 @@ def _sections(result: EvaluationResult, *, limit: int, ci: float, cluster: Any, 
             sections.append(_trials_section(result, trials_key, ci))
         if history is not None:
             sections.append(_trend_section(result, history, trend, ci))
+    sections.append(config_html(result.config))
     sections.append(provenance_html(result.provenance))
     return sections, summary
 

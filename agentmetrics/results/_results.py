@@ -19,6 +19,7 @@ from agentmetrics.errors import (
 from agentmetrics.model._metric_result import MetricResult
 from agentmetrics.corpus._state import states_of
 from agentmetrics.results._aggregate import MetricMoments, ToolCounts
+from agentmetrics.results._config import RunConfig, agreed_config, merged_config, run_config
 from agentmetrics.results._corpus import aggregates_table
 from agentmetrics.results._repeated import Trials
 from agentmetrics.results._summary import Summary
@@ -39,10 +40,12 @@ class EvaluationResult:
 
     ``result[label]`` is a MetricResult; labels are the metrics' registry
     names (with their non-default parameters where two share a name).
-    ``sources[label]`` says where each metric's class comes from.
+    ``sources[label]`` says where each metric's class comes from;
+    ``config`` what the run was made with (see :attr:`config`).
     """
 
-    __slots__ = ("_provenance", "batch", "cache_stats", "created", "results", "sources")
+    __slots__ = ("_config", "_provenance", "batch", "cache_stats", "created", "results",
+                 "sources")
 
     def __init__(
         self,
@@ -51,7 +54,9 @@ class EvaluationResult:
         sources: Mapping[str, str] | None = None,
         cache_stats: Mapping[str, Any] | None = None,
         provenance: Provenance | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> None:
+        self._config = run_config(config)
         self.batch = batch
         self.results = dict(results)
         #: Per metric label, where its class comes from: a distribution and
@@ -66,7 +71,9 @@ class EvaluationResult:
     @classmethod
     def concat(cls, parts: Sequence[EvaluationResult]) -> EvaluationResult:
         """The results of consecutive parts of one evaluation (the same metrics,
-        in the same order) as one result, their cases one after another."""
+        in the same order) as one result, their cases one after another. Its
+        :attr:`config` holds the items every part has with the same value:
+        a key the parts disagree on (or that one part lacks) is left out."""
         if not parts:
             raise InvalidParameterError("concat: expected at least one result, got none.")
         labels = parts[0].metrics
@@ -78,7 +85,8 @@ class EvaluationResult:
         batch = ToolCallBatch.concat([part.batch for part in parts])
         results = {label: MetricResult.concat([part.results[label] for part in parts])
                    for label in labels}
-        return cls(batch, results, parts[0].sources)
+        return cls(batch, results, parts[0].sources,
+                   config=agreed_config(part.config for part in parts))
 
     # -- access ------------------------------------------------------------------
 
@@ -92,6 +100,16 @@ class EvaluationResult:
 
             self._provenance = provenance_of(self, self.created)
         return self._provenance
+
+    @property
+    def config(self) -> RunConfig:
+        """What the run was made with: a read-only mapping of names (the
+        well-known ``model``, ``agent_version``, ``prompt_version`` and
+        ``commit``, or any other) to str, int, float, bool or None, empty when
+        none was given. Set by ``evaluate(..., config=...)`` and added to by
+        ``save(..., config=...)``; kept with secrets masked (a text value under
+        a credential's name is ``***``, URL credentials and keys are masked)."""
+        return self._config
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -235,7 +253,7 @@ class EvaluationResult:
 
     def save(self, path: str | os.PathLike[str], *, format: str | None = None,
              history: bool | str | os.PathLike[str] | RunStore = True, label: str | None = None,
-             metadata: bool = True) -> Path:
+             metadata: bool = True, config: Mapping[str, Any] | None = None) -> Path:
         """Write the run to ``path``, whole or not at all (a temporary file
         beside it, renamed over it): Parquet for a name ending in ``.parquet``
         (needs pyarrow), JSON lines for ``.jsonl`` (``.jsonl.gz``: gzipped),
@@ -244,7 +262,7 @@ class EvaluationResult:
         refused otherwise. :func:`agentmetrics.load_result` reads it back.
 
         Kept: the provenance (metrics with their parameters as shown, secrets
-        masked), and per case its position, id (with its type: str, int,
+        masked), the run's :attr:`config`, and per case its position, id (with its type: str, int,
         float, bool, None or tuples of them; another type is refused), tool
         names called and expected (or not given), why it could not be read
         if it could not, its metadata (``metadata=False`` leaves it out), and
@@ -254,12 +272,22 @@ class EvaluationResult:
         ``label`` and this file's absolute path) in the default run history
         (``$AGENTMETRICS_HISTORY``, else ``.agentmetrics/runs.sqlite`` here), a
         RunStore or the path of one records it there, ``False`` nowhere.
-        Returns ``path`` as a Path.
+
+        ``config``: keys added to the run's :attr:`config` (kept in the file,
+        the history and this result); a key the run has already with another
+        value is refused, before anything is written. Returns ``path`` as a
+        Path.
         """
         from agentmetrics.runs._save import save_result
 
         store = _store(history)  # a wrong history is said before anything is written
-        written = save_result(self, path, format, metadata=metadata)
+        merged = merged_config(self._config, config, "save: config")
+        before, self._config = self._config, merged
+        try:
+            written = save_result(self, path, format, metadata=metadata)
+        except BaseException:
+            self._config = before
+            raise
         if store is not None:
             store.record(self, written, label=label)
         return written
@@ -338,6 +366,8 @@ class EvaluationResult:
 
     def __repr__(self) -> str:
         head = f"EvaluationResult({len(self)} cases, metrics: {', '.join(self.metrics)})"
+        if self._config:
+            head += f"\nconfig: {self._config.text(200)}"
         return head + "\n" + self._brief().render()
 
     def _brief(self) -> Table:
@@ -349,7 +379,9 @@ class EvaluationResult:
         head = html.escape(f"EvaluationResult: {len(self)} cases")
         failed = sum(int((~r.passed).sum()) for r in self.results.values())
         tail = html.escape(f"{failed} failing case-metric pairs; see .failures() and .per_tool()")
-        return f"<p><b>{head}</b></p>{self._brief()._repr_html_()}<p>{tail}</p>"
+        config = (f"<p>config: {html.escape(self._config.text(200))}</p>" if self._config
+                  else "")
+        return f"<p><b>{head}</b></p>{config}{self._brief()._repr_html_()}<p>{tail}</p>"
 
 
 def _store(history: Any) -> Any:

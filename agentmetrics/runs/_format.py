@@ -29,6 +29,7 @@ from agentmetrics._base._arrays import FloatArray
 from agentmetrics._base._lines import SourceError, lines
 from agentmetrics._base._version import __version__
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
+from agentmetrics.results._config import RunConfig, run_config
 from agentmetrics.runs._provenance import (
     FLAG,
     MAX_DEPTH,
@@ -43,17 +44,23 @@ from agentmetrics.runs._provenance import (
     whole,
 )
 
-__all__ = ["CASE_FIELDS", "DECODER", "FIELDS", "FORMAT_KEY", "FORMAT_VERSION", "ROWS_KEY", "SUFFIXES", "Header",
+__all__ = ["CASE_FIELDS", "DECODER", "FIELDS", "FORMAT_KEY", "FORMAT_VERSION", "PLAIN_VERSION",
+           "ROWS_KEY", "SUFFIXES", "Header",
            "check_header", "decode_json", "decode_score", "decode_value",
            "encode_field", "encode_id", "encode_metadata", "encode_score", "form_of", "is_saved_run",
            "looks_like_parquet", "split_text"]
 
 #: The header key that marks a saved run; its value is the format's version.
 FORMAT_KEY = "agentmetrics_run"
-#: The version this agentmetrics writes and the newest it reads. Format 2 added
-#: the header's ``case_fields`` and those fields in each row; format 1 is read
-#: as a run that kept none.
-FORMAT_VERSION = 2
+#: The newest version this agentmetrics writes and reads. Format 2 added the
+#: header's ``case_fields`` and those fields in each row; format 1 is read as a
+#: run that kept none. Format 3 added the header's ``config`` (what the run was
+#: made with); a run without a configuration is written as format 2, which
+#: agentmetrics before it reads too, and a run of format 1 or 2 reads as one
+#: with an empty configuration.
+FORMAT_VERSION = 3
+#: The format of a run without a configuration: the oldest that holds it.
+PLAIN_VERSION = 2
 
 #: The case fields a saved run keeps (beyond the calls and the metadata),
 #: each where any case has it, in this order: what a run needs to be audited
@@ -256,6 +263,8 @@ class Header:
     case_fields: tuple[str, ...] = ()
     #: Per metric that declares per-case statistics, each column (float64).
     statistics: Mapping[str, Mapping[str, FloatArray]] = attrs.field(factory=dict)
+    #: What the run was made with (empty before format 3).
+    config: RunConfig = attrs.field(factory=RunConfig)
 
 
 #: The header's fields (the version is checked before them).
@@ -265,6 +274,8 @@ _HEADER_FIELDS = {FORMAT_KEY: "a format version, a whole number from 1",
                   "provenance": f"{OBJECT} (where the run comes from)"}
 _CASE_FIELDS_EXPECTED = (f"a list of case fields the rows hold, each once, in the order "
                          f"{json.dumps(list(CASE_FIELDS))}")
+_CONFIG_EXPECTED = ("an object of what the run was made with: at most 64 names, each value a "
+                    "string, a number, true, false or null")
 
 
 def check_header(header: Any, where: str) -> Header:
@@ -290,7 +301,7 @@ def check_header(header: Any, where: str) -> Header:
             f"this one ({_version()}) reads format {FORMAT_VERSION} and older. Fix: upgrade "
             f"agentmetrics (pip install -U agent-tool-metrics).")
     try:
-        return _header(header)
+        return _header(header, version)
     except FieldError as error:
         action = "remove" if error.unknown else "write"
         raise InvalidCaseError(
@@ -302,8 +313,9 @@ def check_header(header: Any, where: str) -> Header:
             f"result.") from None
 
 
-def _header(header: dict[str, Any]) -> Header:
-    fields_of(header, "", _HEADER_FIELDS, ("case_fields", "statistics"))
+def _header(header: dict[str, Any], version: int) -> Header:
+    fields_of(header, "", _HEADER_FIELDS, ("case_fields", "statistics")
+              + (("config",) if version >= 3 else ()))
     case_fields = header.get("case_fields", [])
     if type(case_fields) is not list or not all(
             type(field) is str and field in CASE_FIELDS for field in case_fields) or (
@@ -330,7 +342,22 @@ def _header(header: dict[str, Any]) -> Header:
                              "run has", describe(spec.label) + ", there twice")
         labels.add(spec.label)
     statistics = _statistics(header.get("statistics", _NONE_WRITTEN), provenance, cases)
-    return Header(cases, ids, metadata, provenance, tuple(case_fields), statistics)
+    return Header(cases, ids, metadata, provenance, tuple(case_fields), statistics,
+                  _config(header.get("config", {})))
+
+
+def _config(written: Any) -> RunConfig:
+    """The header's ``config``: an object of JSON scalars, checked as
+    ``evaluate(config=...)`` checks it (and masked as it masks it)."""
+    if type(written) is not dict:
+        raise FieldError("config", _CONFIG_EXPECTED, describe(written))
+    try:
+        return run_config(written, "config")
+    except InvalidParameterError as error:  # "config['k']: what; got found. Fix: ..."
+        path, _, rest = str(error).partition(": ")
+        what, _, found = rest.partition("; got ")
+        raise FieldError(path, f"{_CONFIG_EXPECTED} ({what})",
+                         found.split(". Fix:", 1)[0]) from None
 
 
 _NONE_WRITTEN = object()

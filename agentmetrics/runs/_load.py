@@ -555,7 +555,8 @@ def _load(source: Path, name: str, digest: bool) -> tuple[EvaluationResult, str 
         results[spec.label] = MetricResult(metric, values, passed, errors, reasons.__getitem__,
                                            statistics=header.statistics.get(spec.label, {}))
     sources = {spec.label: spec.source for spec in provenance.metrics if spec.source}
-    result = EvaluationResult(batch, results, sources, provenance=provenance)
+    result = EvaluationResult(batch, results, sources, provenance=provenance,
+                              config=header.config)
     created = _epoch(provenance.created)
     if created is not None and math.isfinite(created):
         result.created = created

@@ -4,8 +4,10 @@ one case a line) or Parquet (one row per case, the header in the schema's
 metadata). Every value (to the bit), pass flag, reason, error, case id (with
 its type), call name and, where the cases have any, their metadata and the
 case fields of :data:`~agentmetrics.runs._format.CASE_FIELDS` (input,
-outputs, latency, cost, usage; scrubbed of the metrics' secrets). The
-bytes are hashed as they are written (see :mod:`agentmetrics.runs._identity`).
+outputs, latency, cost, usage; scrubbed of the metrics' secrets), and in
+the header what the run was made with (``config``, format 3; a run without
+one is written as format 2). The bytes are hashed as they are written (see
+:mod:`agentmetrics.runs._identity`).
 
 Below :mod:`agentmetrics.results._results`, which calls it: it reads a result only
 through its attributes and methods.
@@ -51,6 +53,7 @@ from agentmetrics.runs._format import (
     FIELDS,
     FORMAT_KEY,
     FORMAT_VERSION,
+    PLAIN_VERSION,
     ROWS_KEY,
     check_header,
     encode_field,
@@ -88,6 +91,8 @@ class _Run:
                 f"{list(result.results)}; expected the provenance of this result. Fix: build "
                 f"the EvaluationResult without provenance=, so that it takes its own.")
         self.provenance = provenance
+        #: What the run was made with (masked when it was made).
+        self.config = result.config
         self.has_ids = batch.case_ids is not None
         self.ids: list[Any] | None = None
         if batch.case_ids is not None:
@@ -139,10 +144,14 @@ class _Run:
                 f"provenance=, so that it takes its own.") from None
 
     def header(self) -> dict[str, Any]:
-        return {FORMAT_KEY: FORMAT_VERSION, "cases": self.n, "ids": self.has_ids,
+        # A run without a configuration is written as the format before it, which
+        # an older agentmetrics reads too.
+        version = FORMAT_VERSION if self.config else PLAIN_VERSION
+        return {FORMAT_KEY: version, "cases": self.n, "ids": self.has_ids,
                 "metadata": self.metadata is not None, "fields": list(FIELDS),
                 "case_fields": list(self.fields), "provenance": self.provenance.to_json(),
-                **({"statistics": self.statistics} if self.statistics else {})}
+                **({"statistics": self.statistics} if self.statistics else {}),
+                **({"config": dict(self.config)} if self.config else {})}
 
 
 def _scrubbed(value: Any, secrets: tuple[str, ...]) -> Any:

@@ -13,6 +13,13 @@ both. The table was added to schema 1 in place: a history without it reads
 as one whose runs were recorded without digests, and the first write adds it
 (an agentmetrics that does not know it reads and writes the history as
 before, recording its runs without digests).
+
+What a run was made with (its configuration, :attr:`RunRecord.config`) is
+kept the same way, in table ``run_configs`` (one JSON object a run that has
+one), added to schema 1 in place by the first write that needs it: a history
+without it reads as one whose runs have no configuration, and an
+agentmetrics that does not know it reads the history as before (it never
+sees the configurations) and records its runs without one.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from agentmetrics.errors import InvalidCaseError, InvalidParameterError
+from agentmetrics.results._config import RunConfig, run_config
 from agentmetrics.runs._identity import read_identity, recall
 from agentmetrics.runs._provenance import Provenance
 
@@ -50,6 +58,11 @@ _BUSY_TIMEOUT = 30.0
 _RUN_FILES = ("CREATE TABLE IF NOT EXISTS run_files ("
               " run INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
               " digest TEXT NOT NULL)")
+
+#: What each run was made with, when it was recorded with a configuration.
+_RUN_CONFIGS = ("CREATE TABLE IF NOT EXISTS run_configs ("
+                " run INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+                " config TEXT NOT NULL)")
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
@@ -74,6 +87,7 @@ _SCHEMA = (
     " PRIMARY KEY (run, position))",
     "CREATE INDEX IF NOT EXISTS run_metrics_by_metric ON run_metrics (metric, run)",
     _RUN_FILES,
+    _RUN_CONFIGS,
 )
 
 def default_store_path() -> Path:
@@ -112,8 +126,9 @@ class RunRecord:
     without one), its number of ``cases``, the data's ``fingerprint``, the
     agentmetrics version that scored it, its :class:`Provenance` (whose
     ``uid`` names the run), one :class:`MetricSummary` per metric, in the
-    run's order, and the ``digest`` of its saved file when recorded (None
-    without a file, or when the file was not there yet)."""
+    run's order, the ``digest`` of its saved file when recorded (None
+    without a file, or when the file was not there yet), and its ``config``
+    (what it was made with; empty when recorded without one)."""
 
     id: int
     created: str
@@ -125,6 +140,7 @@ class RunRecord:
     provenance: Provenance
     metrics: tuple[MetricSummary, ...]
     digest: str | None = None
+    config: RunConfig = attrs.field(factory=RunConfig)
 
     def summary(self, metric: str) -> MetricSummary | None:
         """The summary of the metric labelled ``metric`` (None if the run has none)."""
@@ -251,6 +267,8 @@ class StoreFile:
                 f"agentmetrics (pip install -U agent-tool-metrics).")
         if write and "run_files" not in tables:
             connection.execute(_RUN_FILES)  # a history written before digests were kept
+        if write and "run_configs" not in tables:
+            connection.execute(_RUN_CONFIGS)  # ... or before configurations were
         return False
 
     # -- writing -----------------------------------------------------------------
@@ -280,6 +298,7 @@ class StoreFile:
         saved = None if path is None else os.path.abspath(os.fspath(path))
         digest = None if saved is None else self._digest(result, saved)
         text = json.dumps(provenance.to_json(), allow_nan=False)
+        config = result.config
         with self._connect(write=True) as connection:
             assert connection is not None
             cursor = connection.execute(
@@ -299,9 +318,12 @@ class StoreFile:
             if digest is not None:
                 connection.execute("INSERT INTO run_files (run, digest) VALUES (?, ?)",
                                    (run_id, digest))
+            if config:
+                connection.execute("INSERT INTO run_configs (run, config) VALUES (?, ?)",
+                                   (run_id, json.dumps(dict(config), allow_nan=False)))
         return RunRecord(run_id, provenance.created, label, saved, provenance.cases,
                    provenance.fingerprint, provenance.agentmetrics_version, provenance, metrics,
-                   digest)
+                   digest, config)
 
     def _digest(self, result: EvaluationResult, path: str) -> str | None:
         """The digest of the saved file of ``result`` at ``path`` (see
@@ -332,13 +354,16 @@ class StoreFile:
 
     def _runs(self, connection: sqlite3.Connection, where: str, parameters: tuple[Any, ...]
               ) -> builtins.list[RunRecord]:
-        files = connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-                                   "name = 'run_files'").fetchone() is not None
-        digest = ("(SELECT digest FROM run_files WHERE run_files.run = runs.id)" if files
-                  else "NULL")
+        tables = {row[0] for row in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN "
+            "('run_files', 'run_configs')")}
+        digest = ("(SELECT digest FROM run_files WHERE run_files.run = runs.id)"
+                  if "run_files" in tables else "NULL")
+        config = ("(SELECT config FROM run_configs WHERE run_configs.run = runs.id)"
+                  if "run_configs" in tables else "NULL")
         rows = connection.execute(
             "SELECT id, created, label, path, cases, fingerprint, agentmetrics_version, "
-            f"provenance, {digest} FROM runs {where}", parameters).fetchall()
+            f"provenance, {digest}, {config} FROM runs {where}", parameters).fetchall()
         if not rows:
             return []
         ids = [row[0] for row in rows]
@@ -358,7 +383,7 @@ class StoreFile:
                     errors=int(errors), threshold=float(threshold)))
         runs = []
         for (run_id, created, label, path, cases, fingerprint, version, provenance,
-             digest) in rows:
+             digest, config) in rows:
             try:
                 parsed = Provenance.from_json(json.loads(provenance),
                                               f"{self._where()}: run {run_id}")
@@ -369,8 +394,23 @@ class StoreFile:
                     f"{self._where()}: run {run_id}'s provenance cannot be read ({error!r}). "
                     f"The file is damaged.") from None
             runs.append(RunRecord(run_id, created, label, path, cases, fingerprint, version, parsed,
-                            tuple(metrics[run_id]), digest))
+                            tuple(metrics[run_id]), digest, self._config(run_id, config)))
         return runs
+
+    def _config(self, run_id: int, text: Any) -> RunConfig:
+        """A run's configuration as the history keeps it (NULL: none)."""
+        if text is None:
+            return RunConfig()
+        try:
+            return run_config(json.loads(text) if type(text) is str else text,
+                              f"{self._where()}: run {run_id}'s config")
+        except InvalidParameterError as error:
+            raise InvalidParameterError(f"{str(error).split(' Fix:')[0]} The history is "
+                                        f"damaged.") from None
+        except (ValueError, RecursionError) as error:
+            raise InvalidParameterError(
+                f"{self._where()}: run {run_id}'s config cannot be read ({error!r}). The file "
+                f"is damaged.") from None
 
     def list(self, limit: int | None = None) -> builtins.list[RunRecord]:
         """The runs recorded, newest first (the ``limit`` newest, when given)."""
