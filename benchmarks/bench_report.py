@@ -5,8 +5,9 @@
     .venv/bin/python benchmarks/bench_report.py --runs 200 [--repeats 3]
 
 A seeded run of ``--cases`` cases (3 called and 3 expected names out of 40
-tools, case ids, an input, an actual and an expected output each), scored by tool_selection_accuracy and tool_call_f1. Timed
-side by side, interleaved, medians:
+tools, case ids, an input, an actual and an expected output each), scored by
+tool_selection_accuracy and tool_call_f1. Timed side by side, interleaved,
+medians:
 
   (s) result.summary() plus result.failures(): the tables a user would print
   (h) result.to_html(path): the whole report (summary, clustered intervals

@@ -16,6 +16,7 @@ import pytest
 import agentmetrics
 from agentmetrics import AgentTestCase, Metric, ToolCall
 from agentmetrics.report._result import parts_html, session_headline
+from agentmetrics.runs import RunStore
 
 #: Strings that would escape each context they might be written into.
 HOSTILE = (
@@ -117,3 +118,28 @@ def test_names_must_be_two_non_empty_texts(names):
     result = agentmetrics.evaluate(_cases()[:1], [Echo()], errors="record")
     with pytest.raises(agentmetrics.InvalidParameterError, match="names"):
         agentmetrics.compare(result, result, on=None, names=names)
+
+
+def _configured(k: int) -> dict[str, str]:
+    """A run configuration whose values are the hostile strings (names may not
+    hold '=' or credentials, so they stay plain)."""
+    return {f"field_{n}": f"{hostile} v{k}" for n, hostile in enumerate(HOSTILE)}
+
+
+def test_the_configuration_is_text_on_the_run_and_comparison_pages_and_the_browser(tmp_path):
+    first = agentmetrics.evaluate(_cases(), [Echo()], errors="record", config=_configured(1))
+    second = agentmetrics.evaluate(_cases(), [Echo()], errors="record", config=_configured(2))
+    shown = tuple(f"{hostile} v1" for hostile in HOSTILE)
+    _checked(first.to_html(), shown=shown)
+    comparison = agentmetrics.compare(first, second)
+    assert set(comparison.config_differences) == {f"field_{n}" for n in range(len(HOSTILE))}
+    _checked(comparison.to_html(), shown=shown + tuple(f"{h} v2" for h in HOSTILE))
+    store = RunStore(tmp_path / "runs.sqlite")
+    for k, result in enumerate((first, second)):
+        result.save(tmp_path / f"run{k}.jsonl", history=store, label=HOSTILE[k])
+    page = Markup(store.to_html(None))
+    assert page.tags["script"] == 1 and not FORBIDDEN_TAGS & set(page.tags)
+    assert not FORBIDDEN_ATTRIBUTES & page.attributes
+    every = "".join(page.text)
+    assert HOSTILE[0] in every and HOSTILE[1] in every  # the labels, as text
+    assert "field_0=" in every  # the configuration column

@@ -413,6 +413,10 @@ def test_the_command_line_compares_the_configurations(tmp_path, capsys, cases_fi
     out = capsys.readouterr().out
     assert "Configuration (baseline -> candidate)\n  model differs: gpt-4o -> gpt-4.1" in out
     assert "commit differs" not in out
+    main(["compare", *map(str, paths), "--format", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert document["config_differences"] == {"model": {"baseline": "gpt-4o",
+                                                        "candidate": "gpt-4.1"}}
 
 
 # --------------------------------------------------------------------------- comparison

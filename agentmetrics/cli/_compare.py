@@ -15,6 +15,7 @@ from agentmetrics.io._input import read_cases
 from agentmetrics.io._sides import read_side, side_from_result
 from agentmetrics.report._comparison import empty_cause
 from agentmetrics.runs._format import is_saved_run
+from agentmetrics.runs import NOT_SET
 from agentmetrics.runs._history import RunStore
 from agentmetrics.runs._load import load_result
 
@@ -191,6 +192,12 @@ def _document(comparison: Any) -> dict[str, Any]:
         "baseline": comparison.baseline.name,
         "candidate": comparison.candidate.name,
         "headline": comparison.headline,
+        # Per configuration key that differs, each side's value (a side without
+        # the key left out).
+        "config_differences": {
+            key: {side: value for side, value in zip(("baseline", "candidate"), pair)
+                  if value is not NOT_SET}
+            for key, pair in comparison.config_differences.items()},
         "metrics": metrics,
         "metrics_only_in_baseline": list(comparison.metrics_only_in_baseline),
         "metrics_only_in_candidate": list(comparison.metrics_only_in_candidate),
