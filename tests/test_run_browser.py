@@ -10,6 +10,8 @@ import sqlite3
 import urllib.parse
 from pathlib import Path
 
+import pytest
+
 import agentmetrics
 from agentmetrics import AgentTestCase
 from agentmetrics.cli import main
@@ -258,11 +260,22 @@ def _instrumented(page: Path, script: str) -> Path:
 
 
 @requires_chromium
-def test_the_browser_fits_1280_px_and_picks_two_runs_in_a_real_browser(tmp_path):
+@pytest.mark.parametrize("every_pair", [True, False])
+def test_the_browser_fits_1280_px_and_picks_two_runs_in_a_real_browser(tmp_path, monkeypatch,
+                                                                        every_pair):
+    # A history of at most EVERY_PAIR runs has every pair's comparison beside
+    # it; a longer one (here: the bound lowered) each consecutive pair's, and
+    # the command that makes any other.
+    from agentmetrics.report import _browser
+
+    if not every_pair:
+        monkeypatch.setattr(_browser, "EVERY_PAIR", 3)
     long = "a very long label " * 12
     labels = [long, "short", None, "x" * 300, "nightly"]
     store, _ = _history(tmp_path, labels, FIVE)
     out = store.to_html(tmp_path / "browser.html", compare=agentmetrics.compare)
+    written = sorted(path.name for path in (tmp_path / "browser_runs").glob("compare-*"))
+    assert len(written) == (10 if every_pair else 4)
     probe = _instrumented(out, """
 var d=document.documentElement;d.setAttribute('data-sw',d.scrollWidth);
 d.setAttribute('data-cw',d.clientWidth);
@@ -270,13 +283,19 @@ var boxes=document.querySelectorAll('input.pick');
 function pick(a,b){boxes.forEach(function(x){x.checked=false});boxes[a].checked=true;
 boxes[b].checked=true;document.getElementById('runs').dispatchEvent(new Event('change'))}
 pick(0,1);d.setAttribute('data-link',document.getElementById('runs-compare').getAttribute('href'));
-pick(0,3);d.setAttribute('data-cmd',document.getElementById('runs-command').textContent);""")
+pick(0,3);d.setAttribute('data-cmd',document.getElementById('runs-command').textContent);
+d.setAttribute('data-far',document.getElementById('runs-compare').getAttribute('href')||'');""")
     shown = render(probe, width=1280)
     assert shown.network_requests == []
     found = dict(pair.split('="', 1) for pair in
-                 re.findall(r'(data-(?:sw|cw|link|cmd)="[^"]*)"', shown.dom))
+                 re.findall(r'(data-(?:sw|cw|link|cmd|far)="[^"]*)"', shown.dom))
     assert int(found["data-sw"]) <= int(found["data-cw"]), found  # no sideways scrolling
     assert found["data-link"] == "browser_runs/compare-4-5.html"
+    if every_pair:  # any two runs with files: their page, written beside
+        assert found["data-far"] == "browser_runs/compare-2-5.html" and found["data-cmd"] == ""
+        assert (tmp_path / "browser_runs" / "compare-2-5.html").is_file()
+        return
+    assert found["data-far"] == ""
     command = found["data-cmd"]
     assert command.startswith("agentmetrics compare ") and command.endswith(
         " --html browser_runs/compare-2-5.html")

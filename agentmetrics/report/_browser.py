@@ -33,6 +33,10 @@ __all__ = ["Compare", "browser_html", "write_browser"]
 #: something with ``to_html(path)``: ``agentmetrics.compare``.
 Compare = Callable[..., Any]
 
+#: A history of at most this many runs gets the comparison of every two runs
+#: written beside its page (45 pages at most); a longer one, each run's with
+#: the run before it.
+EVERY_PAIR = 10
 #: The longest label or configuration text shown in a cell; the whole text is
 #: in the cell's title.
 _SHOWN = 60
@@ -114,6 +118,8 @@ class _Links:
         self.reports: dict[int, str] = {}
         self.comparisons: dict[int, str] = {}   # newer run id -> its comparison's href
         self.missing: dict[int, str] = {}       # run id -> why it has no report
+        #: Every pair of runs has its comparison written (a small history).
+        self.every_pair = False
 
 
 def _why_not(run: RunRecord) -> str | None:
@@ -127,10 +133,15 @@ def _why_not(run: RunRecord) -> str | None:
 
 def _write_files(store: RunStore, runs: Sequence[RunRecord], folder: Path, href: str,
                  reports: bool, compare: Compare | None) -> _Links:
-    """Each run's report (``reports``) and each consecutive pair's comparison
-    (with ``compare``) written into ``folder`` (``href``, relative to the page)."""
+    """Each run's report (``reports``) and, with ``compare``, each pair's
+    comparison (every pair of a history of at most EVERY_PAIR runs, else
+    each consecutive pair) written into ``folder`` (``href``, relative to the page)."""
     links = _Links()
     previous: tuple[RunRecord, EvaluationResult] | None = None
+    # A small history gets the comparison of every pair, so that any two runs
+    # picked have their page; a larger one each run against the one before.
+    every = compare is not None and len(runs) <= EVERY_PAIR
+    loaded: list[tuple[RunRecord, EvaluationResult]] = []
     for run in sorted(runs, key=lambda r: r.id):
         why = _why_not(run)
         if why is None and not (reports or compare is not None):
@@ -158,7 +169,17 @@ def _write_files(store: RunStore, runs: Sequence[RunRecord], folder: Path, href:
                                              _cut(_name(run), 200))).to_html(
                 folder / name, title=f"{_name(run)} against {_name(before)}")
             links.comparisons[run.id] = f"{href}/{name}"
+        if every:
+            loaded.append((run, result))
         previous = (run, result)
+    if every and compare is not None:
+        for k, (before, baseline) in enumerate(loaded):
+            for run, result in loaded[k + 2:]:  # the consecutive pairs are written above
+                name = f"compare-{before.id}-{run.id}.html"
+                compare(baseline, result, names=(_cut(_name(before), 200),
+                                                 _cut(_name(run), 200))).to_html(
+                    folder / name, title=f"{_name(run)} against {_name(before)}")
+        links.every_pair = True
     return links
 
 
@@ -247,14 +268,18 @@ def _runs_section(runs: Sequence[RunRecord], metrics: Mapping[str, str | None], 
     tools = (f'<div class="runs-tools"><input class="filter" type="search" data-for="runs" '
              f'placeholder="filter runs (label, configuration, time)" '
              f'aria-label="filter runs"> <a id="runs-compare" class="runs-compare" '
-             f'aria-disabled="true" data-dir="{esc(shlex.quote(_clean(href)))}">compare</a> '
+             f'aria-disabled="true" data-dir="{esc(shlex.quote(_clean(href)))}" '
+             f'data-href="{esc(href)}">compare</a> '
              f'<span id="runs-compare-note" class="muted">pick two runs to compare them</span>'
              f'<pre id="runs-command" class="runs-command" hidden></pre></div>')
-    table = (f'<table class="sortable runs" id="runs"><thead><tr>{"".join(heads)}</tr></thead>'
-             f"<tbody>{rows}</tbody></table>")
-    note = ('<p class="muted">Newest first. Click a column head to sort, type to filter. A '
-            "comparison page is written for each run against the one before it; for any other "
-            "two runs the page shows the command that makes it.</p>")
+    every = ' data-every="1"' if links.every_pair else ""
+    table = (f'<table class="sortable runs" id="runs"{every}><thead><tr>{"".join(heads)}</tr>'
+             f"</thead><tbody>{rows}</tbody></table>")
+    note = ('<p class="muted">Newest first. Click a column head to sort, type to filter. '
+            + (f"A comparison page is written for every two runs (a history of at most "
+               f"{EVERY_PAIR} runs).</p>" if links.every_pair else
+               "A comparison page is written for each run against the one before it; for any "
+               "other two runs the page shows the command that makes it.</p>"))
     return section("Runs", tools + table + note, section_id="runs-section")
 
 

@@ -121,7 +121,9 @@ function(b){return b.checked});link.removeAttribute('href');link.setAttribute('a
 cmd.hidden=true;if(p.length!==2){note.textContent=p.length>2?'pick only two runs':
 'pick two runs to compare them';return}var a=p[0],b=p[1];
 if(+at(a,'data-id')>+at(b,'data-id')){a=p[1];b=p[0]}var row=b.closest('tr'),cmp=at(row,'data-cmp');
-if(cmp&&at(row,'data-prev')===at(a,'data-id')){link.setAttribute('href',cmp);
+if(at(row,'data-prev')!==at(a,'data-id'))cmp=at(t,'data-every')&&at(a,'data-path')&&
+at(b,'data-path')?at(link,'data-href')+'/compare-'+at(a,'data-id')+'-'+at(b,'data-id')+'.html':null;
+if(cmp){link.setAttribute('href',cmp);
 link.removeAttribute('aria-disabled');note.textContent=at(b,'data-name')+' against '+at(a,'data-name');
 return}if(!at(a,'data-path')||!at(b,'data-path')){note.textContent=
 'a run picked has no saved file, so there is nothing to compare';return}

@@ -57,8 +57,9 @@ class RunStore(StoreFile):
         Written to ``path`` (returned as a Path), or returned as a string
         without one. With a path, each run whose saved file is there gets its
         own report beside the page, in ``<stem>_runs/<id>.html`` (``reports=False``
-        skips them), and with ``compare=agentmetrics.compare`` each run gets
-        its comparison with the run before it (``<stem>_runs/compare-<before>-<id>.html``).
+        skips them), and with ``compare=agentmetrics.compare`` the comparisons
+        (``<stem>_runs/compare-<A>-<B>.html``): of every two runs in a history
+        of at most 10 runs, else of each run with the run before it.
         The links are relative: the page and its folder can be moved together.
         A run whose file is gone is listed without a link, and says why."""
         if path is None:
