@@ -29,10 +29,12 @@ HEIGHT = 820
 def pages(folder: Path) -> dict[str, Path]:
     baseline = agentmetrics.evaluate(
         agentmetrics.read_cases(ROOT / "agentmetrics/examples/tau2_airline.jsonl"), METRICS,
-        errors="record", progress=False)
+        errors="record", progress=False,
+        config={"model": "gpt-4.1", "prompt_version": "p7", "commit": "3f2a91c"})
     candidate = agentmetrics.evaluate(
         agentmetrics.read_cases(ROOT / "docs/examples/tau2_stops_early.jsonl"), METRICS,
-        errors="record", progress=False)
+        errors="record", progress=False,
+        config={"model": "gpt-4.1-mini", "prompt_version": "p7", "commit": "8d04be2"})
     store = RunStore(folder / "runs.sqlite")
     for name, result in (("airline-agent v1", baseline), ("airline-agent v2", candidate)):
         result.save(folder / f"{name.split()[-1]}.jsonl", history=store, label=name)

@@ -122,17 +122,22 @@ def test_names_must_be_two_non_empty_texts(names):
 
 def _configured(k: int) -> dict[str, str]:
     """A run configuration whose values are the hostile strings (names may not
-    hold '=' or credentials, so they stay plain)."""
-    return {f"field_{n}": f"{hostile} v{k}" for n, hostile in enumerate(HOSTILE)}
+    hold '=' or credentials, so they stay plain), the model one of them."""
+    return {"model": f"{HOSTILE[2]} m{k}",
+            **{f"field_{n}": f"{hostile} v{k}" for n, hostile in enumerate(HOSTILE)}}
 
 
 def test_the_configuration_is_text_on_the_run_and_comparison_pages_and_the_browser(tmp_path):
     first = agentmetrics.evaluate(_cases(), [Echo()], errors="record", config=_configured(1))
     second = agentmetrics.evaluate(_cases(), [Echo()], errors="record", config=_configured(2))
     shown = tuple(f"{hostile} v1" for hostile in HOSTILE)
-    _checked(first.to_html(), shown=shown)
+    run_page = first.to_html()
+    _checked(run_page, shown=(*shown, f"{HOSTILE[2]} m1"))
+    assert 'muted">model</span><br><b>' in run_page  # the model in the headline
     comparison = agentmetrics.compare(first, second)
-    assert set(comparison.config_differences) == {f"field_{n}" for n in range(len(HOSTILE))}
+    assert set(comparison.config_differences) == {"model", *(f"field_{n}" for n in
+                                                             range(len(HOSTILE)))}
+    assert "field_0 differs: " in comparison.to_html()  # in the headline too
     _checked(comparison.to_html(), shown=shown + tuple(f"{h} v2" for h in HOSTILE))
     store = RunStore(tmp_path / "runs.sqlite")
     for k, result in enumerate((first, second)):
@@ -142,4 +147,4 @@ def test_the_configuration_is_text_on_the_run_and_comparison_pages_and_the_brows
     assert not FORBIDDEN_ATTRIBUTES & page.attributes
     every = "".join(page.text)
     assert HOSTILE[0] in every and HOSTILE[1] in every  # the labels, as text
-    assert "field_0=" in every  # the configuration column
+    assert "model=" in every  # the configuration column

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentmetrics._base._display import case_key, signed
 from agentmetrics.report._charts import intervals_svg
-from agentmetrics.report._config import config_diff_html
+from agentmetrics.report._config import config_diff_html, differences_line
 from agentmetrics.report._page import esc, p_value, page, pct, section, table
 from agentmetrics.report._result import EMPTY_CAUSE, _check_limit, provenance_html
 
@@ -87,8 +87,10 @@ def _verdicts(comparison: Comparison) -> str:
         parts.append(f'<span class="verdict {css}">{esc(verdict)}</span> on '
                      f'{esc(", ".join(labels))}')
     said = "; ".join(parts) or "no metric compared"
+    differs = differences_line(comparison.baseline.config, comparison.candidate.config)
     return (f'<p class="verdicts" id="headline"><b>{esc(comparison.candidate.name)}</b> against '
-            f"<b>{esc(comparison.baseline.name)}</b>: {said}</p>")
+            f"<b>{esc(comparison.baseline.name)}</b>: {said}"
+            + (f'<br><span class="muted">{differs}</span>' if differs else "") + "</p>")
 
 
 def _mean(value: float) -> str:

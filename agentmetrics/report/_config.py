@@ -12,7 +12,7 @@ from typing import Any
 from agentmetrics.report._page import esc, section
 from agentmetrics.results._config import NOT_SET, WELL_KNOWN, config_differences, shown_value
 
-__all__ = ["config_diff_html", "config_html"]
+__all__ = ["config_diff_html", "config_html", "differences_line"]
 
 
 def _value(value: Any) -> str:
@@ -25,6 +25,20 @@ def _ordered(config: Mapping[str, Any]) -> list[str]:
     """The well-known keys first, in their order, then the others as given."""
     return [*(key for key in WELL_KNOWN if key in config),
             *(key for key in config if key not in WELL_KNOWN)]
+
+
+def differences_line(baseline: Mapping[str, Any], candidate: Mapping[str, Any],
+                     shown: int = 4) -> str:
+    """The keys whose values differ, for a headline: ``model differs: a → b``,
+    the well-known keys first, at most ``shown`` of them; '' when none do."""
+    differences = config_differences(baseline, candidate)
+    if not differences:
+        return ""
+    keys = [key for key in _ordered({**baseline, **candidate}) if key in differences]
+    said = "; ".join(f"{esc(key)} differs: {esc(shown_value(differences[key][0]))} → "
+                     f"{esc(shown_value(differences[key][1]))}" for key in keys[:shown])
+    more = f"; {len(keys) - shown:,} more" if len(keys) > shown else ""
+    return f'<span class="config-differs">{said}{more}</span>'
 
 
 def config_html(config: Mapping[str, Any], *, section_id: str = "config") -> str:

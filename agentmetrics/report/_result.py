@@ -120,6 +120,9 @@ def lead_html(result: EvaluationResult, summary: Summary, name: str | None = Non
     if name:
         items.append(f'<div class="run-name"><span class="muted">run</span><br><b>{esc(name)}'
                      f"</b></div>")
+    model = result.config.get("model")
+    if isinstance(model, str) and model:
+        items.append(f'<div><span class="muted">model</span><br><b>{esc(model)}</b></div>')
     items.append(f'<div><span class="muted">cases</span><br><b>{n:,}</b></div>')
     units = {label: type(scores.metric).unit for label, scores in result.results.items()}
     for row in summary:
