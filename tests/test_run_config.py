@@ -529,35 +529,10 @@ def test_the_comparison_page_shows_what_differs_and_what_is_shared():
     assert "config" not in _Page(am.compare(_run(), _run()).to_html()).sections
 
 
-#: The strings of the hostile-string test of the pages (tests/test_report_escaping.py),
-#: each trying to close the markup it sits in.
-ESCAPING = (
-    '"><script>alert(1)</script>',
-    "'><img src=x onerror=alert(2)>",
-    "</textarea></style></script><svg onload=alert(3)>",
-    "<!-- --><marquee data-x='",
-    "&lt;script&gt;&amp;",
-    "</details></summary></dd></dl><iframe src=javascript:alert(4)>",
-)
-
-
-class _Markup(html.parser.HTMLParser):
-    """Every tag and attribute of a page, and its text."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: dict[str, int] = {}
-        self.attributes: set[str] = set()
-        self.text: list[str] = []
-        self.feed(text)
-        self.close()
-
-    def handle_starttag(self, tag, attrs):
-        self.tags[tag] = self.tags.get(tag, 0) + 1
-        self.attributes.update(name for name, _ in attrs)
-
-    def handle_data(self, data):
-        self.text.append(data)
+#: The strings of the hostile-string test of the pages, each trying to close
+#: the markup it sits in, and its parser of a page's tags, attributes and text.
+from test_report_escaping import HOSTILE as ESCAPING  # noqa: E402
+from test_report_escaping import Markup as _Markup  # noqa: E402
 
 
 def _hostile_config(side: int) -> dict:
@@ -577,7 +552,7 @@ def test_hostile_configurations_are_shown_as_text(page):
     assert markup.tags["script"] == 1  # the page's own, and no other
     assert not {"img", "iframe", "textarea", "marquee"} & set(markup.tags)
     assert not {"onerror", "onload", "data-x"} & markup.attributes
-    assert markup.tags.get("svg", 0) == text.count("<svg ")  # only the charts' own
+    assert markup.tags["svg"] == text.count("<svg ")  # only the charts' own
     every = "".join(markup.text)
     for key, value in _hostile_config(0).items():
         assert key in every and str(value) in every, key

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from agentmetrics._secrets import MASK, credential_name, mask_tokens
 from agentmetrics.errors import AgentMetricsError, InvalidParameterError
-from agentmetrics.report._page import esc, num, page, pct, section, write_page
+from agentmetrics.report._charts import cut, trend_svg, value_text
+from agentmetrics.report._page import esc, page, pct, section, write_page
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentmetrics.results._results import EvaluationResult
@@ -40,11 +41,6 @@ EVERY_PAIR = 10
 #: The longest label or configuration text shown in a cell; the whole text is
 #: in the cell's title.
 _SHOWN = 60
-#: The trend chart's size (the same for every metric) and its plot area.
-_CW, _CH = 420, 190
-_CL, _CR, _CT, _CB = 44, 12, 12, 46
-#: Pixels per character of an x-axis label (11 px text), for what fits.
-_CHAR = 6.2
 
 
 # -- data as shown ------------------------------------------------------------------
@@ -57,7 +53,7 @@ def _clean(value: object) -> str:
 
 
 def _cut(text: str, limit: int = _SHOWN) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+    return cut(text, limit)
 
 
 def _name(run: RunRecord) -> str:
@@ -101,10 +97,7 @@ def _units(runs: Sequence[RunRecord]) -> dict[str, str | None]:
     return units
 
 
-def _value(value: float, unit: str | None) -> str:
-    if unit is None or not math.isfinite(value):
-        return num(value)
-    return f"{value:,.4g}"
+_value = value_text
 
 
 # -- the files beside the page ------------------------------------------------------
@@ -283,58 +276,6 @@ def _runs_section(runs: Sequence[RunRecord], metrics: Mapping[str, str | None], 
     return section("Runs", tools + table + note, section_id="runs-section")
 
 
-def _trend_chart(points: Sequence[tuple[str, float, float, float]], metric: str,
-                 unit: str | None) -> str:
-    """A metric's mean with its interval over the runs, oldest first: the
-    same size for every metric, the runs' labels on the x axis where they fit."""
-    width, height = _CW - _CL - _CR, _CH - _CT - _CB
-    finite = [v for _, m, lo, hi in points for v in (m, lo, hi) if math.isfinite(v)]
-    low, high = min(finite, default=0.0), max(finite, default=1.0)
-    if high - low < 1e-9:
-        low, high = low - 0.5 if unit else max(0.0, low - 0.05), high + (0.5 if unit else 0.05)
-    base = _CT + height
-
-    def y_of(value: float) -> float:
-        return _CT + height * (1 - (value - low) / (high - low))
-
-    count = len(points)
-    xs = [_CL + (width * i / (count - 1) if count > 1 else width / 2) for i in range(count)]
-    parts = [f'<svg viewBox="0 0 {_CW} {_CH}" preserveAspectRatio="xMidYMid meet" role="img" '
-             f'aria-label="{esc(metric)}: mean over {count} runs">',
-             f'<line class="axis" x1="{_CL}" y1="{base}" x2="{_CL + width}" y2="{base}"/>',
-             f'<line class="axis" x1="{_CL}" y1="{_CT}" x2="{_CL}" y2="{base}"/>']
-    line = [f"{x:.1f},{y_of(m):.1f}" for x, (_, m, _, _) in zip(xs, points) if math.isfinite(m)]
-    if len(line) > 1:
-        parts.append(f'<polyline class="line" points="{" ".join(line)}"/>')
-    radius = 3.5 if count <= 60 else 2.0
-    for x, (run, mean, lo, hi) in zip(xs, points):
-        if math.isfinite(lo) and math.isfinite(hi):
-            parts.append(f'<line class="whisker" x1="{x:.1f}" y1="{y_of(lo):.1f}" x2="{x:.1f}" '
-                         f'y2="{y_of(hi):.1f}"/>')
-        if math.isfinite(mean):
-            parts.append(f'<circle class="point" cx="{x:.1f}" cy="{y_of(mean):.1f}" '
-                         f'r="{radius}"><title>{esc(run)}: {esc(_value(mean, unit))} '
-                         f"[{esc(_value(lo, unit))}, {esc(_value(hi, unit))}]</title></circle>")
-    for value in (low, high):
-        parts.append(f'<text x="{_CL - 4}" y="{y_of(value) + 4:.1f}" text-anchor="end">'
-                     f"{esc(_value(value, unit) if unit else f'{value:.2f}')}</text>")
-    # Labels level under their runs, as many as fit inside the chart: every k-th
-    # run, the newest always; the first starts at its run, the last ends at it.
-    slot = width / max(1, count - 1) if count > 1 else width
-    chars = max(6, min(28, int(slot / _CHAR) - 2))
-    every = max(1, math.ceil((chars + 2) * _CHAR / max(slot, 1e-9)))
-    shown = set(range(count - 1, -1, -every))
-    for i in sorted(shown):
-        run = points[i][0]
-        anchor = ("middle" if count == 1 else "start" if i == 0 else
-                  "end" if i == count - 1 else "middle")
-        parts.append(f'<text class="tick" x="{xs[i]:.1f}" y="{base + 14}" '
-                     f'text-anchor="{anchor}">{esc(_cut(run, chars))}'
-                     f"<title>{esc(run)}</title></text>")
-    parts.append("</svg>")
-    return "".join(parts)
-
-
 def _trends_section(runs: Sequence[RunRecord], metrics: Mapping[str, str | None]) -> str:
     oldest = sorted(runs, key=lambda r: r.id)
     figures = []
@@ -342,8 +283,9 @@ def _trends_section(runs: Sequence[RunRecord], metrics: Mapping[str, str | None]
         points = [(_name(run), s.mean, s.mean_low, s.mean_high) for run in oldest
                   for s in [run.summary(metric)] if s is not None]
         title = metric if unit is None else f"{metric} ({unit})"
+        chart = trend_svg(points, f"{metric}: mean over {len(points)} runs", unit)
         figures.append(f'<figure class="trend" data-metric="{esc(metric)}">'
-                       f"{_trend_chart(points, metric, unit)}<figcaption title=\"{esc(title)}\">"
+                       f"{chart}<figcaption title=\"{esc(title)}\">"
                        f"{esc(_cut(title, 48))}: mean with its interval over {len(points):,} "
                        f"run{'s' if len(points) != 1 else ''}</figcaption></figure>")
     return section("Trends", f'<div class="runs-grid">{"".join(figures)}</div>',

@@ -11,7 +11,8 @@ import numpy.typing as npt
 
 from agentmetrics.report._page import esc, num
 
-__all__ = ["axis_range", "histogram", "histogram_svg", "intervals_svg", "trend_svg"]
+__all__ = ["axis_range", "cut", "histogram", "histogram_svg", "intervals_svg", "trend_svg",
+           "value_text"]
 
 _W, _H = 360, 170
 _LEFT, _RIGHT, _TOP, _BOTTOM = 40, 10, 10, 32
@@ -128,44 +129,76 @@ def intervals_svg(rows: Sequence[tuple[str, float, float, float]], *, reference:
     return "".join(parts)
 
 
-def trend_svg(points: Sequence[tuple[str, float, float, float]], label: str) -> str:
-    """A metric's mean over runs, oldest first: ``(run, mean, low, high)``."""
-    width, height = _W + 120 - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
-    total_w = _W + 120
-    parts = [f'<svg width="{total_w}" height="{_H}" '
-             f'viewBox="0 0 {total_w} {_H}" role="img" aria-label="{esc(label)}">']
+#: The trend chart's size (the same for every metric) and its plot area.
+_CW, _CH = 420, 190
+_CL, _CR, _CT, _CB = 44, 12, 12, 46
+#: Pixels per character of an x-axis label (11 px text), for what fits.
+_CHAR = 6.2
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, an ellipsis marking the cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def value_text(value: float, unit: str | None) -> str:
+    """A value as a chart or a cell shows it: 3 decimals for a score, 4
+    significant digits for a value in its own unit."""
+    if unit is None or not math.isfinite(value):
+        return num(value)
+    return f"{value:,.4g}"
+
+
+def trend_svg(points: Sequence[tuple[str, float, float, float]], label: str,
+              unit: str | None = None) -> str:
+    """A metric's mean with its interval over runs, oldest first (``(run,
+    mean, low, high)``): the same size for every metric (it scales to its
+    box), the runs' names on the x axis as many as fit; ``label`` names it
+    for screen readers; values in ``unit`` when the metric has one."""
+    width, height = _CW - _CL - _CR, _CH - _CT - _CB
     finite = [v for _, m, lo, hi in points for v in (m, lo, hi) if math.isfinite(v)]
-    low = min(finite, default=0.0)
-    high = max(finite, default=1.0)
-    if high - low < 0.05:
-        low, high = low - 0.025, high + 0.025
-    base = _TOP + height
+    low, high = min(finite, default=0.0), max(finite, default=1.0)
+    if high - low < 1e-9:
+        low, high = low - 0.5 if unit else max(0.0, low - 0.05), high + (0.5 if unit else 0.05)
+    base = _CT + height
 
     def y_of(value: float) -> float:
-        return _TOP + height * (1 - (value - low) / (high - low))
+        return _CT + height * (1 - (value - low) / (high - low))
 
-    step = width / max(1, len(points) - 1) if len(points) > 1 else 0.0
-    xs = [_LEFT + (step * i if len(points) > 1 else width / 2) for i in range(len(points))]
+    count = len(points)
+    xs = [_CL + (width * i / (count - 1) if count > 1 else width / 2) for i in range(count)]
+    parts = [f'<svg viewBox="0 0 {_CW} {_CH}" preserveAspectRatio="xMidYMid meet" role="img" '
+             f'aria-label="{esc(label)}">',
+             f'<line class="axis" x1="{_CL}" y1="{base}" x2="{_CL + width}" y2="{base}"/>',
+             f'<line class="axis" x1="{_CL}" y1="{_CT}" x2="{_CL}" y2="{base}"/>']
     line = [f"{x:.1f},{y_of(m):.1f}" for x, (_, m, _, _) in zip(xs, points) if math.isfinite(m)]
-    parts.append(f'<line class="axis" x1="{_LEFT}" y1="{base}" x2="{_LEFT + width}" y2="{base}"/>')
     if len(line) > 1:
         parts.append(f'<polyline class="line" points="{" ".join(line)}"/>')
+    radius = 3.5 if count <= 60 else 2.0
     for x, (run, mean, lo, hi) in zip(xs, points):
         if math.isfinite(lo) and math.isfinite(hi):
             parts.append(f'<line class="whisker" x1="{x:.1f}" y1="{y_of(lo):.1f}" x2="{x:.1f}" '
                          f'y2="{y_of(hi):.1f}"/>')
         if math.isfinite(mean):
-            parts.append(f'<circle class="point" cx="{x:.1f}" cy="{y_of(mean):.1f}" r="3.5">'
-                         f"<title>{esc(run)}: {num(mean)} [{num(lo)}, {num(hi)}]</title>"
-                         f"</circle>")
+            parts.append(f'<circle class="point" cx="{x:.1f}" cy="{y_of(mean):.1f}" '
+                         f'r="{radius}"><title>{esc(run)}: {esc(value_text(mean, unit))} '
+                         f"[{esc(value_text(lo, unit))}, {esc(value_text(hi, unit))}]</title></circle>")
     for value in (low, high):
-        parts.append(f'<text x="{_LEFT - 4}" y="{y_of(value) + 4:.1f}" text-anchor="end">'
-                     f"{value:.2f}</text>")
-    if points:
-        parts.append(f'<text x="{xs[0]:.1f}" y="{base + 14}" text-anchor="start">'
-                     f"{esc(points[0][0])}</text>")
-        if len(points) > 1:
-            parts.append(f'<text x="{xs[-1]:.1f}" y="{base + 14}" text-anchor="end">'
-                         f"{esc(points[-1][0])}</text>")
+        parts.append(f'<text x="{_CL - 4}" y="{y_of(value) + 4:.1f}" text-anchor="end">'
+                     f"{esc(value_text(value, unit) if unit else f'{value:.2f}')}</text>")
+    # Labels level under their runs, as many as fit inside the chart: every k-th
+    # run, the newest always; the first starts at its run, the last ends at it.
+    slot = width / max(1, count - 1) if count > 1 else width
+    chars = max(6, min(28, int(slot / _CHAR) - 2))
+    every = max(1, math.ceil((chars + 2) * _CHAR / max(slot, 1e-9)))
+    shown = set(range(count - 1, -1, -every))
+    for i in sorted(shown):
+        run = points[i][0]
+        anchor = ("middle" if count == 1 else "start" if i == 0 else
+                  "end" if i == count - 1 else "middle")
+        parts.append(f'<text class="tick" x="{xs[i]:.1f}" y="{base + 14}" '
+                     f'text-anchor="{anchor}">{esc(cut(run, chars))}'
+                     f"<title>{esc(run)}</title></text>")
     parts.append("</svg>")
     return "".join(parts)
+

@@ -39,7 +39,7 @@ tr.error td{background:var(--bad-bg)}
 .verdict.better{background:var(--good-bg);color:var(--good)}
 .charts{display:flex;flex-wrap:wrap;gap:16px}
 .trend-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:16px;
-align-items:start}.trend-grid figure svg{max-width:100%;height:auto}
+align-items:start}.trend-grid figure svg{width:100%;height:auto;display:block}
 figure{margin:0;background:var(--panel);border:1px solid var(--line);padding:8px;border-radius:6px}
 figcaption{font-size:13px;color:var(--muted)}
 svg text{fill:var(--fg);font-size:11px}svg .bar{fill:var(--bar)}

@@ -420,6 +420,7 @@ def _trend_section(result: EvaluationResult, store: RunStore, last: int, ci: flo
     summary = {row["metric"]: row for row in result.summary(ci)}
     figures = []
     for label in result.results:
+        unit = type(result.results[label].metric).unit
         history = store.trend(label, last=max(0, last - 1))
         points = [(mask_tokens(run.label) if run.label else f"run {run.id}", m.mean,
                    m.mean_low, m.mean_high) for run, m in history]
@@ -432,7 +433,7 @@ def _trend_section(result: EvaluationResult, store: RunStore, last: int, ci: flo
             points.append(("this run", mine["mean"], mine["mean_low"], mine["mean_high"]))
         rows = [(name, _interval(mean, low, high)) for name, mean, low, high in points]
         figures.append(f'<div class="trend-cell"><figure class="trend" data-metric="{esc(label)}">'
-                       f"{trend_svg(points, f'{label} over the last {len(points)} runs')}"
+                       f"{trend_svg(points, f'{label} over the last {len(points)} runs', unit)}"
                        f"<figcaption>{esc(label)}: mean over the last {len(points)} runs, "
                        f"with intervals</figcaption></figure>"
                        + table(("run", "mean [interval]"), rows, css="sortable trend-table")
