@@ -299,7 +299,11 @@ class Keyed(Metric):
 
 
 def test_secrets_appear_nowhere_in_a_report():
-    cases = [AgentTestCase(tool_calls=["a"], expected_tool_calls=["a"], metadata={"fail": i == 0})
+    # The metric's secrets in its errors, and in the cases' input and outputs,
+    # which the failing and error cases show under their reasons.
+    cases = [AgentTestCase(tool_calls=["a"], expected_tool_calls=["a"], metadata={"fail": i == 0},
+                           input=f"use key {SECRET}", actual_output={"echo": URL_SECRET},
+                           expected_output=[f"https://u:{URL_SECRET}@x.example"])
              for i in range(3)]
     result = agentmetrics.evaluate(cases, [Keyed(api_key=SECRET)], errors="record",
                                    progress=False)
@@ -308,6 +312,7 @@ def test_secrets_appear_nowhere_in_a_report():
     for page in (text, comparison):
         assert SECRET not in page and URL_SECRET not in page
     assert "***" in text and "judge.example" in text  # the masked forms are there
+    assert "use key ***" in text and "case-detail" in text  # the inputs shown, scrubbed
 
 
 def test_a_limit_must_be_a_count(result):
