@@ -42,6 +42,9 @@ def decoder_everywhere(monkeypatch):
     monkeypatch.setattr(_fast_lines, "GROUP", 8)
     monkeypatch.setattr(_fast_lines, "SWITCH_AFTER", 10**9)
     monkeypatch.setattr(_fast_lines, "TABLE_ITEMS", 3)  # a fresh table of call items often
+    # With names alone, switch between call texts and typed items often.
+    monkeypatch.setattr(_decode, "TYPED_AFTER", 1)
+    monkeypatch.setattr(_decode, "TYPED_GROUPS", 1)
     taken = {"lines": 0}
     original = _decode.LineDecoder.add
 
@@ -268,6 +271,40 @@ def test_bad_lines_cost_only_their_neighbourhood(capsys, tmp_path, monkeypatch):
     assert rows[5000]["error"].startswith(f"{path}:5001: not valid JSON")
     assert rows[9999]["id"] == "\ud800" and rows[9999]["error"] is None
     assert taken["lines"] >= 10_000 - 4 * 2 * _fast_lines.SMALL_GROUP
+
+
+@needs_msgspec
+@pytest.mark.parametrize("distinct", [False, True])
+def test_names_are_read_from_call_texts_or_typed_items(capsys, tmp_path, monkeypatch, distinct):
+    # Names alone: calls of a few texts are read as the bytes of each (each
+    # distinct text checked once a batch); calls that rarely repeat are decoded
+    # into typed items instead. Either way the rows are the line reader's.
+    from agentmetrics._columnar import _decode
+
+    kinds: list[str] = []
+    original = _decode.LineDecoder.add
+
+    def recording(self, reader, decoded, lines):
+        kinds.append(decoded.called.kind)
+        return original(self, reader, decoded, lines)
+
+    monkeypatch.setattr(_decode.LineDecoder, "add", recording)
+    lines = [json.dumps({"tool_calls": [{"name": f"t{i % 3}",
+                                         "arguments": {"q": i if distinct else i % 2}}],
+                         "expected_tool_calls": [{"name": "t1", "arguments": {}}, "t2"]})
+             for i in range(5_000)]
+    lines[4_000] = lines[4_000].replace('"q": ', '"q": 1e400, "r": ')
+    path = tmp_path / "cases.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    fast, reference = both_readers(capsys, path, "--format", "jsonl", "--errors", "record",
+                                   "--chunk-size", "1000")
+    assert fast == reference
+    rows = [json.loads(line) for line in fast[1].splitlines()]
+    assert "too large for a float" in rows[4_000]["error"]
+    assert sum(row["error"] is None for row in rows) == 4_999
+    typed = kinds.count("names") / len(kinds)
+    assert kinds.count("tool ids") + kinds.count("names") == len(kinds)
+    assert typed > 0.8 if distinct else typed == 0
 
 
 @needs_msgspec

@@ -54,6 +54,13 @@ _CALLED = attrgetter("tool_calls")
 _EXPECTED = attrgetter("expected_tool_calls")
 _ID = attrgetter("id")
 _METADATA = attrgetter("metadata")
+#: What a decoded side holds per call (_Side.kind).
+_NAMES, _TOOL_IDS, _ITEMS = "names", "tool ids", "items"
+#: With names alone, after a group of mostly new call texts, this many groups
+#: are decoded into typed items (no table of texts to fill for nothing).
+TYPED_GROUPS = 32
+#: ... when a group of at least this many call texts has more than a quarter new.
+TYPED_AFTER = 64
 
 
 def can_decode_fast() -> bool:
@@ -94,29 +101,44 @@ class LineDecoder:
         # The whole object is decoded (not only its "id"), so that every number
         # in it is checked as the line reader's parser checks it.
         metadata = dict[str, Any]
-        # With ``arguments`` (a metric compares them), each call item is kept
-        # as the bytes of its JSON value (msgspec.Raw: no struct, no dict),
-        # and each distinct item text is checked once by the typed decoding of
-        # an item, then given its name and argument id (see _new_item).
-        item: Any = msgspec.Raw if arguments is not None else call | name
-        calls = list[item] | None | unset_type
-        line = msgspec.defstruct(
-            "Line", [("tool_calls", calls, unset), ("expected_tool_calls", calls, unset),
-                     ("id", Any, unset), ("input", Any, None), ("actual_output", Any, None),
-                     ("metadata", metadata | None | unset_type, unset)],
-            forbid_unknown_fields=True, gc=False)
+        # Each call item is kept as the bytes of its JSON value (msgspec.Raw:
+        # no struct, no dict), and each distinct item text is checked once by
+        # the typed decoding of an item (which checks every number in it),
+        # then given its tool's id (names alone: see _name_ids) or its name
+        # and argument id (see _new_item). With names alone, a file of
+        # distinct calls (few texts seen twice) is decoded into typed items
+        # instead (``typed``), which checks each one as it decodes it.
+
+        def line_of(item: Any) -> Any:
+            calls = list[item] | None | unset_type
+            return msgspec.defstruct(
+                "Line", [("tool_calls", calls, unset), ("expected_tool_calls", calls, unset),
+                         ("id", Any, unset), ("input", Any, None), ("actual_output", Any, None),
+                         ("metadata", metadata | None | unset_type, unset)],
+                forbid_unknown_fields=True, gc=False)
+
         self._call = call
         self._unset = unset
-        decoder = msgspec.json.Decoder(line)
+        decoder = msgspec.json.Decoder(line_of(msgspec.Raw))
         self._decode_lines: Callable[[bytes], list[Any]] = decoder.decode_lines
         self._decode: Callable[[bytes], Any] = decoder.decode
+        typed = msgspec.json.Decoder(line_of(call | name))
+        self._typed_lines: Callable[[bytes], list[Any]] = typed.decode_lines
+        self._typed_one: Callable[[bytes], Any] = typed.decode
+        #: Groups left to decode into typed items (names alone), after a
+        #: group whose item texts were mostly new.
+        self._typed_left = 0
+        #: Names alone: each item text seen in this batch -> its tool's id in
+        #: the batch's vocabulary (see begin).
+        self._name_ids: dict[bytes, int] = {}
+        self._lookup: Callable[[str], int] | None = None
         self._refused = (msgspec.DecodeError, RecursionError)  # ValidationError is a DecodeError
         self.deepest = _deepest()
         self._arguments = arguments
+        # An item checked as the typed decoding checks it.
+        self._check_item: Callable[[bytes], Any] = msgspec.json.Decoder(call | name).decode
         if arguments is not None:
-            # An item checked as the typed decoding checks it, then read again
-            # with its arguments as the bytes of their value.
-            self._check_item: Callable[[bytes], Any] = msgspec.json.Decoder(call | name).decode
+            # ... then read again with its arguments as the bytes of their value.
             raw_call = msgspec.defstruct(
                 "RawCall", [("name", str), ("arguments", msgspec.Raw, unset),
                             ("raw_arguments", Any, None), ("output", msgspec.Raw, unset)],
@@ -143,8 +165,11 @@ class LineDecoder:
                 line.count(b"[") + line.count(b"{") >= self.deepest
                 for line in data.split(b"\n") if len(line) >= 2 * self.deepest):
             return None  # nests deep enough (a bound: every [ and { counted) to be unsure of
+        typed = self._arguments is None and self._typed_left > 0
+        if typed:
+            self._typed_left -= 1
         try:
-            structs = self._decode_lines(data)
+            structs = (self._typed_lines if typed else self._decode_lines)(data)
         except self._refused:
             return None
         if len(structs) != lines:
@@ -162,16 +187,23 @@ class LineDecoder:
         if len(line) >= 2 * self.deepest and line.count(b"[") + line.count(b"{") >= self.deepest:
             return None
         try:
-            return self._decoded([self._decode(line)])
+            return self._decoded([(self._typed_one if self._arguments is None
+                                   and self._typed_left > 0 else self._decode)(line)])
         except self._refused:
             return None
 
+    def begin(self, reader: Reader) -> None:
+        """Start a batch read into ``reader``: with names alone, the tool ids
+        the decoder gives are ``reader``'s (its item texts are begun again)."""
+        self._lookup = reader.parts.vocabulary.__getitem__
+        self._name_ids = {}
+
     def _decoded(self, structs: list[Any]) -> Decoded | None:
-        """The structs' sides read (with each call's item id when the decoder
-        keeps arguments); None if an item is one the typed decoding refuses."""
+        """The structs' sides read (each call's item id when the decoder keeps
+        arguments, else its tool name or tool id); None if an item is one the
+        typed decoding refuses."""
         n = len(structs)
-        call = self._call
-        sides = []
+        read = []
         for get in (_CALLED, _EXPECTED):
             rows: list[Any] = list(map(get, structs))
             if set(map(type, rows)) == {list}:
@@ -179,23 +211,55 @@ class LineDecoder:
             else:  # null or left out: not given
                 given = [type(row) is list for row in rows]
                 rows = [row if type(row) is list else () for row in rows]
-            items = list(chain.from_iterable(rows))
-            lengths = list(map(len, rows))
-            if self._arguments is not None:
-                found = self._item_ids(items)
-                if found is None:
+            read.append((list(chain.from_iterable(rows)), list(map(len, rows)), given))
+        (called, called_lengths, called_given), (expected, expected_lengths, expected_given) = read
+        if self._arguments is not None:
+            called_ids = self._item_ids(called)
+            expected_ids = self._item_ids(expected)
+            if called_ids is None or expected_ids is None:
+                return None
+            return Decoded(structs, _Side(called_ids, called_lengths, called_given, _ITEMS),
+                           _Side(expected_ids, expected_lengths, expected_given, _ITEMS))
+        kinds = set(map(type, called)) | set(map(type, expected))
+        if kinds <= {self._call, str}:  # typed items
+            return Decoded(structs,
+                           _Side(_names(called, kinds), called_lengths, called_given, _NAMES),
+                           _Side(_names(expected, kinds), expected_lengths, expected_given,
+                                 _NAMES))
+        tool_ids = self._tool_ids(called + expected)  # the bytes of each item (msgspec.Raw)
+        if tool_ids is None:
+            return None
+        split = len(called)
+        return Decoded(structs,
+                       _Side(tool_ids[:split], called_lengths, called_given, _TOOL_IDS),
+                       _Side(tool_ids[split:], expected_lengths, expected_given, _TOOL_IDS))
+
+    def _tool_ids(self, items: list[Any]) -> list[int] | None:
+        """Each call item's tool id in the batch's vocabulary, from the bytes
+        of its JSON value, each distinct text checked by the typed decoding of
+        an item once a batch; None if an item is refused (then no name enters
+        the vocabulary). When most texts are new, the next groups are decoded
+        into typed items instead."""
+        table = self._name_ids
+        lookup = self._lookup
+        assert lookup is not None, "begin() names the batch's vocabulary first"
+        texts = list(map(bytes, items))
+        out: list[Any] = list(map(table.get, texts))
+        if None in out:
+            new = {text for text, found in zip(texts, out) if found is None}
+            names = []
+            for text in new:
+                try:
+                    item = self._check_item(text)
+                except self._refused:
                     return None
-                sides.append(_Side(found, lengths, given, True))
-                continue
-            kinds = set(map(type, items))
-            if kinds <= {call}:
-                names: list[Any] = list(map(_NAME, items))
-            elif kinds <= {str}:
-                names = items
-            else:
-                names = [item if type(item) is str else item.name for item in items]
-            sides.append(_Side(names, lengths, given, False))
-        return Decoded(structs, sides[0], sides[1])
+                names.append(item if type(item) is str else item.name)
+            for text, name in zip(new, names):
+                table[text] = lookup(name)
+            out = list(map(table.__getitem__, texts))
+            if len(new) * 4 > len(texts) >= TYPED_AFTER:  # texts rarely repeat here
+                self._typed_left = TYPED_GROUPS
+        return out
 
     def _item_ids(self, items: list[Any]) -> list[int] | None:
         """Each call item's id in the file's table of distinct item texts, or
@@ -287,24 +351,16 @@ class LineDecoder:
         lookup = parts.vocabulary.__getitem__
         for at, (side, read) in enumerate(((parts.called, decoded.called),
                                            (parts.expected, decoded.expected))):
-            if read.items:
-                table = self._arguments
-                assert table is not None and reader.arguments is not None
+            if read.kind is _ITEMS:
+                # Each call's item id now; its tool id and argument id, -1
+                # until finish() reads them from the table for the whole batch.
+                assert reader.arguments is not None and reader.items is not None
                 if read.calls:
-                    distinct, inverse = np.unique(np.array(read.calls, dtype=np.int64),
-                                                  return_inverse=True)
-                    inverse = inverse.reshape(-1)
-                    present = distinct.tolist()
-                    names = table.names
-                    vocabulary = np.array([lookup(names[item]) for item in present],
-                                          dtype=np.int32)
-                    side.ids.frombytes(vocabulary[inverse].tobytes())
-                    given_arguments = table.arguments
-                    arguments = np.array([given_arguments[item] for item in present],
-                                         dtype=np.int64)
-                    reader.arguments[at].frombytes(arguments[inverse].tobytes())
-                    assert reader.items is not None
-                    reader.items[at].frombytes(np.array(read.calls, dtype=np.int64).tobytes())
+                    reader.items[at].extend(array("q", read.calls))  # at C speed
+                    side.ids.frombytes(b"\xff" * (4 * len(read.calls)))
+                    reader.arguments[at].frombytes(b"\xff" * (8 * len(read.calls)))
+            elif read.kind is _TOOL_IDS:
+                side.ids.extend(array("i", read.calls))  # at C speed
             else:
                 side.ids.extend(array("i", list(map(lookup, read.calls))))
             side.lengths.extend(read.lengths)
@@ -323,17 +379,47 @@ class LineDecoder:
         if reader.records is not None:
             reader.records.extend(lines())
 
+    def finish(self, reader: Reader) -> None:
+        """End a batch read into ``reader``: the calls :meth:`add` gave item
+        ids get their tool ids (in ``reader``'s vocabulary) and argument ids,
+        read from the table once per distinct item of the batch."""
+        table = self._arguments
+        if table is None or reader.items is None or reader.arguments is None:
+            return
+        lookup = reader.parts.vocabulary.__getitem__
+        sides = (reader.parts.called, reader.parts.expected)
+        for side, items_of, arguments_of in zip(sides, reader.items, reader.arguments):
+            if not len(items_of):
+                continue
+            items = np.frombuffer(items_of, dtype=np.int64)
+            tool_ids = np.frombuffer(side.ids, dtype=np.int32)  # writable: the array's own bytes
+            arguments = np.frombuffer(arguments_of, dtype=np.int64)
+            decoded = np.flatnonzero(items >= 0)
+            if not len(decoded):
+                continue
+            used = items[decoded]
+            present = np.flatnonzero(np.bincount(used)).tolist()
+            names, given_arguments = table.names, table.arguments
+            tool_of = np.full(len(table.names), -1, dtype=np.int32)
+            tool_of[present] = [lookup(names[item]) for item in present]
+            argument_of = np.full(len(table.names), -1, dtype=np.int64)
+            argument_of[present] = [given_arguments[item] for item in present]
+            tool_ids[decoded] = tool_of[used]
+            arguments[decoded] = argument_of[used]
+            if bool((tool_ids < 0).any()):  # pragma: no cover - every call is read above
+                raise AssertionError("a decoded call was left without its tool id")
+
 
 @attrs.frozen(slots=True, eq=False)
 class _Side:
-    """One side of decoded lines: each call's name (or, with ``items``, its
-    item id in the decoder's table), calls a line, whether a line gives the
-    side."""
+    """One side of decoded lines: each call's name (``kind`` _NAMES), tool id
+    in the batch's vocabulary (_TOOL_IDS) or item id in the decoder's table
+    of call texts (_ITEMS); calls a line; whether a line gives the side."""
 
     calls: list[Any]
     lengths: list[int]
     given: list[bool]
-    items: bool
+    kind: str
 
 
 @attrs.frozen(slots=True, eq=False)
@@ -372,6 +458,15 @@ class ArgumentIds:
         self.intern = intern
         self.empty = empty
         self.unreadable = unreadable
+
+
+def _names(items: list[Any], kinds: set[type]) -> list[Any]:
+    """The tool names of typed call items (names or call structs)."""
+    if str not in kinds:
+        return list(map(_NAME, items))
+    if len(kinds) == 1:
+        return items
+    return [item if type(item) is str else item.name for item in items]
 
 
 def _metadata_id(line: Any, unset: Any) -> Any:

@@ -100,6 +100,8 @@ class _Block:
     ends: npt.NDArray[np.int64]
     numbers: npt.NDArray[np.int64]
     braced: npt.NDArray[np.bool_]
+    #: How many lines ``body`` holds, blank ones included.
+    lines_read: int
 
     def line(self, index: int) -> bytes:
         return self.body[int(self.starts[index]):int(self.ends[index])]
@@ -135,7 +137,7 @@ def _block(body: bytes, first_number: int) -> _Block:
             keep = np.ones(len(starts), dtype=bool)
             keep[blank] = False
             starts, ends, numbers, braced = starts[keep], ends[keep], numbers[keep], braced[keep]
-    return _Block(body, starts, ends, numbers, braced)
+    return _Block(body, starts, ends, numbers, braced, len(newlines) + 1)
 
 
 class _Chunks:
@@ -159,6 +161,7 @@ class _Chunks:
         reader = Reader(_no_reference, keep_records=self.keep_cases,
                         parse=_records_of if self.keep_cases else None,
                         keep_arguments=self.keep_cases, item_fields=self.decoder.item_fields)
+        self.decoder.begin(reader)
         with paused_gc():  # no cycle among what is decoded: nothing for a collection to find
             for block, start, stop in pieces:
                 for at in range(start, stop, GROUP):
@@ -167,6 +170,7 @@ class _Chunks:
                         self._reference_group(reader, block, at, end)
                     else:
                         self._runs(reader, block, at, end)
+            self.decoder.finish(reader)
             return ToolCallBatch.from_ingested(reader.result(), keep_cases=self.keep_cases)
 
     def _runs(self, reader: Reader, block: _Block, start: int, stop: int) -> None:
@@ -270,7 +274,7 @@ def _blocks(path: str) -> Iterator[_Block]:
             else:
                 return
             block = _block(body, number + 1)
-            number += body.count(b"\n") + 1
+            number += block.lines_read
             yield block
 
 
