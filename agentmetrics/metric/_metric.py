@@ -7,6 +7,7 @@ import functools
 import math
 import numbers
 import re
+import sys
 import weakref
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -277,10 +278,27 @@ def check_statistics(metric: Metric, statistics: object) -> Mapping[str, float]:
     return out
 
 
+def too_deep(metric: Metric) -> InvalidCaseError:
+    """The case error of a case whose scoring ran out of Python's stack: its
+    values nest deeper than the metric's (often recursive) reading of them can
+    follow. A case error, not the metric's bug: the other cases are scored."""
+    error = InvalidCaseError(
+        f"{metric.name}: this case could not be scored: comparing its values went deeper than "
+        f"Python's recursion limit ({sys.getrecursionlimit()} frames) allows. Expected "
+        f"arguments and outputs nested at most a few hundred levels deep; this case's are "
+        f"deeper (or the metric recurses without end). Fix: flatten the nested arguments or "
+        f"outputs (or raise sys.setrecursionlimit).")
+    error.too_deep = True  # type: ignore[attr-defined]
+    return error
+
+
 def _checked_evaluate(evaluate: Any) -> Any:
     @functools.wraps(evaluate)
     def checked(self: Metric, case: AgentTestCase) -> EvalScore:
-        return check_score(self, _scrubbing(self, evaluate, self, case))
+        try:
+            return check_score(self, _scrubbing(self, evaluate, self, case))
+        except RecursionError:
+            raise too_deep(self) from None
 
     checked.__agentmetrics_checked__ = True  # type: ignore[attr-defined]
     return checked
@@ -289,7 +307,10 @@ def _checked_evaluate(evaluate: Any) -> Any:
 def _checked_aevaluate(aevaluate: Any) -> Any:
     @functools.wraps(aevaluate)
     async def checked(self: Metric, case: AgentTestCase) -> EvalScore:
-        return check_score(self, await _ascrubbing(self, aevaluate(self, case)))
+        try:
+            return check_score(self, await _ascrubbing(self, aevaluate(self, case)))
+        except RecursionError:
+            raise too_deep(self) from None
 
     checked.__agentmetrics_checked__ = True  # type: ignore[attr-defined]
     return checked
@@ -298,9 +319,16 @@ def _checked_aevaluate(aevaluate: Any) -> Any:
 def _checked_evaluate_batch(evaluate_batch: Any) -> Any:
     @functools.wraps(evaluate_batch)
     def checked(self: Metric, batch: ToolCallBatch, *, errors: ErrorsMode = "raise") -> MetricResult:
-        from agentmetrics.model._metric_result import check_result  # numpy: loaded with the first batch
+        # numpy: loaded with the first batch
+        from agentmetrics.model._metric_result import check_result, loop_evaluate
 
-        result = _scrubbing(self, functools.partial(evaluate_batch, errors=errors), self, batch)
+        try:
+            result = _scrubbing(self, functools.partial(evaluate_batch, errors=errors), self, batch)
+        except RecursionError:
+            # Values nested deeper than the batch code can follow: each case
+            # alone, so that only the deep ones fail, each as its case's error
+            # (see too_deep), and the others keep their values.
+            result = loop_evaluate(self, batch, errors)
         return check_result(self, batch, _scrub_errors(self, result))
 
     checked.__agentmetrics_checked__ = True  # type: ignore[attr-defined]
@@ -549,14 +577,19 @@ class Metric(abc.ABC):
             return run_sync(self.aevaluate(case))
         self._check_case(case)
         failure = None
+        deep = False
         try:
             measured = self.measure(case)
+        except RecursionError:
+            deep = True
         except Exception as error:  # inline, not _scrubbing: every case passes here
             failure = self._scrubbed(error)
             if failure is error:
                 raise
         if failure is not None:
             raise failure  # outside the handler: the unscrubbed original is no context
+        if deep:
+            raise too_deep(self)
         return self._score(measured)
 
     def _check_case(self, case: object) -> None:

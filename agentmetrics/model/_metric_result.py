@@ -622,7 +622,15 @@ class _MeasuredReasons:
         reason = self.stored.get(row)
         if reason is not None:
             return reason
-        score = self.metric.evaluate(self.batch.case(row))
+        try:
+            score = self.metric.evaluate(self.batch.case(row))
+        except InvalidCaseError as error:
+            if not getattr(error, "too_deep", False):
+                raise
+            # The value was found in bulk, nearer the bottom of the stack than
+            # this reason is asked for (a report's, a check's): it stands.
+            return (f"{self.metric.name} scored this case {float(self.values[row])!r} in bulk; "
+                    f"its reason could not be made here: {error}")
         given = float(self.values[row])
         if score.value != given:
             raise metric_bug(self.metric, f"evaluate_batch gave case {row} the value {given!r}, "
