@@ -186,8 +186,9 @@ def _dict_names(items: list[dict[str, Any]]) -> Sequence[Any] | None:
         if set().union(*items) <= _LIGHT_KEYS:  # e.g. some calls with an "output" (any value)
             names = list(map(_NAME, items))
             arguments = list(map(_GET_ARGUMENTS, items))
-            if set(map(type, arguments)) <= _ARGUMENT_KINDS and set(
-                    map(type, chain.from_iterable(filter(None, arguments)))) <= _STR:
+            # The argument keys' types checked once per distinct key (all dicts by then).
+            if set(map(type, arguments)) <= _ARGUMENT_KINDS and all(
+                    type(key) is str for key in set().union(*filter(None, arguments))):
                 return names
             return None
     except (KeyError, TypeError):
