@@ -59,7 +59,8 @@ _NAMES, _TOOL_IDS, _ITEMS = "names", "tool ids", "items"
 #: With names alone, after a group of mostly new call texts, this many groups
 #: are decoded into typed items (no table of texts to fill for nothing).
 TYPED_GROUPS = 32
-#: ... when a group of at least this many call texts has more than a quarter new.
+#: ... when a group of at least this many call texts, not a batch's first,
+#: has more than a quarter new.
 TYPED_AFTER = 64
 
 
@@ -246,6 +247,7 @@ class LineDecoder:
         texts = list(map(bytes, items))
         out: list[Any] = list(map(table.get, texts))
         if None in out:
+            known = len(table)
             new = {text for text, found in zip(texts, out) if found is None}
             names = []
             for text in new:
@@ -257,7 +259,9 @@ class LineDecoder:
             for text, name in zip(new, names):
                 table[text] = lookup(name)
             out = list(map(table.__getitem__, texts))
-            if len(new) * 4 > len(texts) >= TYPED_AFTER:  # texts rarely repeat here
+            # Mostly new, and not in a batch's first group (whose texts are
+            # all new): texts rarely repeat here.
+            if len(new) * 4 > len(texts) >= TYPED_AFTER and known:
                 self._typed_left = TYPED_GROUPS
         return out
 
