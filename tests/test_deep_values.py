@@ -79,3 +79,4 @@ def test_one_deep_case_alone_is_refused_as_invalid(metric):
                             expected_tool_calls=[am.ToolCall("f", {"x": nested(5_000)}, output=nested(5_000))])
     with pytest.raises(InvalidCaseError, match="recursion limit"):
         am.get_metric(metric, **METRICS[metric]).evaluate(case)
+

@@ -137,3 +137,45 @@ def test_repr_and_equality_follow_the_constructor_parameters():
     assert repr(Broken(0.5, threshold=0.2)) == "Broken(value=0.5, threshold=0.2)"
     assert Broken(0.5) == Broken(0.5) and Broken(0.5) != Broken(0.4)
     assert CountCalls() != ErrorRate()
+
+
+def test_the_tight_loop_of_values_runs_with_the_cyclic_gc_paused_and_restores_it():
+    # case_values pauses the collector (the cases and caches it builds are
+    # long-lived and acyclic; expectation_match ran twice as long with it on)
+    # and gives it back as it was, also when a case fails.
+    import gc
+
+    import agentmetrics as am
+    from agentmetrics import Metric
+    from agentmetrics.batch import case_values, require_cases
+    from agentmetrics.errors import InvalidCaseError
+
+    seen: list[bool] = []
+
+    class Probe(Metric):
+        name = "probe_gc"
+
+        def measure(self, case):
+            return 1.0, "ok"
+
+        def _value(self, case):
+            seen.append(gc.isenabled())
+            if case.metadata.get("id") == "bad":
+                raise InvalidCaseError("probe: refused")
+            return 1.0
+
+        def evaluate_batch(self, batch, *, errors="raise"):
+            require_cases(self, batch, "probes each case")
+            return case_values(self, batch, errors, self._value)
+
+    cases = [am.AgentTestCase(tool_calls=["a"], expected_tool_calls=["a"],
+                              metadata={"id": name}) for name in ("x", "bad", "y")]
+    assert gc.isenabled()
+    am.evaluate(cases, Probe(), errors="record")
+    assert seen == [False, False, False] and gc.isenabled()
+    gc.disable()
+    try:
+        am.evaluate(cases, Probe(), errors="record")
+        assert not gc.isenabled()  # left as it was found
+    finally:
+        gc.enable()
