@@ -33,6 +33,7 @@ __all__ = [
     "MetricServiceError",
     "MissingDependencyError",
     "MissingFieldError",
+    "NestedTooDeepError",
     "RegistryError",
     "TransientMetricError",
     "UserFunctionError",
@@ -133,6 +134,25 @@ class InputTypeError(InvalidCaseError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.metric, self.where, self.expected, self.value))
+
+
+class NestedTooDeepError(InvalidCaseError):
+    """A case whose values nest deeper than a metric's (often recursive)
+    comparison of them can follow: scoring it ran out of Python's stack. The
+    case's error, not the metric's bug: the other cases are scored."""
+
+    def __init__(self, metric: str, limit: int) -> None:
+        self.metric = metric
+        self.limit = limit
+        super().__init__(
+            f"{metric}: this case could not be scored: comparing its values went deeper than "
+            f"Python's recursion limit ({limit} frames) allows. Expected arguments and outputs "
+            f"nested at most a few hundred levels deep; this case's are deeper (or the metric "
+            f"recurses without end). Fix: flatten the nested arguments or outputs (or raise "
+            f"sys.setrecursionlimit).")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.metric, self.limit))
 
 
 class CaseEvaluationError(AgentMetricsError, ValueError):

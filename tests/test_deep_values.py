@@ -17,7 +17,7 @@ import math
 import pytest
 
 import agentmetrics as am
-from agentmetrics.errors import CaseEvaluationError, InvalidCaseError
+from agentmetrics.errors import CaseEvaluationError, NestedTooDeepError
 
 #: Metrics that compare arguments (or outputs), with the options that make them.
 METRICS = {name: {} for name in ("argument_accuracy", "tool_output_match", "adk_tool_trajectory",
@@ -77,6 +77,6 @@ def test_a_deep_case_raises_a_case_error_that_names_it(metric):
 def test_one_deep_case_alone_is_refused_as_invalid(metric):
     case = am.AgentTestCase(tool_calls=[am.ToolCall("f", {"x": nested(5_000)}, output=nested(5_000))],
                             expected_tool_calls=[am.ToolCall("f", {"x": nested(5_000)}, output=nested(5_000))])
-    with pytest.raises(InvalidCaseError, match="recursion limit"):
+    with pytest.raises(NestedTooDeepError, match="recursion limit"):
         am.get_metric(metric, **METRICS[metric]).evaluate(case)
 

@@ -31,6 +31,7 @@ from agentmetrics.errors import (
     InvalidCaseError,
     InvalidMetricError,
     InvalidParameterError,
+    NestedTooDeepError,
     metric_bug,
 )
 from agentmetrics.metric._aggregates import Reducer, check_aggregates
@@ -278,18 +279,9 @@ def check_statistics(metric: Metric, statistics: object) -> Mapping[str, float]:
     return out
 
 
-def too_deep(metric: Metric) -> InvalidCaseError:
-    """The case error of a case whose scoring ran out of Python's stack: its
-    values nest deeper than the metric's (often recursive) reading of them can
-    follow. A case error, not the metric's bug: the other cases are scored."""
-    error = InvalidCaseError(
-        f"{metric.name}: this case could not be scored: comparing its values went deeper than "
-        f"Python's recursion limit ({sys.getrecursionlimit()} frames) allows. Expected "
-        f"arguments and outputs nested at most a few hundred levels deep; this case's are "
-        f"deeper (or the metric recurses without end). Fix: flatten the nested arguments or "
-        f"outputs (or raise sys.setrecursionlimit).")
-    error.too_deep = True  # type: ignore[attr-defined]
-    return error
+def too_deep(metric: Metric) -> NestedTooDeepError:
+    """The error of a case whose scoring by ``metric`` ran out of Python's stack."""
+    return NestedTooDeepError(metric.name, sys.getrecursionlimit())
 
 
 def _checked_evaluate(evaluate: Any) -> Any:

@@ -28,6 +28,7 @@ from agentmetrics.errors import (
     InvalidMetricError,
     MetricServiceError,
     MissingFieldError,
+    NestedTooDeepError,
     UserFunctionError,
     metric_bug,
 )
@@ -636,9 +637,7 @@ class _MeasuredReasons:
             return reason
         try:
             score = self.metric.evaluate(self.batch.case(row))
-        except InvalidCaseError as error:
-            if not getattr(error, "too_deep", False):
-                raise
+        except NestedTooDeepError as error:
             # The value was found in bulk, nearer the bottom of the stack than
             # this reason is asked for (a report's, a check's): it stands.
             return (f"{self.metric.name} scored this case {float(self.values[row])!r} in bulk; "
